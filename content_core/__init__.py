@@ -1,0 +1,139 @@
+"""content_core: turn raw files into LLM-ready content (sources, normalisation, extraction,
+chunking, compression, agents, store). Pure Python; never imports dagster.
+
+Public names resolve lazily from their subpackages, so `import content_core` stays cheap and a
+heavy optional dependency loads only when its feature is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# name -> subpackage that defines it. Keep each block sorted.
+_EXPORTS: dict[str, str] = {
+    # errors
+    **{
+        name: "content_core.errors"
+        for name in (
+            "ArchiveExtractionError",
+            "BinaryFanoutError",
+            "BinaryNormalizationError",
+            "BinaryTooLargeError",
+            "ContentError",
+            "ConversionError",
+            "CorruptPdfError",
+            "EmailParseError",
+            "EncryptedPdfError",
+            "ExtractionError",
+            "ImageConversionError",
+            "LLMError",
+            "LLMOutputError",
+            "LLMUnavailableError",
+            "MissingDependencyError",
+            "OfficeConversionError",
+            "SourceError",
+            "UnsafeInputError",
+            "UnsupportedBinaryError",
+            "UnsupportedFormatError",
+        )
+    },
+    # sources
+    **{
+        name: "content_core.sources"
+        for name in ("ContentSource", "LocalFolderSource", "LocalFolderSourceConfig", "RawFile")
+    },
+    # binary normalisation
+    **{
+        name: "content_core.binary"
+        for name in (
+            "ArchiveUnpacker",
+            "BinaryArtifact",
+            "BinaryConfig",
+            "BinaryNormalizer",
+            "EmailUnpacker",
+            "GotenbergConverter",
+            "ImageNormalizer",
+            "LibreOfficeConverter",
+            "NoOpOfficeConverter",
+            "NormalisedImage",
+            "OFFICE_MEDIA_TYPES",
+            "OfficeConverter",
+            "PdfGuard",
+            "build_office_converter",
+            "sniff_media_type",
+        )
+    },
+    # text extraction
+    **{
+        name: "content_core.extract"
+        for name in ("ExtractedText", "ExtractorRegistry", "PageSpan", "extract_text")
+    },
+    # tokens
+    **{
+        name: "content_core.tokens"
+        for name in ("ModelLimits", "TokenEstimator", "estimate_tokens", "get_model_limits")
+    },
+    # chunking
+    **{
+        name: "content_core.chunking"
+        for name in (
+            "CharacterChunker",
+            "Chunk",
+            "Chunker",
+            "CodeChunker",
+            "DocumentSplitter",
+            "HierarchicalChunker",
+            "ImageTiler",
+            "MarkdownChunker",
+            "RecursiveChunker",
+            "TextChunker",
+            "chunk_text",
+            "get_chunker",
+            "list_chunkers",
+            "smart_chunk_text",
+        )
+    },
+    # compression
+    **{
+        name: "content_core.compression"
+        for name in (
+            "CompressionStrategy",
+            "ContextCompressor",
+            "ExtractiveStrategy",
+            "MapReduceStrategy",
+            "SlidingWindowManager",
+            "SummarizationStrategy",
+            "TruncationStrategy",
+        )
+    },
+    # agents
+    **{
+        name: "content_core.agents"
+        for name in (
+            "BatchProcessor",
+            "MergeStrategy",
+            "OfflineExtractor",
+            "OpenAICompatibleAgent",
+            "merge_results",
+            "prepare_messages",
+        )
+    },
+    # store
+    **{name: "content_core.store" for name in ("BlobStore", "ContentStore")},
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:  # Any: the exported object, whatever its type
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'content_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
