@@ -1,0 +1,117 @@
+"""Media-type strings used across content_core: one constant per format, no charset suffix.
+
+The values match column 2 of the corpus manifest (minus any `; charset=` part), so that the
+sniffer, the normaliser and the text extractors agree on spelling.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ARCHIVE_MEDIA_TYPES",
+    "AVIF",
+    "BMP",
+    "CSV",
+    "DOC",
+    "DOCX",
+    "EMAIL_MEDIA_TYPES",
+    "EML",
+    "EPUB",
+    "GIF",
+    "GZIP",
+    "HEIC",
+    "HEIF",
+    "HTML",
+    "IMAGE_MEDIA_TYPES",
+    "JPEG",
+    "JSON",
+    "MARKDOWN",
+    "MSG",
+    "NDJSON",
+    "OCTET_STREAM",
+    "ODP",
+    "ODS",
+    "ODT",
+    "OLE2",
+    "PDF",
+    "PLAIN",
+    "PNG",
+    "PPT",
+    "PPTX",
+    "RSS",
+    "RTF",
+    "SEVEN_ZIP",
+    "SVG",
+    "TAR",
+    "TEXT_MEDIA_TYPES",
+    "TIFF",
+    "TSV",
+    "WEBP",
+    "XHTML",
+    "XLS",
+    "XLSX",
+    "XML",
+    "ZIP",
+    "base_media_type",
+]
+
+PDF = "application/pdf"
+
+PLAIN = "text/plain"
+MARKDOWN = "text/markdown"
+HTML = "text/html"
+XHTML = "application/xhtml+xml"
+CSV = "text/csv"
+TSV = "text/tab-separated-values"
+JSON = "application/json"
+NDJSON = "application/x-ndjson"
+XML = "application/xml"
+RSS = "application/rss+xml"
+RTF = "application/rtf"
+
+EML = "message/rfc822"
+MSG = "application/vnd.ms-outlook"
+
+ZIP = "application/zip"
+TAR = "application/x-tar"
+GZIP = "application/gzip"
+SEVEN_ZIP = "application/x-7z-compressed"
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+ODT = "application/vnd.oasis.opendocument.text"
+ODS = "application/vnd.oasis.opendocument.spreadsheet"
+ODP = "application/vnd.oasis.opendocument.presentation"
+EPUB = "application/epub+zip"
+DOC = "application/msword"
+XLS = "application/vnd.ms-excel"
+PPT = "application/vnd.ms-powerpoint"
+# An OLE2 compound file whose streams match none of DOC/XLS/PPT/MSG.
+OLE2 = "application/x-ole-storage"
+
+PNG = "image/png"
+JPEG = "image/jpeg"
+GIF = "image/gif"
+WEBP = "image/webp"
+TIFF = "image/tiff"
+BMP = "image/bmp"
+HEIC = "image/heic"
+HEIF = "image/heif"
+AVIF = "image/avif"
+SVG = "image/svg+xml"
+
+OCTET_STREAM = "application/octet-stream"
+
+TEXT_MEDIA_TYPES: frozenset[str] = frozenset(
+    {PLAIN, MARKDOWN, HTML, XHTML, CSV, TSV, JSON, NDJSON, XML, RSS, RTF}
+)
+IMAGE_MEDIA_TYPES: frozenset[str] = frozenset(
+    {PNG, JPEG, GIF, WEBP, TIFF, BMP, HEIC, HEIF, AVIF, SVG}
+)
+ARCHIVE_MEDIA_TYPES: frozenset[str] = frozenset({ZIP, TAR, GZIP, SEVEN_ZIP})
+EMAIL_MEDIA_TYPES: frozenset[str] = frozenset({EML, MSG})
+
+
+def base_media_type(value: str) -> str:
+    """Return `value` lower-cased without parameters: "Text/CSV; charset=utf-8" -> "text/csv"."""
+    return value.split(";", 1)[0].strip().lower()
