@@ -48,6 +48,30 @@ class BlobStore:
             raise
         return blob_id
 
+    def put_file(self, source: Path, *, chunk_bytes: int = 1 << 20) -> tuple[str, int]:
+        """Stream `source` into the store; return its blob id and size, reading it once."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        size = 0
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
+        try:
+            with open(source, "rb") as reader, os.fdopen(fd, "wb") as writer:
+                while block := reader.read(chunk_bytes):
+                    digest.update(block)
+                    writer.write(block)
+                    size += len(block)
+            blob_id = digest.hexdigest()
+            target = self.path(blob_id)
+            if target.is_file():
+                Path(tmp).unlink()
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return blob_id, size
+
     def get(self, blob_id: str) -> bytes:
         """Return the bytes of blob `blob_id`."""
         return self.path(blob_id).read_bytes()

@@ -1,0 +1,33 @@
+"""The content store: content-addressed blobs, Parquet tables per batch, DuckDB catalog."""
+
+from content_core.store.blobs import BlobStore, sha256_hex
+from content_core.store.catalog import CATALOG_FILE, ensure_catalog
+from content_core.store.store import ContentStore
+from content_core.store.tables import (
+    AGENTIC_EXTRACTIONS,
+    BATCHES,
+    CHUNKS,
+    COMPRESSED_CONTEXTS,
+    MERGED_EXTRACTIONS,
+    NORMALISED_ARTIFACTS,
+    PIPELINE_TABLES,
+    RAW_FILES,
+    SCHEMAS,
+)
+
+__all__ = [
+    "AGENTIC_EXTRACTIONS",
+    "BATCHES",
+    "CATALOG_FILE",
+    "CHUNKS",
+    "COMPRESSED_CONTEXTS",
+    "MERGED_EXTRACTIONS",
+    "NORMALISED_ARTIFACTS",
+    "PIPELINE_TABLES",
+    "RAW_FILES",
+    "SCHEMAS",
+    "BlobStore",
+    "ContentStore",
+    "ensure_catalog",
+    "sha256_hex",
+]

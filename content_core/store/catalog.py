@@ -1,0 +1,106 @@
+"""The DuckDB catalog: views over the Parquet tables, written only when their text changes."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+
+from content_core.store.tables import (
+    AGENTIC_EXTRACTIONS,
+    BATCHES,
+    CHUNKS,
+    COMPRESSED_CONTEXTS,
+    MERGED_EXTRACTIONS,
+    NORMALISED_ARTIFACTS,
+    PIPELINE_TABLES,
+    RAW_FILES,
+)
+
+__all__ = ["CATALOG_FILE", "catalog_statements", "connect_views", "ensure_catalog"]
+
+CATALOG_FILE = "content.duckdb"
+_VERSION_FILE = "catalog.version"
+
+# Tables whose current_* view keeps only rows of each file's latest, undeleted version.
+_CURRENT_OF_RAW = (
+    NORMALISED_ARTIFACTS,
+    CHUNKS,
+    COMPRESSED_CONTEXTS,
+    AGENTIC_EXTRACTIONS,
+    MERGED_EXTRACTIONS,
+)
+
+
+def _quote(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def catalog_statements(root: Path) -> list[str]:
+    """Return the DDL of every view, naming the store by absolute path.
+
+    DuckDB resolves relative paths against the reader's working directory, so the views must
+    carry the absolute root; a moved store needs its catalog rebuilt (`ensure_catalog` does it).
+    """
+    root = Path(root).resolve()
+    statements = [
+        f"CREATE OR REPLACE VIEW {BATCHES} AS SELECT * FROM read_parquet("
+        f"{_quote(root / 'batches' / '*.parquet')}, union_by_name = true)"
+    ]
+    for table in PIPELINE_TABLES:
+        glob = root / "tables" / table / "*" / "data.parquet"
+        statements.append(
+            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet("
+            f"{_quote(glob)}, union_by_name = true)"
+        )
+    statements.append(
+        f"CREATE OR REPLACE VIEW current_{RAW_FILES} AS SELECT * FROM ("
+        f"SELECT * FROM {RAW_FILES} QUALIFY row_number() OVER ("
+        "PARTITION BY source_id, path ORDER BY batch_seq DESC) = 1"
+        ") WHERE change <> 'deleted'"
+    )
+    for table in _CURRENT_OF_RAW:
+        statements.append(
+            f"CREATE OR REPLACE VIEW current_{table} AS SELECT t.* FROM {table} t "
+            f"SEMI JOIN current_{RAW_FILES} r "
+            "ON t.batch_id = r.batch_id AND t.source_id = r.source_id AND t.path = r.path"
+        )
+    return statements
+
+
+def connect_views(root: Path) -> duckdb.DuckDBPyConnection:
+    """Open an in-memory DuckDB connection holding every view; never locks the catalog file."""
+    connection = duckdb.connect(":memory:")
+    for statement in catalog_statements(root):
+        connection.execute(statement)
+    return connection
+
+
+def ensure_catalog(root: Path) -> Path:
+    """Make `<root>/content.duckdb` hold the current views, rewriting it only when they changed.
+
+    The new catalog is built aside and renamed into place, so a user holding the old file open
+    in the DuckDB CLI is never blocked and keeps a working (old) catalog.
+    """
+    root = Path(root).resolve()
+    statements = catalog_statements(root)
+    version = hashlib.sha256("\n".join(statements).encode()).hexdigest()
+    target = root / CATALOG_FILE
+    version_file = root / _VERSION_FILE
+    if target.is_file() and version_file.is_file() and version_file.read_text() == version:
+        return target
+    tmp = root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
+    tmp.unlink(missing_ok=True)
+    connection = duckdb.connect(str(tmp))
+    try:
+        for statement in statements:
+            connection.execute(statement)
+    finally:
+        connection.close()
+    os.replace(tmp, target)
+    version_tmp = root / f".{_VERSION_FILE}.{os.getpid()}.tmp"
+    version_tmp.write_text(version)
+    os.replace(version_tmp, version_file)
+    return target

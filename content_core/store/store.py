@@ -1,0 +1,118 @@
+"""ContentStore: the store layout of DESIGN.md section 4 behind one object."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from content_core.store.blobs import BlobStore
+from content_core.store.catalog import CATALOG_FILE, connect_views, ensure_catalog
+from content_core.store.tables import (
+    BATCHES,
+    PIPELINE_TABLES,
+    SCHEMAS,
+    read_parquet,
+    rows_to_table,
+    write_parquet_atomic,
+)
+
+__all__ = ["ContentStore"]
+
+_EMPTY = "_empty"
+
+
+class ContentStore:
+    """Blobs, one Parquet file per (table, batch), batch manifests and the DuckDB catalog."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root).expanduser().resolve()
+        self.blobs = BlobStore(self.root / "blobs")
+        self._ready = False
+
+    # -- layout -------------------------------------------------------------------------------
+
+    @property
+    def catalog_path(self) -> Path:
+        """Where `content.duckdb` lives."""
+        return self.root / CATALOG_FILE
+
+    def ensure_layout(self) -> None:
+        """Create the folders, an empty file of each table's schema and the catalog (idempotent).
+
+        A view over a glob that matches no file cannot be created, hence the empty files.
+        """
+        if self._ready:
+            return
+        empty_manifest = self.root / "batches" / f"{_EMPTY}.parquet"
+        if not empty_manifest.is_file():
+            write_parquet_atomic(SCHEMAS[BATCHES].empty_table(), empty_manifest)
+        for table in PIPELINE_TABLES:
+            empty = self._table_dir(table) / _EMPTY / "data.parquet"
+            if not empty.is_file():
+                write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
+        ensure_catalog(self.root)
+        self._ready = True
+
+    def _table_dir(self, table: str) -> Path:
+        if table not in SCHEMAS or table == BATCHES:
+            raise ValueError(f"unknown table {table!r}")
+        return self.root / "tables" / table
+
+    def table_path(self, table: str, batch_id: str) -> Path:
+        """Return the Parquet file holding `table`'s rows for `batch_id`."""
+        return self._table_dir(table) / f"batch={batch_id}" / "data.parquet"
+
+    def manifest_path(self, batch_id: str) -> Path:
+        """Return the Parquet file of the manifest of `batch_id`."""
+        return self.root / "batches" / f"{batch_id}.parquet"
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def write_rows(self, table: str, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Replace `table`'s rows for `batch_id` with `rows`; returns the row count."""
+        self.ensure_layout()
+        data = rows_to_table(table, rows)
+        write_parquet_atomic(data, self.table_path(table, batch_id))
+        return data.num_rows
+
+    def write_manifest(self, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Write the discovery manifest of `batch_id` (replacing an identical earlier write)."""
+        self.ensure_layout()
+        write_parquet_atomic(rows_to_table(BATCHES, rows), self.manifest_path(batch_id))
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def read_rows(self, table: str, batch_id: str) -> pa.Table:
+        """Return `table`'s rows for `batch_id` (an empty table when none were written)."""
+        path = self.table_path(table, batch_id)
+        if not path.is_file():
+            return SCHEMAS[table].empty_table()
+        return read_parquet(path, table)
+
+    def read_manifest(self, batch_id: str) -> pa.Table:
+        """Return the manifest of `batch_id`.
+
+        Raises:
+            FileNotFoundError: no such batch was discovered into this store.
+        """
+        path = self.manifest_path(batch_id)
+        if not path.is_file():
+            raise FileNotFoundError(f"no manifest for batch {batch_id!r} in {self.root}")
+        return read_parquet(path, BATCHES)
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection with every view; safe while others hold the catalog."""
+        self.ensure_layout()
+        return connect_views(self.root)
+
+    def query(self, sql: str, parameters: Sequence[Any] | None = None) -> pa.Table:
+        """Run `sql` against the views and return the result as Arrow."""
+        connection = self.connect()
+        try:
+            return connection.sql(sql, params=parameters or None).to_arrow_table()
+        finally:
+            connection.close()
