@@ -1,0 +1,90 @@
+"""Text extraction: one handler per format behind `ExtractorRegistry`, and `extract_text`.
+
+```python
+from content_core.extract import extract_text
+result = extract_text(data, "application/pdf", filename="report.pdf")
+result.text, result.pages  # one PageSpan per PDF page
+```
+"""
+
+from __future__ import annotations
+
+import functools
+
+from content_core.extract.base import (
+    Blob,
+    ExtractedText,
+    ExtractOptions,
+    Extractor,
+    PageSpan,
+    SniffInfo,
+    build_text,
+    clean_text,
+)
+from content_core.extract.registry import ExtractorRegistry
+
+__all__ = [
+    "Blob",
+    "ExtractOptions",
+    "ExtractedText",
+    "Extractor",
+    "ExtractorRegistry",
+    "PageSpan",
+    "SniffInfo",
+    "build_text",
+    "clean_text",
+    "default_registry",
+    "extract_text",
+]
+
+# Priorities: specific formats 100, second-choice parsers of a format 90, formats that are
+# also valid text (Markdown, CSV, JSON, XML, HTML) 50, the plain-text catch-all 0.
+PRIORITY_SPECIFIC = 100
+PRIORITY_FALLBACK = 90
+PRIORITY_TEXT_FORMAT = 50
+PRIORITY_CATCH_ALL = 0
+
+
+def _build_default_registry() -> ExtractorRegistry:
+    from content_core.extract.docx import DocxExtractor
+    from content_core.extract.markdown import MarkdownExtractor
+    from content_core.extract.pdf import PdfiumExtractor
+    from content_core.extract.pdf_fallback import PypdfExtractor
+    from content_core.extract.text import PlainTextExtractor
+
+    registry = ExtractorRegistry()
+    registry.register(PdfiumExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(PypdfExtractor(), priority=PRIORITY_FALLBACK)
+    registry.register(DocxExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(MarkdownExtractor(), priority=PRIORITY_TEXT_FORMAT)
+    registry.register(PlainTextExtractor(), priority=PRIORITY_CATCH_ALL)
+    return registry
+
+
+@functools.cache
+def default_registry() -> ExtractorRegistry:
+    """Return the shared registry with every built-in handler registered."""
+    return _build_default_registry()
+
+
+def extract_text(
+    data: bytes,
+    media_type: str,
+    *,
+    filename: str | None = None,
+    options: ExtractOptions | None = None,
+    registry: ExtractorRegistry | None = None,
+) -> ExtractedText:
+    """Return the text of `data`, whose sniffed type is `media_type` (a charset parameter is
+    used as a decoding hint).
+
+    The text never holds NUL characters or lone surrogates; a PDF gives one `PageSpan` per page.
+
+    Raises:
+        UnsupportedFormatError: no handler accepts the media type.
+        UnsafeInputError: a guard refused the input (zip bomb, entity bomb, encryption, limits).
+        MissingDependencyError: the handler for this format needs an uninstalled extra.
+        ExtractionError: every accepting handler failed; `attempts` records each one.
+    """
+    chosen = registry if registry is not None else default_registry()
+    return chosen.extract(data, media_type, filename=filename, options=options)

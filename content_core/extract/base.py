@@ -1,0 +1,167 @@
+"""The extractor contract: sniff info in, `ExtractedText` out, plus the shared text helpers.
+
+Every handler module builds its result through `build_text`, which removes the characters
+DuckDB and JSON consumers reject (NUL, lone surrogates) and computes page spans.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "PAGE_SEPARATOR",
+    "Blob",
+    "ExtractOptions",
+    "ExtractedText",
+    "Extractor",
+    "PageSpan",
+    "SniffInfo",
+    "build_text",
+    "clean_text",
+]
+
+# Pages are joined with a blank line: Markdown-friendly, and no control character that a
+# downstream splitter could mistake for a document boundary.
+PAGE_SEPARATOR = "\n\n"
+
+# NUL and the C0 controls other than tab/newline/carriage return/form feed, plus lone
+# surrogates (a str may hold them, UTF-8 and DuckDB cannot).
+_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
+_NEWLINES = re.compile("\r\n?")
+
+
+class PageSpan(BaseModel):
+    """Where page `page` (1-based) lies in the extracted text: `text[start:end]`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page: int = Field(ge=1)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PageSpan:
+        if self.end < self.start:
+            raise ValueError(f"page span end {self.end} before start {self.start}")
+        return self
+
+
+class ExtractedText(BaseModel):
+    """The text of one blob, with page (or slide) spans where the format has pages.
+
+    `pages` is empty for formats without pages (plain text, DOCX, HTML, ...). `handler` names
+    the extractor that produced the text.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    pages: tuple[PageSpan, ...] = ()
+    handler: str
+
+
+class ExtractOptions(BaseModel):
+    """Limits and switches applied by every extractor; the defaults suit a laptop."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_uncompressed_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
+    """Budget for everything decompressed out of one zip-based document (DOCX, XLSX, ...)."""
+    max_compression_ratio: int = Field(default=200, gt=0)
+    """A zip member that inflates more than this many times its stored size is refused."""
+    max_zip_members: int = Field(default=10_000, gt=0)
+    max_pages: int = Field(default=10_000, gt=0)
+    """PDF pages or slides read at most; later ones are dropped (and logged)."""
+    max_table_cells: int = Field(default=2_000_000, gt=0)
+    """Cells read from one spreadsheet or CSV file; the rest is cut with a marker line."""
+    max_json_depth: int = Field(default=256, gt=0)
+    max_xml_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+    include_comments: bool = True
+    """Include reviewer comments (DOCX) and speaker notes (PPTX)."""
+
+
+class SniffInfo(BaseModel):
+    """What a handler may look at to decide whether it accepts a blob."""
+
+    model_config = ConfigDict(frozen=True)
+
+    media_type: str
+    """Lower-case MIME type without parameters, e.g. `text/csv`."""
+    charset: str | None = None
+    """The `charset` parameter of the declared type, if any (a hint, never trusted alone)."""
+    filename: str | None = None
+
+    @classmethod
+    def parse(cls, media_type: str, *, filename: str | None = None) -> SniffInfo:
+        """Split `type/subtype; charset=x` into the bare type and its charset hint."""
+        head, _, params = media_type.partition(";")
+        charset = None
+        for param in params.split(";"):
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "charset" and value.strip():
+                charset = value.strip().strip('"').lower()
+        return cls(media_type=head.strip().lower(), charset=charset, filename=filename)
+
+
+@dataclass(frozen=True, slots=True)
+class Blob:
+    """The immutable input of one extraction: the bytes and what sniffing said about them."""
+
+    data: bytes
+    info: SniffInfo
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """One format handler: a cheap `accepts` on the sniff result and the real `extract`."""
+
+    name: str
+
+    def accepts(self, info: SniffInfo) -> bool:
+        """Return True when this handler can try the blob described by `info`."""
+        ...
+
+    def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
+        """Return the text of `blob`; raise a `ContentError` subclass when it cannot."""
+        ...
+
+
+def clean_text(text: str) -> str:
+    """Return `text` with newlines normalised to `\\n` and NUL, stray controls and lone
+    surrogates removed (surrogates become U+FFFD)."""
+    if "\r" in text:
+        text = _NEWLINES.sub("\n", text)
+    if _BAD_CHARS.search(text) is None:
+        return text
+    return _BAD_CHARS.sub(_replacement, text)
+
+
+def _replacement(match: re.Match[str]) -> str:
+    return "\ufffd" if match.group() >= "\ud800" else ""
+
+
+def build_text(parts: Sequence[str], *, handler: str, paged: bool) -> ExtractedText:
+    """Clean `parts`, join them with `PAGE_SEPARATOR` and record one span per part if `paged`.
+
+    Parts are stripped of surrounding blank lines; an empty page still gets its (empty) span
+    so that page numbers keep matching the document.
+    """
+    cleaned = [clean_text(part).strip("\n") for part in parts]
+    if not paged:
+        return ExtractedText(text=PAGE_SEPARATOR.join(p for p in cleaned if p), handler=handler)
+    spans: list[PageSpan] = []
+    pieces: list[str] = []
+    offset = 0
+    for number, part in enumerate(cleaned, start=1):
+        if number > 1:
+            pieces.append(PAGE_SEPARATOR)
+            offset += len(PAGE_SEPARATOR)
+        pieces.append(part)
+        spans.append(PageSpan(page=number, start=offset, end=offset + len(part)))
+        offset += len(part)
+    return ExtractedText(text="".join(pieces), pages=tuple(spans), handler=handler)

@@ -1,0 +1,268 @@
+"""DOCX to Markdown-flavoured text: headings, lists, tables, headers/footers, notes, comments.
+
+python-docx opens the package and resolves its parts (after the zip guard has checked it);
+the body is then walked in document order on the XML itself, so that text inside hyperlinks,
+content controls, tracked insertions, text boxes and OMML equations is kept, while deleted
+text, field codes and the duplicate `mc:Fallback` renderings are not.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.extract._tables import markdown_table
+from content_core.extract._zipguard import open_checked_zip
+from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+
+__all__ = ["DocxExtractor"]
+
+DOCX_TYPES = frozenset(
+    {
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
+        "application/vnd.ms-word.document.macroenabled.12",
+        "application/vnd.ms-word.template.macroenabled.12",
+    }
+)
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_P, _TBL, _TR, _TC, _SDT = f"{_W}p", f"{_W}tbl", f"{_W}tr", f"{_W}tc", f"{_W}sdt"
+_TEXT_TAGS = frozenset({f"{_W}t", f"{_M}t"})
+_BREAK_TAGS = frozenset({f"{_W}br", f"{_W}cr"})
+_SKIP_TAGS = frozenset(
+    {
+        f"{_W}delText",
+        f"{_W}instrText",
+        f"{_W}delInstrText",
+        f"{_W}rPr",
+        f"{_W}pPr",
+        f"{_MC}Fallback",
+        f"{_W}del",
+    }
+)
+_NOTE_TAGS = frozenset({f"{_W}footnote", f"{_W}endnote"})
+_PART_ORDER = ("header", "footnotes", "endnotes", "comments", "footer")
+
+
+def _load_docx() -> Any:  # Any: the python-docx module, imported lazily
+    try:
+        import docx
+    except ImportError as exc:
+        raise MissingDependencyError("python-docx is not installed", extra="office") from exc
+    return docx
+
+
+def _inline_text(element: Any, out: list[str]) -> None:
+    """Append the visible text below `element` (a paragraph or run container) to `out`."""
+    for child in element:
+        tag = child.tag
+        if tag in _TEXT_TAGS:
+            out.append(child.text or "")
+        elif tag == f"{_W}tab":
+            out.append("\t")
+        elif tag in _BREAK_TAGS:
+            out.append("\n")
+        elif tag == f"{_W}noBreakHyphen":
+            out.append("-")
+        elif tag in _SKIP_TAGS or not isinstance(tag, str):
+            continue
+        elif tag == f"{_W}txbxContent":
+            out.append("\n" + "\n".join(_paragraph_texts(child)) + "\n")
+        else:
+            _inline_text(child, out)
+
+
+def _paragraph_texts(container: Any) -> Iterator[str]:
+    for paragraph in container.iter(_P):
+        parts: list[str] = []
+        _inline_text(paragraph, parts)
+        text = "".join(parts).strip()
+        if text:
+            yield text
+
+
+class _Renderer:
+    """Walks WordprocessingML block content and renders Markdown lines."""
+
+    def __init__(self, style_names: dict[str, str], list_styles: frozenset[str]) -> None:
+        self._style_names = style_names
+        self._list_styles = list_styles
+
+    def blocks(self, container: Any) -> Iterator[str]:
+        for child in container:
+            tag = child.tag
+            if tag == _P:
+                line = self._paragraph(child)
+                if line:
+                    yield line
+            elif tag == _TBL:
+                table = self._table(child)
+                if table:
+                    yield table
+            elif tag == _SDT:
+                content = child.find(f"{_W}sdtContent")
+                if content is not None:
+                    yield from self.blocks(content)
+            elif tag in (f"{_W}customXml", f"{_W}ins", f"{_W}smartTag"):
+                yield from self.blocks(child)
+            elif tag in _NOTE_TAGS and child.get(f"{_W}type") in (None, "normal"):
+                # Separator "notes" hold only the rule drawn above the notes area.
+                yield from self.blocks(child)
+
+    def _paragraph(self, paragraph: Any) -> str:
+        parts: list[str] = []
+        _inline_text(paragraph, parts)
+        text = "".join(parts).strip()
+        if not text:
+            return ""
+        props = paragraph.find(f"{_W}pPr")
+        if props is None:
+            return text
+        style = props.find(f"{_W}pStyle")
+        style_id = style.get(f"{_W}val", "") if style is not None else ""
+        level = _heading_level(self._style_names.get(style_id, ""))
+        if level:
+            return "#" * level + " " + text.replace("\n", " ")
+        numbering = props.find(f"{_W}numPr")
+        if numbering is None and style_id in self._list_styles:
+            return "- " + text
+        if numbering is not None:
+            level_el = numbering.find(f"{_W}ilvl")
+            depth = int(level_el.get(f"{_W}val", "0")) if level_el is not None else 0
+            return "  " * min(max(depth, 0), 8) + "- " + text
+        return text
+
+    def _table(self, table: Any) -> str:
+        rows: list[list[str]] = []
+        for row in table.iter(_TR):
+            if _nearest_table(row) is not table:
+                continue
+            cells: list[str] = []
+            for cell in _row_cells(row):
+                cells.append(" ".join(_paragraph_texts(cell)))
+                span = cell.find(f"{_W}tcPr/{_W}gridSpan")
+                if span is not None:
+                    extra = int(span.get(f"{_W}val", "1")) - 1
+                    cells.extend([""] * min(max(extra, 0), 64))
+            rows.append(cells)
+        return markdown_table(rows)
+
+
+def _nearest_table(element: Any) -> Any:
+    parent = element.getparent()
+    while parent is not None and parent.tag != _TBL:
+        parent = parent.getparent()
+    return parent
+
+
+def _row_cells(row: Any) -> Iterator[Any]:
+    for child in row:
+        if child.tag == _TC:
+            yield child
+        elif child.tag == _SDT:
+            content = child.find(f"{_W}sdtContent")
+            if content is not None:
+                yield from (c for c in content if c.tag == _TC)
+
+
+def _heading_level(style_name: str) -> int:
+    if style_name == "title":
+        return 1
+    if style_name == "subtitle":
+        return 2
+    if style_name.startswith("heading "):
+        suffix = style_name.removeprefix("heading ").strip()
+        if suffix.isdigit():
+            return min(max(int(suffix), 1), 6)
+    return 0
+
+
+def _styles(document: Any) -> tuple[dict[str, str], frozenset[str]]:
+    """Return style id -> lower-case name, and the ids of styles that carry list numbering."""
+    names: dict[str, str] = {}
+    lists: set[str] = set()
+    for style in document.styles.element.iter(f"{_W}style"):
+        style_id = style.get(f"{_W}styleId", "")
+        name = style.find(f"{_W}name")
+        if name is not None:
+            names[style_id] = name.get(f"{_W}val", "").lower()
+        if style.find(f"{_W}pPr/{_W}numPr") is not None:
+            lists.add(style_id)
+    return names, frozenset(lists)
+
+
+def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    """Yield (kind, parsed root) for the document's header/footer/notes/comments parts."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    wanted = tuple(kinds)
+    seen: set[str] = set()
+    by_kind: dict[str, list[Any]] = {kind: [] for kind in wanted}
+    for rel in document.part.rels.values():
+        if rel.is_external:
+            continue
+        kind = rel.reltype.rsplit("/", 1)[-1]
+        if kind not in by_kind:
+            continue
+        part = rel.target_part
+        if str(part.partname) in seen:
+            continue
+        seen.add(str(part.partname))
+        element = getattr(part, "element", None)
+        by_kind[kind].append(
+            element if element is not None else etree.fromstring(part.blob, parser)
+        )
+    for kind in wanted:
+        for root in by_kind[kind]:
+            yield kind, root
+
+
+class DocxExtractor:
+    """Word 2007+ documents through python-docx, rendered as Markdown."""
+
+    name = "docx"
+
+    def accepts(self, info: SniffInfo) -> bool:
+        """Accept the WordprocessingML document and template types."""
+        return info.media_type in DOCX_TYPES
+
+    def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
+        """Return the document text: headers, body, notes, comments, footers.
+
+        Raises:
+            UnsafeInputError: the package fails the zip bomb checks.
+            ExtractionError: the package is not a readable Word document.
+            MissingDependencyError: python-docx is not installed.
+        """
+        docx = _load_docx()
+        open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        try:
+            document = docx.Document(io.BytesIO(blob.data))
+        except (KeyError, ValueError, OSError) as exc:
+            raise ExtractionError(
+                f"not a readable Word document: {exc}", media_type=blob.info.media_type
+            ) from exc
+        renderer = _Renderer(*_styles(document))
+        body = list(renderer.blocks(document.element.body))
+        kinds = _PART_ORDER if options.include_comments else ("header", "footer")
+        before: list[str] = []
+        after: list[str] = []
+        seen_headers: set[str] = set()
+        for kind, root in _related_parts(document, kinds):
+            if kind == "comments":
+                comments = [f"- {text}" for text in _paragraph_texts(root)]
+                if comments:
+                    after.append("## Comments\n\n" + "\n".join(comments))
+                continue
+            text = "\n\n".join(renderer.blocks(root))
+            if not text or text in seen_headers:
+                continue
+            seen_headers.add(text)
+            (before if kind == "header" else after).append(text)
+        return build_text(["\n\n".join(before + body + after)], handler=self.name, paged=False)

@@ -1,0 +1,64 @@
+"""PDF text per page through pypdf: slower than PDFium, tried when PDFium fails."""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any
+
+from content_core.errors import CorruptPdfError, EncryptedPdfError, MissingDependencyError
+from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.extract.pdf import PDF_TYPES
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["PypdfExtractor"]
+
+
+def _load_pypdf() -> Any:  # Any: the pypdf module, imported lazily
+    try:
+        import pypdf
+    except ImportError as exc:
+        raise MissingDependencyError("pypdf is not installed", extra="pdf") from exc
+    return pypdf
+
+
+class PypdfExtractor:
+    """Page texts from pypdf's pure-Python parser (more lenient with some broken files)."""
+
+    name = "pypdf"
+
+    def accepts(self, info: SniffInfo) -> bool:
+        """Accept PDF media types."""
+        return info.media_type in PDF_TYPES
+
+    def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
+        """Return one page span per page (up to `options.max_pages`).
+
+        Raises:
+            EncryptedPdfError: the PDF needs a password.
+            CorruptPdfError: pypdf cannot parse the file.
+        """
+        pypdf = _load_pypdf()
+        media_type = blob.info.media_type
+        try:
+            reader = pypdf.PdfReader(io.BytesIO(blob.data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise EncryptedPdfError(
+                    "PDF is encrypted and does not open with an empty password",
+                    media_type=media_type,
+                    stage="extract",
+                )
+            count = len(reader.pages)
+            pages = [
+                reader.pages[i].extract_text() or "" for i in range(min(count, options.max_pages))
+            ]
+        except pypdf.errors.FileNotDecryptedError as exc:
+            raise EncryptedPdfError(
+                "PDF is encrypted", media_type=media_type, stage="extract"
+            ) from exc
+        except (pypdf.errors.PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+            raise CorruptPdfError(
+                f"pypdf cannot read the PDF: {exc}", media_type=media_type
+            ) from exc
+        return build_text(pages, handler=self.name, paged=True)

@@ -1,0 +1,133 @@
+"""`ExtractorRegistry`: ordered format handlers, tried in turn, with every failure recorded."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from content_core.errors import (
+    ContentError,
+    ExtractionAttempt,
+    ExtractionError,
+    MissingDependencyError,
+    UnsafeInputError,
+    UnsupportedFormatError,
+)
+from content_core.extract.base import (
+    Blob,
+    ExtractedText,
+    ExtractOptions,
+    Extractor,
+    SniffInfo,
+    build_text,
+    clean_text,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ExtractorRegistry"]
+
+_DEFAULT_OPTIONS = ExtractOptions()
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    priority: int
+    order: int
+    handler: Extractor
+
+
+class ExtractorRegistry:
+    """Handlers ordered by priority (higher first; ties keep registration order).
+
+    `extract` tries every handler whose `accepts` says yes. A handler that raises is recorded
+    as a failed attempt and the next one runs. Two exceptions stop the walk at once: an
+    `UnsafeInputError` (a guard refused the bytes, so no other parser should see them) and
+    any `BaseException` that is not an `Exception` (interrupts, exits).
+    """
+
+    def __init__(self) -> None:
+        self._entries: list[_Entry] = []
+
+    def register(self, handler: Extractor, *, priority: int = 0) -> None:
+        """Add `handler`; specific formats use a higher `priority` than catch-alls."""
+        entry = _Entry(priority=priority, order=len(self._entries), handler=handler)
+        self._entries.append(entry)
+        self._entries.sort(key=lambda e: (-e.priority, e.order))
+
+    def handlers(self) -> tuple[Extractor, ...]:
+        """Return the handlers in the order dispatch tries them."""
+        return tuple(e.handler for e in self._entries)
+
+    def candidates(self, info: SniffInfo) -> Iterator[Extractor]:
+        """Yield the handlers that accept `info`, in dispatch order."""
+        for entry in self._entries:
+            if entry.handler.accepts(info):
+                yield entry.handler
+
+    def extract(
+        self,
+        data: bytes,
+        media_type: str,
+        *,
+        filename: str | None = None,
+        options: ExtractOptions | None = None,
+    ) -> ExtractedText:
+        """Return the text of `data`, sniffed as `media_type`, from the first handler that works.
+
+        Raises:
+            UnsupportedFormatError: no handler accepts the media type.
+            UnsafeInputError: a handler's guard refused the input (bomb, encryption, limits).
+            MissingDependencyError: every accepting handler lacked an optional dependency.
+            ExtractionError: every accepting handler failed; `attempts` lists each failure.
+        """
+        info = SniffInfo.parse(media_type, filename=filename)
+        blob = Blob(data=bytes(data), info=info)
+        opts = options or _DEFAULT_OPTIONS
+        attempts: list[ExtractionAttempt] = []
+        missing: list[MissingDependencyError] = []
+        tried = False
+        for handler in self.candidates(info):
+            tried = True
+            try:
+                result = handler.extract(blob, opts)
+            except UnsafeInputError:
+                raise
+            except MissingDependencyError as exc:
+                missing.append(exc)
+                attempts.append(ExtractionAttempt(handler.name, exc.error_type, exc.message))
+            except ContentError as exc:
+                attempts.append(ExtractionAttempt(handler.name, exc.error_type, exc.message))
+            # The one deliberate broad catch (STYLE 7): a third-party parser may raise anything
+            # on hostile bytes, and the next handler deserves its chance.
+            except Exception as exc:
+                logger.debug("extractor %s failed on %s", handler.name, info.media_type)
+                attempts.append(ExtractionAttempt(handler.name, type(exc).__name__, str(exc)))
+            else:
+                return _ensure_clean(result)
+        if not tried:
+            raise UnsupportedFormatError(
+                f"no text extractor accepts media type {info.media_type!r}",
+                media_type=info.media_type,
+                stage="extract",
+            )
+        if missing and len(missing) == len(attempts):
+            raise missing[0]
+        raise ExtractionError(
+            f"every extractor failed for {info.media_type!r}"
+            + (f" ({filename})" if filename else ""),
+            attempts=attempts,
+            media_type=info.media_type,
+            stage="extract",
+        )
+
+
+def _ensure_clean(result: ExtractedText) -> ExtractedText:
+    """Re-clean a handler's result that skipped `build_text` and so may hold bad characters."""
+    if clean_text(result.text) == result.text:
+        return result
+    if not result.pages:
+        return build_text([result.text], handler=result.handler, paged=False)
+    parts = [result.text[span.start : span.end] for span in result.pages]
+    return build_text(parts, handler=result.handler, paged=True)

@@ -1,0 +1,257 @@
+"""Registry dispatch, the text contract (no NUL, no lone surrogates, page spans) and PDF/DOCX."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from content_core.errors import (
+    EncryptedPdfError,
+    ExtractionError,
+    MissingDependencyError,
+    UnsafeInputError,
+    UnsupportedFormatError,
+)
+from content_core.extract import (
+    Blob,
+    ExtractedText,
+    ExtractOptions,
+    ExtractorRegistry,
+    PageSpan,
+    SniffInfo,
+    build_text,
+    clean_text,
+    default_registry,
+    extract_text,
+)
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def make_pdf(pages: list[str]) -> bytes:
+    """A minimal valid PDF with one Helvetica text line per page (xref offsets computed)."""
+    objects: list[bytes] = []
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
+    font_id = 3 + 2 * len(pages)
+    for i, line in enumerate(pages):
+        content = f"BT /F1 12 Tf 72 720 Td ({line}) Tj ET".encode()
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    out.write(
+        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    )
+    return out.getvalue()
+
+
+def make_docx(build) -> bytes:  # type: ignore[no-untyped-def]
+    import docx
+
+    document = docx.Document()
+    build(document)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+# --- contract helpers -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("a\x00b", "ab"),  # NUL is rejected by DuckDB and Postgres
+        ("a\ud800b", "a\ufffdb"),  # lone surrogate cannot be encoded as UTF-8
+        ("x\r\ny\rz", "x\ny\nz"),  # newlines normalised
+        ("tab\tff\x0c", "tab\tff\x0c"),  # tab and form feed are kept
+        ("bell\x07", "bell"),  # stray C0 control dropped
+    ],
+)
+def test_clean_text(raw: str, expected: str) -> None:
+    assert clean_text(raw) == expected
+
+
+def test_build_text_spans_cover_each_page() -> None:
+    result = build_text(["one\x00", "", "three\n"], handler="t", paged=True)
+    assert [result.text[s.start : s.end] for s in result.pages] == ["one", "", "three"]
+    assert [s.page for s in result.pages] == [1, 2, 3]
+
+
+def test_page_span_rejects_reversed_offsets() -> None:
+    with pytest.raises(ValueError):
+        PageSpan(page=1, start=5, end=2)
+
+
+def test_sniff_info_splits_charset() -> None:
+    info = SniffInfo.parse('Text/CSV; Charset="Shift_JIS"', filename="a.csv")
+    assert (info.media_type, info.charset, info.filename) == ("text/csv", "shift_jis", "a.csv")
+
+
+# --- registry ---------------------------------------------------------------------------
+
+
+class _Fixed:
+    def __init__(self, name: str, media_type: str, outcome: str | Exception) -> None:
+        self.name = name
+        self._media_type = media_type
+        self._outcome = outcome
+
+    def accepts(self, info: SniffInfo) -> bool:
+        return info.media_type == self._media_type
+
+    def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
+        if isinstance(self._outcome, Exception):
+            raise self._outcome
+        return ExtractedText(text=self._outcome + "\x00", handler=self.name)
+
+
+def test_registry_priority_then_registration_order() -> None:
+    registry = ExtractorRegistry()
+    registry.register(_Fixed("low", "x/y", "low"), priority=1)
+    registry.register(_Fixed("high-a", "x/y", "a"), priority=5)
+    registry.register(_Fixed("high-b", "x/y", "b"), priority=5)
+    assert [h.name for h in registry.handlers()] == ["high-a", "high-b", "low"]
+    result = registry.extract(b"", "x/y")
+    assert (result.handler, result.text) == ("high-a", "a")  # NUL cleaned by the registry
+
+
+def test_registry_records_failed_attempts_then_falls_back() -> None:
+    registry = ExtractorRegistry()
+    registry.register(_Fixed("broken", "x/y", RuntimeError("boom")), priority=2)
+    registry.register(_Fixed("ok", "x/y", "fine"), priority=1)
+    assert registry.extract(b"", "x/y").handler == "ok"
+
+
+def test_registry_all_failed_carries_every_attempt() -> None:
+    registry = ExtractorRegistry()
+    registry.register(_Fixed("a", "x/y", RuntimeError("first")), priority=2)
+    registry.register(_Fixed("b", "x/y", ValueError("second")), priority=1)
+    with pytest.raises(ExtractionError) as info:
+        registry.extract(b"", "x/y", filename="f.bin")
+    assert [(a.handler, a.error_type) for a in info.value.attempts] == [
+        ("a", "RuntimeError"),
+        ("b", "ValueError"),
+    ]
+
+
+def test_registry_unsafe_input_stops_dispatch() -> None:
+    registry = ExtractorRegistry()
+    registry.register(_Fixed("guard", "x/y", UnsafeInputError("bomb")), priority=2)
+    registry.register(_Fixed("would-parse", "x/y", "parsed"), priority=1)
+    with pytest.raises(UnsafeInputError):
+        registry.extract(b"", "x/y")
+
+
+def test_registry_missing_dependency_surfaces_when_it_is_the_only_cause() -> None:
+    registry = ExtractorRegistry()
+    registry.register(_Fixed("opt", "x/y", MissingDependencyError("no lib", extra="office")))
+    with pytest.raises(MissingDependencyError, match="office"):
+        registry.extract(b"", "x/y")
+
+
+def test_unsupported_media_type() -> None:
+    with pytest.raises(UnsupportedFormatError):
+        extract_text(b"\x89PNG\r\n", "image/png")
+
+
+def test_default_registry_names_are_unique() -> None:
+    names = [h.name for h in default_registry().handlers()]
+    assert len(names) == len(set(names))
+
+
+# --- PDF --------------------------------------------------------------------------------
+
+
+def test_pdf_one_span_per_page_in_order() -> None:
+    data = make_pdf(["Alpha page marker QX1", "Beta page marker QX2", "Gamma QX3"])
+    result = extract_text(data, "application/pdf", filename="three.pdf")
+    assert result.handler == "pdfium"
+    pages = [result.text[s.start : s.end] for s in result.pages]
+    assert len(pages) == 3
+    assert "QX1" in pages[0] and "QX2" in pages[1] and "QX3" in pages[2]
+
+
+def test_pdf_fallback_parser_agrees() -> None:
+    from content_core.extract.pdf_fallback import PypdfExtractor
+
+    data = make_pdf(["Fallback text QX9"])
+    blob = Blob(data=data, info=SniffInfo.parse("application/pdf"))
+    result = PypdfExtractor().extract(blob, ExtractOptions())
+    assert "QX9" in result.text and len(result.pages) == 1
+
+
+def test_pdf_page_limit() -> None:
+    data = make_pdf([f"page {i}" for i in range(5)])
+    result = extract_text(data, "application/pdf", options=ExtractOptions(max_pages=2))
+    assert len(result.pages) == 2
+
+
+def test_pdf_corrupt_is_extraction_error() -> None:
+    with pytest.raises(ExtractionError) as info:
+        extract_text(b"%PDF-1.4\n garbage without objects", "application/pdf")
+    assert {a.handler for a in info.value.attempts} == {"pdfium", "pypdf"}
+
+
+def test_pdf_user_password_is_encrypted_error() -> None:
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(make_pdf(["secret QX5"])))
+    writer.encrypt(user_password="pw", owner_password="owner")
+    out = io.BytesIO()
+    writer.write(out)
+    with pytest.raises(EncryptedPdfError):
+        extract_text(out.getvalue(), "application/pdf")
+
+
+def test_pdf_owner_password_only_opens() -> None:
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(make_pdf(["restricted QX6"])))
+    writer.encrypt(user_password="", owner_password="owner")
+    out = io.BytesIO()
+    writer.write(out)
+    assert "QX6" in extract_text(out.getvalue(), "application/pdf").text
+
+
+# --- DOCX -------------------------------------------------------------------------------
+
+
+def test_docx_headings_lists_tables_headers() -> None:
+    def build(document) -> None:  # type: ignore[no-untyped-def]
+        document.add_heading("Title QD1", level=1)
+        document.add_paragraph("Body paragraph QD2")
+        document.add_paragraph("Bullet QD3", style="List Bullet")
+        table = document.add_table(rows=2, cols=2)
+        table.cell(0, 0).text = "H1"
+        table.cell(0, 1).text = "H|2"
+        table.cell(1, 0).text = "v1"
+        table.cell(1, 1).text = "v2"
+        document.sections[0].header.paragraphs[0].text = "Header QD4"
+
+    text = extract_text(make_docx(build), DOCX).text
+    assert "# Title QD1" in text
+    assert "Body paragraph QD2" in text
+    assert "- Bullet QD3" in text
+    assert "| H1 | H\\|2 |" in text and "| v1 | v2 |" in text
+    assert text.index("Header QD4") < text.index("Title QD1")
+
+
+def test_docx_not_a_zip() -> None:
+    with pytest.raises(ExtractionError):
+        extract_text(b"PK\x03\x04 truncated", DOCX)
