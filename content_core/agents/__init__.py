@@ -1,0 +1,61 @@
+"""Agents: the agent contract, offline and OpenAI-compatible agents, batching, merging, caching.
+
+The pipeline entry points are `run_extractions` (one record per chunk, cached) and
+`merge_extractions` (one row per document and schema).
+"""
+
+from __future__ import annotations
+
+from content_core.agents.base import Agent, AgentResult, Usage
+from content_core.agents.batch import BatchItem, BatchProcessor
+from content_core.agents.cache import ExtractionCache, cache_key
+from content_core.agents.extraction import (
+    AgentConfig,
+    ExtractionInput,
+    ExtractionRecord,
+    ExtractionRun,
+    MergedExtraction,
+    arun_extractions,
+    build_agent,
+    merge_extractions,
+    run_extractions,
+)
+from content_core.agents.merge import (
+    MergeOutcome,
+    MergeStrategy,
+    amerge_results,
+    merge_results,
+    merge_with_provenance,
+)
+from content_core.agents.offline import OfflineExtractor, extract_facts
+from content_core.agents.openai import OpenAICompatibleAgent
+from content_core.agents.schemas import ExtractedFacts, load_schema
+
+__all__ = [
+    "Agent",
+    "AgentConfig",
+    "AgentResult",
+    "BatchItem",
+    "BatchProcessor",
+    "ExtractedFacts",
+    "ExtractionCache",
+    "ExtractionInput",
+    "ExtractionRecord",
+    "ExtractionRun",
+    "MergeOutcome",
+    "MergeStrategy",
+    "MergedExtraction",
+    "OfflineExtractor",
+    "OpenAICompatibleAgent",
+    "Usage",
+    "amerge_results",
+    "arun_extractions",
+    "build_agent",
+    "cache_key",
+    "extract_facts",
+    "load_schema",
+    "merge_extractions",
+    "merge_results",
+    "merge_with_provenance",
+    "run_extractions",
+]

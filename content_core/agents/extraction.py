@@ -1,0 +1,388 @@
+"""The extraction pipeline entry points: AgentConfig, run_extractions and merge_extractions.
+
+These are what the Dagster assets `agentic_extractions` and `merged_extractions` call: plain
+synchronous functions over frozen records, with the agent, batch, cache and merge underneath.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from content_core.agents.base import usage_of
+from content_core.agents.batch import BatchItem, BatchProcessor
+from content_core.agents.cache import CachedOutput, ExtractionCache, cache_key
+from content_core.agents.merge import MergeStrategy, amerge_results
+from content_core.agents.offline import OFFLINE_MODEL, OfflineExtractor
+from content_core.agents.openai import OpenAICompatibleAgent
+from content_core.agents.schemas import (
+    default_prompt,
+    load_schema,
+    schema_fingerprint,
+    schema_name,
+)
+from content_core.compression.strategies import render_template
+
+__all__ = [
+    "AgentConfig",
+    "ExtractionInput",
+    "ExtractionRecord",
+    "ExtractionRun",
+    "MergedExtraction",
+    "arun_extractions",
+    "build_agent",
+    "merge_extractions",
+    "run_extractions",
+]
+
+T = TypeVar("T")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class AgentConfig(BaseModel):
+    """Which agent extracts what: kind, model, endpoint, schema, prompt, limits, merge rule.
+
+    Nothing here reads the environment; the Dagster resource maps its fields onto this.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["offline", "openai"] = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    schema_path: str | None = None
+    prompt: str | None = None
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    merge_strategy: str = MergeStrategy.CONCATENATE_LIST.value
+
+    @field_validator("merge_strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        return MergeStrategy(value).value
+
+    @property
+    def model_name(self) -> str:
+        """The model recorded on rows: the configured one, or the offline extractor's."""
+        if self.kind == "offline":
+            return OFFLINE_MODEL
+        if not self.model:
+            raise ValueError("AgentConfig(kind='openai') needs a model")
+        return self.model
+
+    def fingerprint(self) -> str:
+        """Hash of the settings that change outputs (never the key or the timeouts)."""
+        payload = json.dumps(
+            [self.kind, self.model_name, self.schema_path, self.prompt, self.merge_strategy],
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+class ExtractionInput(BaseModel):
+    """One chunk to extract from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    artifact_id: str
+    path: str
+    content: str
+    index: int
+    total_chunks: int
+    # Open dict, as chunks carry it: values are interpolated into the prompt template.
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExtractionRecord(BaseModel):
+    """One row of `agentic_extractions`: a chunk's validated output or its error."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    artifact_id: str
+    path: str
+    schema_name: str
+    model: str
+    cache_key: str
+    output_json: str | None
+    error_type: str | None
+    error_message: str | None
+    cached: bool
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ExtractionRun(BaseModel):
+    """All records of one run, in input order, with what the run cost."""
+
+    model_config = ConfigDict(frozen=True)
+
+    records: list[ExtractionRecord]
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class MergedExtraction(BaseModel):
+    """One row of `merged_extractions`: one document's merged output for one schema."""
+
+    model_config = ConfigDict(frozen=True)
+
+    artifact_id: str
+    path: str
+    schema_name: str
+    model: str
+    strategy: str
+    output_json: str
+    chunk_count: int
+    error_count: int
+    provenance_json: str
+
+
+def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Any:
+    """Return the agent `config` describes, producing instances of `schema`."""
+    # Any: OfflineExtractor or OpenAICompatibleAgent, both honouring the agent contract.
+    if config.kind == "offline":
+        return OfflineExtractor(schema)
+    return OpenAICompatibleAgent(
+        config.model_name,
+        base_url=config.base_url or DEFAULT_BASE_URL,
+        api_key=config.api_key,
+        output_type=schema,
+        timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
+        concurrency=config.concurrency,
+    )
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` to completion from sync code, even if this thread already runs a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def run_extractions(
+    items: Sequence[ExtractionInput],
+    config: AgentConfig,
+    *,
+    cache_dir: Path,
+    agent: Any = None,
+) -> ExtractionRun:
+    """Extract from every chunk: cached outputs are reused, the rest go through the agent.
+
+    Records come back in input order; a chunk whose call fails (unavailable endpoint, invalid
+    reply) is one record with `error_type` set, and is not cached, so the next run retries it.
+    `agent` overrides the agent built from `config` (e.g. a pydantic-ai Agent).
+    """
+    return _run_sync(arun_extractions(items, config, cache_dir=cache_dir, agent=agent))
+
+
+async def arun_extractions(
+    items: Sequence[ExtractionInput],
+    config: AgentConfig,
+    *,
+    cache_dir: Path,
+    agent: Any = None,
+) -> ExtractionRun:
+    """The async form of `run_extractions`."""
+    # Any: any object honouring the agent contract.
+    schema = load_schema(config.schema_path)
+    template = config.prompt if config.prompt is not None else default_prompt(schema)
+    sname = schema_name(schema)
+    schema_id = f"{sname}@{schema_fingerprint(schema)}"
+    schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    model = config.model_name if agent is None else str(getattr(agent, "model", "custom"))
+    cache = ExtractionCache(Path(cache_dir))
+
+    prompts: list[str] = []
+    keys: list[str] = []
+    for item in items:
+        values: dict[str, object] = dict(item.metadata)
+        values.update(
+            content=item.content,
+            index=item.index,
+            index_1=item.index + 1,
+            total_chunks=item.total_chunks,
+            path=item.path,
+            schema_json=schema_json,
+        )
+        prompt = render_template(template, values)
+        prompts.append(prompt)
+        keys.append(
+            cache_key(
+                chunk_text=item.content,
+                schema=schema_id,
+                model=f"{config.kind}:{model}",
+                prompt=prompt,
+            )
+        )
+
+    cached = {i: hit for i, key in enumerate(keys) if (hit := cache.get(key)) is not None}
+    todo = [i for i in range(len(items)) if i not in cached]
+    outcomes: dict[int, BatchItem] = {}
+    if todo:
+        own_agent = agent is None
+        runner = build_agent(config, schema) if own_agent else agent
+        try:
+            batch = BatchProcessor(concurrency=config.concurrency)
+            done: list[BatchItem] = await batch.process(runner, [prompts[i] for i in todo])
+        finally:
+            if own_agent and isinstance(runner, OpenAICompatibleAgent):
+                await runner.aclose()
+        outcomes = dict(zip(todo, done, strict=True))
+
+    records = [
+        _record(item, keys[i], sname, model, cached.get(i), outcomes.get(i), cache)
+        for i, item in enumerate(items)
+    ]
+    fresh = [r for r in records if not r.cached]
+    return ExtractionRun(
+        records=records,
+        calls=len(todo),
+        cache_hits=len(cached),
+        prompt_tokens=sum(r.prompt_tokens for r in fresh),
+        completion_tokens=sum(r.completion_tokens for r in fresh),
+    )
+
+
+def _record(
+    item: ExtractionInput,
+    key: str,
+    sname: str,
+    model: str,
+    hit: CachedOutput | None,
+    outcome: BatchItem | None,
+    cache: ExtractionCache,
+) -> ExtractionRecord:
+    common = {
+        "chunk_id": item.chunk_id,
+        "artifact_id": item.artifact_id,
+        "path": item.path,
+        "schema_name": sname,
+        "cache_key": key,
+    }
+    if hit is not None:
+        return ExtractionRecord(
+            **common,
+            model=hit.model,
+            output_json=hit.output_json,
+            error_type=None,
+            error_message=None,
+            cached=True,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
+    assert outcome is not None
+    usage = usage_of(outcome.result) if outcome.result is not None else None
+    if outcome.error is not None or outcome.result is None:
+        return ExtractionRecord(
+            **common,
+            model=model,
+            output_json=None,
+            error_type=outcome.error_type,
+            error_message=str(outcome.error)[:2000],
+            cached=False,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
+    output = outcome.output
+    output_json = output.model_dump_json() if isinstance(output, BaseModel) else json.dumps(output)
+    used_model = str(getattr(outcome.result, "model", None) or model)
+    prompt_tokens = usage.prompt_tokens if usage else 0
+    completion_tokens = usage.completion_tokens if usage else 0
+    # Only validated outputs reach this point, so only they are cached.
+    cache.put(key, CachedOutput(output_json, used_model, prompt_tokens, completion_tokens))
+    return ExtractionRecord(
+        **common,
+        model=used_model,
+        output_json=output_json,
+        error_type=None,
+        error_message=None,
+        cached=False,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+    )
+
+
+def merge_extractions(
+    records: Sequence[ExtractionRecord], config: AgentConfig
+) -> list[MergedExtraction]:
+    """One merged row per (artifact, schema), in order of first appearance.
+
+    Successful records merge in their given order with `config.merge_strategy`; failed ones
+    are counted in `error_count`. LLM_MERGE calls the configured endpoint (kind "openai") and
+    falls back to the deterministic JSON merge offline or on failure.
+    """
+    return _run_sync(_amerge_extractions(records, config))
+
+
+async def _amerge_extractions(
+    records: Sequence[ExtractionRecord], config: AgentConfig
+) -> list[MergedExtraction]:
+    groups: dict[tuple[str, str], list[ExtractionRecord]] = {}
+    for record in records:
+        groups.setdefault((record.artifact_id, record.schema_name), []).append(record)
+    strategy = MergeStrategy(config.merge_strategy)
+    agent: Any = None
+    schema: type[BaseModel] | None = None
+    if strategy is MergeStrategy.LLM_MERGE and config.kind == "openai":
+        schema = load_schema(config.schema_path)
+        agent = build_agent(config, schema)
+    try:
+        rows = await asyncio.gather(
+            *(_merge_group(group, strategy, agent, schema, config) for group in groups.values())
+        )
+    finally:
+        if isinstance(agent, OpenAICompatibleAgent):
+            await agent.aclose()
+    return list(rows)
+
+
+async def _merge_group(
+    group: list[ExtractionRecord],
+    strategy: MergeStrategy,
+    agent: Any,
+    schema: type[BaseModel] | None,
+    config: AgentConfig,
+) -> MergedExtraction:
+    good = [r for r in group if r.output_json is not None]
+    outcome = await amerge_results(
+        [json.loads(r.output_json) for r in good if r.output_json is not None],
+        strategy,
+        agent=agent,
+        schema=schema,
+        sources=[r.chunk_id for r in good],
+    )
+    first = group[0]
+    provenance = {
+        "chunks": [r.chunk_id for r in good],
+        "failed_chunks": [r.chunk_id for r in group if r.output_json is None],
+        "fields": outcome.provenance,
+        "llm_fallback": outcome.fallback,
+    }
+    return MergedExtraction(
+        artifact_id=first.artifact_id,
+        path=first.path,
+        schema_name=first.schema_name,
+        model=good[0].model if good else first.model,
+        strategy=strategy.value,
+        output_json=json.dumps(outcome.merged, ensure_ascii=False),
+        chunk_count=len(group),
+        error_count=len(group) - len(good),
+        provenance_json=json.dumps(provenance, ensure_ascii=False),
+    )

@@ -1,0 +1,206 @@
+"""Merging per-chunk results into one per document: concatenate, deep JSON merge, or LLM merge.
+
+Rules shared by every strategy: list items are de-duplicated structurally (strings compared
+case- and whitespace-insensitively, objects by canonical JSON); a scalar keeps the first
+non-null value in chunk order; provenance records which chunk gave each kept value or item.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from content_core.compression.strategies import render_template
+from content_core.errors import LLMError
+
+__all__ = [
+    "MergeOutcome",
+    "MergeStrategy",
+    "amerge_results",
+    "merge_results",
+    "merge_with_provenance",
+]
+
+logger = logging.getLogger(__name__)
+
+# Any: merged values are arbitrary JSON (the user's schema decides their shape).
+JSON = Any
+
+
+class MergeStrategy(StrEnum):
+    """How per-chunk results combine."""
+
+    CONCATENATE_LIST = "concatenate_list"  # lists concatenated, nested dicts merged one level
+    MERGE_JSON = "merge_json"  # lists concatenated, dicts merged recursively
+    LLM_MERGE = "llm_merge"  # an agent reconciles the results; MERGE_JSON when it cannot
+
+
+@dataclass
+class MergeOutcome:
+    """The merged object and, per field path, the source ids that gave each value or item."""
+
+    merged: dict[str, JSON]
+    provenance: dict[str, JSON] = field(default_factory=dict)
+    strategy: MergeStrategy = MergeStrategy.CONCATENATE_LIST
+    fallback: bool = False
+
+
+def _identity(value: JSON) -> str:
+    if isinstance(value, str):
+        return json.dumps(" ".join(value.split()).casefold())
+    return json.dumps(_normalise(value), sort_keys=True, ensure_ascii=False)
+
+
+def _normalise(value: JSON) -> JSON:
+    if isinstance(value, str):
+        return " ".join(value.split()).casefold()
+    if isinstance(value, Mapping):
+        return {k: _normalise(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalise(v) for v in value]
+    return value
+
+
+class _Merger:
+    """Accumulates results one at a time, tracking provenance per path."""
+
+    def __init__(self, deep: bool) -> None:
+        self.deep = deep
+        self.provenance: dict[str, JSON] = {}
+        # path -> identity -> position in the merged list
+        self._seen: dict[str, dict[str, int]] = {}
+
+    def add(
+        self, target: dict[str, JSON], item: Mapping[str, JSON], source: str, path: str, depth: int
+    ) -> None:
+        for key, value in item.items():
+            here = f"{path}.{key}" if path else key
+            self._add_value(target, key, value, source, here, depth)
+
+    def _add_value(
+        self, target: dict[str, JSON], key: str, value: JSON, source: str, path: str, depth: int
+    ) -> None:
+        current = target.get(key)
+        if isinstance(value, list):
+            if current is None:
+                current = target[key] = []
+                self.provenance[path] = []
+            if isinstance(current, list):
+                self._extend(current, value, source, path)
+            return
+        if isinstance(value, Mapping) and (self.deep or depth == 0):
+            if current is None:
+                current = target[key] = {}
+            if isinstance(current, dict):
+                self.add(current, value, source, path, depth + 1)
+            return
+        if current is None and value is not None:
+            target[key] = value
+            self.provenance[path] = source
+        elif key not in target:
+            target[key] = value
+
+    def _extend(self, current: list[JSON], values: list[JSON], source: str, path: str) -> None:
+        seen = self._seen.setdefault(path, {})
+        sources = self.provenance.setdefault(path, [])
+        for value in values:
+            ident = _identity(value)
+            position = seen.get(ident)
+            if position is None:
+                seen[ident] = len(current)
+                current.append(value)
+                sources.append([source])
+            elif source not in sources[position]:
+                sources[position].append(source)
+
+
+def _as_dict(result: JSON) -> dict[str, JSON]:
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json")
+    if isinstance(result, Mapping):
+        return dict(result)
+    raise TypeError(f"cannot merge a {type(result).__name__}; pass dicts or pydantic models")
+
+
+def merge_with_provenance(
+    results: Sequence[JSON],
+    strategy: MergeStrategy | str = MergeStrategy.CONCATENATE_LIST,
+    *,
+    sources: Sequence[str] | None = None,
+) -> MergeOutcome:
+    """Merge `results` (dicts or pydantic models) deterministically, keeping provenance.
+
+    `sources` names each result (chunk ids); by default their positions "0", "1", ....
+    LLM_MERGE has no agent here, so it merges as MERGE_JSON (use `amerge_results` for an agent).
+    """
+    strategy = MergeStrategy(strategy)
+    names = list(sources) if sources is not None else [str(i) for i in range(len(results))]
+    if len(names) != len(results):
+        raise ValueError("sources must name every result")
+    merger = _Merger(deep=strategy is not MergeStrategy.CONCATENATE_LIST)
+    merged: dict[str, JSON] = {}
+    for result, name in zip(results, names, strict=True):
+        merger.add(merged, _as_dict(result), name, "", 0)
+    return MergeOutcome(
+        merged=merged,
+        provenance=merger.provenance,
+        strategy=strategy,
+        fallback=strategy is MergeStrategy.LLM_MERGE,
+    )
+
+
+def merge_results(
+    results: Sequence[JSON], strategy: MergeStrategy | str = MergeStrategy.CONCATENATE_LIST
+) -> dict[str, JSON]:
+    """Merge per-chunk results into one dict (the seed's entry point); see the module rules."""
+    return merge_with_provenance(results, strategy).merged
+
+
+async def amerge_results(
+    results: Sequence[JSON],
+    strategy: MergeStrategy | str = MergeStrategy.LLM_MERGE,
+    *,
+    agent: Any = None,
+    schema: type[BaseModel] | None = None,
+    prompt_template: str | None = None,
+    sources: Sequence[str] | None = None,
+) -> MergeOutcome:
+    """Merge like `merge_with_provenance`; for LLM_MERGE ask `agent` to reconcile the results.
+
+    The agent gets the deterministic merge and the per-chunk results and must answer with the
+    final object (validated against `schema` when given). If there is no agent, a single
+    result, or the agent fails or answers invalid output, the deterministic MERGE_JSON result
+    is returned with `fallback=True`. Provenance is always the deterministic one.
+    """
+    # Any: agent is any object with `async run(prompt)`.
+    base = merge_with_provenance(results, strategy, sources=sources)
+    if MergeStrategy(strategy) is not MergeStrategy.LLM_MERGE or agent is None or len(results) < 2:
+        return base
+    from content_core.agents.schemas import _PROMPTS
+
+    template = prompt_template or (_PROMPTS / "merge.md").read_text(encoding="utf-8")
+    prompt = render_template(
+        template,
+        {
+            "results_json": json.dumps([_as_dict(r) for r in results], ensure_ascii=False),
+            "merged_json": json.dumps(base.merged, ensure_ascii=False),
+        },
+    )
+    try:
+        reply = await agent.run(prompt)
+        output = reply.output
+        if schema is not None and not isinstance(output, schema):
+            output = schema.model_validate(
+                json.loads(output) if isinstance(output, str) else output
+            )
+        merged = _as_dict(json.loads(output) if isinstance(output, str) else output)
+    except (LLMError, ValidationError, ValueError, TypeError) as exc:
+        logger.warning("LLM merge failed, keeping the deterministic merge: %s", exc)
+        return base
+    return MergeOutcome(merged=merged, provenance=base.provenance, strategy=base.strategy)

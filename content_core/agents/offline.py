@@ -1,0 +1,121 @@
+"""OfflineExtractor: a deterministic, model-free agent that fills the facts schema with rules."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from content_core.agents.base import AgentResult, Usage
+from content_core.agents.schemas import ExtractedFacts
+from content_core.compression._text import default_estimator
+from content_core.compression.extractive import _terms, extractive_compress
+from content_core.errors import LLMOutputError
+
+__all__ = ["OFFLINE_MODEL", "OfflineExtractor", "extract_facts"]
+
+# Part of every cache key: bump it when the rules below change what they extract.
+OFFLINE_MODEL = "offline-facts-v1"
+
+# The templates put the chunk between <document> and </document> lines; the instructions
+# above may mention the tags inline, so only whole-line tags count.
+_DOCUMENT = re.compile(r"^<document>[ \t]*\n(.*)\n</document>[ \t]*$", re.DOTALL | re.MULTILINE)
+_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]}]+", re.IGNORECASE)
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_DATE = re.compile(
+    r"\b(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?"
+    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)? {_MONTH}\.?,? \d{{4}}"
+    rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}})\b"
+)
+_NUMBER = r"\d{1,3}(?:[,\u202f ]\d{3})*(?:\.\d+)?|\d+(?:[.,]\d+)?"
+_SCALE = r"(?:\s?(?:million|billion|thousand|bn|[kKmM])\b)?"
+_CODES = r"(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR)"
+_AMOUNT = re.compile(
+    rf"(?:[$€£¥]\s?(?:{_NUMBER}){_SCALE})"
+    rf"|(?:\b{_CODES}\s?(?:{_NUMBER}){_SCALE})"
+    rf"|(?:(?<![\w.])(?:{_NUMBER}){_SCALE}\s?(?:{_CODES}|dollars|euros|pounds)\b)"
+    rf"|(?:(?<![\w.])(?:{_NUMBER})\s?[€£])"
+)
+_ATX = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_SETEXT = re.compile(r"^(\S[^\n]*)\n\s{0,3}(?:=+|-+)\s*$", re.MULTILINE)
+_SUMMARY_TOKENS = 80
+_MAX_TERMS = 10
+
+
+def _unique(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def extract_facts(text: str) -> ExtractedFacts:
+    """Fill `ExtractedFacts` from `text` with regular expressions and term statistics."""
+    headings = _headings(text)
+    first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    title = headings[0] if headings else (first_line[:120] or None)
+    prose = _ATX.sub("", _SETEXT.sub("", text))
+    summary = " ".join(extractive_compress(prose, _SUMMARY_TOKENS, default_estimator()).split())
+    counts = Counter(
+        t for t in _terms(_URL.sub(" ", _EMAIL.sub(" ", prose))) if any(c.isalpha() for c in t)
+    )
+    key_terms = [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return ExtractedFacts(
+        title=title,
+        summary=summary,
+        key_terms=[t for t in key_terms if len(t) > 3][:_MAX_TERMS],
+        emails=_unique(_EMAIL.findall(text)),
+        urls=_unique([u.rstrip(".,;:!?") for u in _URL.findall(text)]),
+        dates=_unique(_DATE.findall(text)),
+        amounts=_unique([" ".join(a.split()) for a in _AMOUNT.findall(text)]),
+        headings=headings,
+    )
+
+
+def _headings(text: str) -> list[str]:
+    found = [(m.start(), m.group(1).strip()) for m in _ATX.finditer(text)]
+    found += [(m.start(), m.group(1).strip()) for m in _SETEXT.finditer(text)]
+    return _unique([h for _, h in sorted(found)])
+
+
+class OfflineExtractor:
+    """An agent that needs no model: `run(prompt)` extracts facts from the prompt's document.
+
+    When the prompt wraps the chunk in `<document>` tags (as the bundled templates do), only
+    that part is read, so instructions never leak into the facts. A `schema` other than
+    ExtractedFacts is filled from the facts fields it shares with them; if it then does not
+    validate, `LLMOutputError` is raised, as for a model reply.
+    """
+
+    def __init__(self, schema: type[BaseModel] = ExtractedFacts) -> None:
+        self.schema = schema
+        self.model = OFFLINE_MODEL
+
+    async def run(self, prompt: str, **kwargs: Any) -> AgentResult[BaseModel]:
+        """Return the facts of the prompt's document as an instance of the schema."""
+        # Any: kwargs are accepted for contract compatibility with other agents and ignored.
+        del kwargs
+        match = _DOCUMENT.search(prompt)
+        facts = extract_facts(match.group(1) if match else prompt)
+        if self.schema is ExtractedFacts:
+            return AgentResult(output=facts, model=self.model, usage=Usage())
+        shared = {k: v for k, v in facts.model_dump().items() if k in self.schema.model_fields}
+        try:
+            output = self.schema.model_validate(shared)
+        except ValidationError as exc:
+            raise LLMOutputError(
+                f"offline extractor cannot fill schema {self.schema.__name__}: {exc}",
+                stage="extract",
+            ) from exc
+        return AgentResult(output=output, model=self.model, usage=Usage())

@@ -1,0 +1,63 @@
+"""CompressionConfig and compress_text: the synchronous entry point used by the pipeline."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from content_core.compression._text import default_estimator, truncate_to_tokens
+from content_core.compression.extractive import extractive_compress
+
+__all__ = ["CompressionConfig", "CompressionResult", "compress_text"]
+
+
+class CompressionConfig(BaseModel):
+    """How `compressed_contexts` reduces each document: an offline strategy and a budget."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    strategy: Literal["extractive", "truncation"] = "extractive"
+    max_tokens: int = Field(default=1024, ge=1)
+
+    def fingerprint(self) -> str:
+        """A short stable hash of the settings, stored with each compressed row."""
+        payload = self.model_dump_json()
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+class CompressionResult(BaseModel):
+    """One compressed text with the strategy used and exact cl100k counts before and after."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    strategy: str
+    tokens_before: int
+    tokens_after: int
+
+
+def compress_text(text: str, config: CompressionConfig) -> CompressionResult:
+    """Compress `text` to `config.max_tokens` cl100k tokens, offline and synchronously.
+
+    Text that already fits is returned unchanged with strategy "none". The extractive strategy
+    keeps the best-scoring sentences; truncation keeps the beginning. Either way the result
+    fits the budget by exact count.
+    """
+    estimator = default_estimator()
+    before = estimator.estimate(text)
+    if before <= config.max_tokens:
+        return CompressionResult(
+            text=text, strategy="none", tokens_before=before, tokens_after=before
+        )
+    if config.strategy == "extractive":
+        reduced = extractive_compress(text, config.max_tokens, estimator)
+    else:
+        reduced = truncate_to_tokens(text, config.max_tokens, estimator, suffix="...")
+    return CompressionResult(
+        text=reduced,
+        strategy=config.strategy,
+        tokens_before=before,
+        tokens_after=estimator.estimate(reduced),
+    )

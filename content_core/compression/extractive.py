@@ -1,0 +1,124 @@
+"""Offline extractive compression: keep the highest-scoring sentences that fit the budget."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from content_core.compression._text import Span, split_sentences, truncate_to_tokens
+from content_core.tokens import TokenEstimator
+
+__all__ = ["ExtractiveStrategy", "extractive_compress"]
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+
+# Common English function words: they carry no topic, so they do not score.
+_STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few
+    for from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not now of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves shall may might must one two also via per""".split()
+)
+
+
+def _terms(text: str) -> list[str]:
+    return [
+        w
+        for w in (m.group().casefold() for m in _WORD.finditer(text))
+        if len(w) > 2 and w not in _STOPWORDS and not w.isdigit()
+    ]
+
+
+def score_sentences(text: str, spans: list[Span]) -> list[float]:
+    """Score each span by how many of the document's frequent terms it carries.
+
+    A span's score is the sum of the (log-damped) document frequencies of its distinct terms,
+    divided by the square root of its term count so long sentences do not win by length
+    alone, with a bonus for headings and for the opening sentences of the document.
+    """
+    per_span = [_terms(text[s.start : s.end]) for s in spans]
+    freq = Counter(t for terms in per_span for t in set(terms))
+    scores: list[float] = []
+    for position, (span, terms) in enumerate(zip(spans, per_span, strict=True)):
+        distinct = set(terms)
+        base = sum(math.log1p(freq[t]) for t in distinct) / math.sqrt(len(terms) + 1)
+        if _HEADING.match(text[span.start : span.end]):
+            base *= 1.5
+        if position < 3:
+            base *= 1.3 - 0.1 * position
+        scores.append(base)
+    return scores
+
+
+def extractive_compress(text: str, max_tokens: int, estimator: TokenEstimator) -> str:
+    """Return the best-scoring sentences of `text`, in document order, within `max_tokens`.
+
+    Sentences are picked greedily by score; the joined result is re-counted with `estimator`
+    and the weakest picked sentence is dropped until it fits, so the budget holds exactly.
+    If not even one sentence fits, the best sentence is cut at a word boundary.
+    """
+    if max_tokens <= 0:
+        return ""
+    if estimator.fits(text, max_tokens):
+        return text
+    spans = split_sentences(text)
+    if not spans:
+        return truncate_to_tokens(text, max_tokens, estimator)
+    scores = score_sentences(text, spans)
+    costs = [estimator.estimate(text[s.start : s.end]) + 1 for s in spans]
+    order = sorted(range(len(spans)), key=lambda i: (-scores[i], i))
+    chosen: set[int] = set()
+    used = 0
+    for i in order:
+        if used + costs[i] <= max_tokens:
+            chosen.add(i)
+            used += costs[i]
+    if not chosen:
+        best = text[spans[order[0]].start : spans[order[0]].end]
+        return truncate_to_tokens(best, max_tokens, estimator)
+    result = _assemble(text, spans, chosen)
+    while not estimator.fits(result, max_tokens) and len(chosen) > 1:
+        chosen.discard(min(chosen, key=lambda i: (scores[i], -i)))
+        result = _assemble(text, spans, chosen)
+    return truncate_to_tokens(result, max_tokens, estimator)
+
+
+def _assemble(text: str, spans: list[Span], chosen: set[int]) -> str:
+    """Join chosen spans in order, keeping original whitespace between neighbours."""
+    parts: list[str] = []
+    previous: int | None = None
+    for i in sorted(chosen):
+        span = spans[i]
+        if previous is not None:
+            if previous == i - 1:
+                parts.append(text[spans[previous].end : span.start])
+            else:
+                gap = text[spans[previous].end : span.start]
+                parts.append("\n" if "\n" in gap else " ")
+        parts.append(text[span.start : span.end])
+        previous = i
+    return "".join(parts)
+
+
+class ExtractiveStrategy:
+    """Compress offline by keeping the document's most informative sentences.
+
+    No model is called: sentences are scored by term frequency and position, the best ones
+    that fit are kept in their original order. Results fit the budget by the estimator's
+    count (exact cl100k by default).
+    """
+
+    def __init__(self, *, estimator: TokenEstimator | None = None) -> None:
+        from content_core.compression._text import default_estimator
+
+        self.estimator = estimator or default_estimator()
+
+    async def compress(self, text: str, max_tokens: int) -> str:
+        """Return `text` reduced to at most `max_tokens` tokens."""
+        return extractive_compress(text, max_tokens, self.estimator)
