@@ -1,0 +1,471 @@
+"""ArchiveUnpacker: read zip, tar, gzip and 7z members into memory under one byte budget.
+
+Nothing is extracted to disk and no member name becomes a path: members are returned as
+(display name, bytes). Links, devices and other special members are reported, never followed.
+The same budget is charged by every container met while normalising one raw file, including the
+zip packages inside Office files (`check_zip_package`).
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import stat
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from content_core.binary import media_types as mt
+from content_core.errors import (
+    ArchiveExtractionError,
+    BinaryFanoutError,
+    BinaryNormalizationError,
+    BinaryTooLargeError,
+    MissingDependencyError,
+)
+
+__all__ = ["ArchiveMember", "ArchiveUnpacker", "ExpansionBudget", "check_zip_package", "safe_name"]
+
+_CHUNK = 64 * 1024
+_ZIP_LOCAL_HEADER = 30
+
+
+@dataclass
+class ExpansionBudget:
+    """Decompressed bytes and member files left for one raw file, shared by all containers."""
+
+    max_bytes: int
+    max_files: int
+    max_ratio: float = 200.0
+    used_bytes: int = 0
+    used_files: int = 0
+    _frozen: bool = field(default=False, repr=False)
+
+    def charge_bytes(self, count: int, what: str) -> None:
+        """Count `count` more decompressed bytes; raise `BinaryTooLargeError` past the limit."""
+        self.used_bytes += count
+        if self.used_bytes > self.max_bytes:
+            raise BinaryTooLargeError(
+                f"{what}: decompressed data passes the budget of {self.max_bytes} bytes"
+            )
+
+    def charge_file(self, what: str) -> None:
+        """Count one more member; raise `BinaryFanoutError` past the limit."""
+        self.used_files += 1
+        if self.used_files > self.max_files:
+            raise BinaryFanoutError(
+                f"{what}: more than {self.max_files} members in total"
+            )
+
+    @property
+    def bytes_left(self) -> int:
+        """Decompressed bytes still allowed."""
+        return max(0, self.max_bytes - self.used_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveMember:
+    """One member read from a container: a display name and its bytes, or why it failed."""
+
+    name: str
+    data: bytes | None
+    error: BinaryNormalizationError | None = None
+
+
+def safe_name(raw: str, fallback: str) -> str:
+    """Return a display name from a container-supplied name: its last path part, no control
+    characters, no leading dots; `fallback` when nothing usable is left."""
+    cleaned = "".join(ch for ch in raw.replace("\\", "/") if ch.isprintable())
+    base = posixpath.basename(cleaned.rstrip("/")).strip().lstrip(".")
+    return base[:255] if base else fallback
+
+
+class ArchiveUnpacker:
+    """Yield the members of a zip, tar, gzip or 7z archive, charging an `ExpansionBudget`."""
+
+    def __init__(self, *, passwords: tuple[str, ...] = ()) -> None:
+        self.passwords = passwords
+
+    def unpack(
+        self, data: bytes, media_type: str, budget: ExpansionBudget, *, filename: str = ""
+    ) -> Iterator[ArchiveMember]:
+        """Yield the archive's regular-file members in order.
+
+        A member that cannot be read is yielded with `error` set and the next one is tried.
+        Errors that make the whole archive unreadable, or that exhaust the budget, are raised.
+
+        Raises:
+            ArchiveExtractionError: the archive is malformed, encrypted without a password, or
+                a zip has overlapping entries.
+            BinaryTooLargeError: the budget of decompressed bytes is exhausted.
+            BinaryFanoutError: the budget of member files is exhausted.
+        """
+        name = filename or "<archive>"
+        if media_type == mt.ZIP:
+            yield from self._zip(data, budget, name)
+        elif media_type == mt.TAR:
+            yield from self._tar(data, budget, name)
+        elif media_type == mt.GZIP:
+            yield from self._gzip(data, budget, name)
+        elif media_type == mt.SEVEN_ZIP:
+            yield from self._seven_zip(data, budget, name)
+        else:
+            raise ArchiveExtractionError(f"{name}: {media_type} is not an archive type")
+
+    # ---------------------------------------------------------------------------------- zip
+
+    def _zip(self, data: bytes, budget: ExpansionBudget, name: str) -> Iterator[ArchiveMember]:
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise ArchiveExtractionError(f"{name}: not a readable zip ({exc})") from exc
+        with archive:
+            infos = archive.infolist()
+            _check_zip_layout(infos, len(data), name)
+            for index, info in enumerate(infos):
+                if info.is_dir():
+                    continue
+                display = safe_name(info.filename, f"member-{index + 1}")
+                budget.charge_file(name)
+                mode = (info.external_attr >> 16) & 0o170000
+                if mode and not stat.S_ISREG(mode):
+                    yield ArchiveMember(display, None, ArchiveExtractionError(
+                        f"{name}: member {display!r} is a link or special file; not followed"
+                    ))
+                    continue
+                try:
+                    content = _read_zip_member(archive, info, budget, name, self.passwords)
+                except (BinaryTooLargeError, BinaryFanoutError):
+                    raise
+                except ArchiveExtractionError as exc:
+                    yield ArchiveMember(display, None, exc)
+                    continue
+                yield ArchiveMember(display, content)
+
+    # ---------------------------------------------------------------------------------- tar
+
+    def _tar(self, data: bytes, budget: ExpansionBudget, name: str) -> Iterator[ArchiveMember]:
+        try:
+            archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:")
+        except (tarfile.TarError, OSError, ValueError, EOFError) as exc:
+            raise ArchiveExtractionError(f"{name}: not a readable tar ({exc})") from exc
+        with archive:
+            index = 0
+            while True:
+                try:
+                    member = archive.next()
+                except (tarfile.TarError, OSError, ValueError, EOFError) as exc:
+                    raise ArchiveExtractionError(f"{name}: damaged tar header ({exc})") from exc
+                if member is None:
+                    break
+                index += 1
+                if member.isdir():
+                    continue
+                display = safe_name(member.name, f"member-{index}")
+                budget.charge_file(name)
+                if not member.isreg():
+                    # Symlinks, hard links, devices, FIFOs: reported, never followed or created.
+                    yield ArchiveMember(display, None, ArchiveExtractionError(
+                        f"{name}: member {display!r} is a link or special file; not followed"
+                    ))
+                    continue
+                budget.charge_bytes(member.size, name)
+                handle = archive.extractfile(member)
+                if handle is None:  # pragma: no cover - isreg() members always have data
+                    continue
+                try:
+                    content = handle.read(member.size)
+                except (tarfile.TarError, OSError, EOFError) as exc:
+                    yield ArchiveMember(display, None, ArchiveExtractionError(
+                        f"{name}: member {display!r} is truncated ({exc})"
+                    ))
+                    continue
+                yield ArchiveMember(display, content)
+
+    # --------------------------------------------------------------------------------- gzip
+
+    def _gzip(self, data: bytes, budget: ExpansionBudget, name: str) -> Iterator[ArchiveMember]:
+        content = gunzip(data, budget, name)
+        inner = name[:-3] if name.lower().endswith(".gz") else name
+        if name.lower().endswith(".tgz"):
+            inner = name[:-4] + ".tar"
+        budget.charge_file(name)
+        yield ArchiveMember(safe_name(inner, "member-1"), content)
+
+    # ----------------------------------------------------------------------------------- 7z
+
+    def _seven_zip(
+        self, data: bytes, budget: ExpansionBudget, name: str
+    ) -> Iterator[ArchiveMember]:
+        try:
+            import py7zr
+            from py7zr.exceptions import DecompressionBombError
+        except ImportError as exc:  # pragma: no cover - py7zr is a core dependency
+            raise MissingDependencyError("py7zr is required for 7z", extra="binary") from exc
+        failures = (
+            py7zr.Bad7zFile,
+            py7zr.PasswordRequired,
+            py7zr.UnsupportedCompressionMethodError,
+            DecompressionBombError,
+            EOFError,
+            OSError,
+            ValueError,
+            KeyError,
+            IndexError,
+            TypeError,
+            AttributeError,
+            NotImplementedError,
+            zlib.error,
+            LookupError,
+        )
+        passwords: tuple[str | None, ...] = (None, *self.passwords)
+        last: BaseException | None = None
+        for password in passwords:
+            collector = _Collector(budget, name)
+            try:
+                with py7zr.SevenZipFile(
+                    io.BytesIO(data), mode="r", password=password,
+                    max_extract_size=budget.bytes_left,
+                ) as archive:
+                    if archive.needs_password() and password is None:
+                        last = py7zr.PasswordRequired("a password is required")
+                        if self.passwords:
+                            continue
+                        break
+                    entries = archive.list()
+                    declared = sum(e.uncompressed or 0 for e in entries if not e.is_directory)
+                    if declared > budget.bytes_left:
+                        raise BinaryTooLargeError(
+                            f"{name}: declares {declared} bytes, over the budget left "
+                            f"({budget.bytes_left})"
+                        )
+                    archive.extract(path=None, factory=collector)
+            except (BinaryTooLargeError, BinaryFanoutError):
+                raise
+            except failures as exc:
+                if isinstance(exc, DecompressionBombError):
+                    raise BinaryTooLargeError(f"{name}: {exc}") from exc
+                last = exc
+                continue
+            except RuntimeError as exc:  # py7zr wraps worker-thread failures this way
+                last = exc
+                continue
+            budget.charge_bytes(0, name)
+            for index, (member_name, content) in enumerate(collector.members):
+                budget.charge_file(name)
+                yield ArchiveMember(safe_name(member_name, f"member-{index + 1}"), content)
+            return
+        message = str(last) if last else "unreadable"
+        if last is not None and "password" in f"{type(last).__name__} {message}".lower():
+            raise ArchiveExtractionError(f"{name}: encrypted 7z and no configured password works")
+        raise ArchiveExtractionError(f"{name}: not a readable 7z ({message})") from last
+
+
+class _Collector:
+    """py7zr writer factory that keeps members in memory and charges the budget as it grows."""
+
+    def __init__(self, budget: ExpansionBudget, name: str) -> None:
+        self.budget = budget
+        self.name = name
+        self.members: list[tuple[str, bytes]] = []
+
+    def create(self, filename: str) -> _MemberSink:
+        sink = _MemberSink(self, filename)
+        return sink
+
+
+class _MemberSink:
+    def __init__(self, owner: _Collector, filename: str) -> None:
+        self.owner = owner
+        self.filename = filename
+        self.buffer = io.BytesIO()
+        self.closed_once = False
+
+    def write(self, chunk: bytes | bytearray) -> int:
+        self.owner.budget.charge_bytes(len(chunk), self.owner.name)
+        return self.buffer.write(chunk)
+
+    def read(self, size: int | None = None) -> bytes:
+        return self.buffer.read(size)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.buffer.seek(offset, whence)
+
+    def flush(self) -> None:
+        return None
+
+    def size(self) -> int:
+        return self.buffer.getbuffer().nbytes
+
+    def close(self) -> None:
+        if not self.closed_once:
+            self.closed_once = True
+            self.owner.members.append((self.filename, self.buffer.getvalue()))
+
+
+def _register_py7zr_abcs() -> None:
+    try:
+        import py7zr
+    except ImportError:  # pragma: no cover
+        return
+    py7zr.WriterFactory.register(_Collector)
+    py7zr.Py7zIO.register(_MemberSink)
+
+
+_register_py7zr_abcs()
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+
+def gunzip(data: bytes, budget: ExpansionBudget, name: str) -> bytes:
+    """Decompress a gzip stream (all members) chunk by chunk, charging `budget`.
+
+    Raises:
+        BinaryTooLargeError: the output passes the budget.
+        ArchiveExtractionError: the stream is not valid gzip.
+    """
+    out = io.BytesIO()
+    pending = data
+    try:
+        while pending:
+            inflater = zlib.decompressobj(wbits=31)
+            while True:
+                produced = inflater.decompress(pending, _CHUNK)
+                budget.charge_bytes(len(produced), name)
+                out.write(produced)
+                pending = inflater.unconsumed_tail
+                if inflater.eof or (not produced and not pending):
+                    break
+            if not inflater.eof:
+                raise ArchiveExtractionError(f"{name}: truncated gzip stream")
+            pending = inflater.unused_data
+            if not pending.startswith(b"\x1f\x8b"):
+                break  # trailing padding after the last member
+    except zlib.error as exc:
+        raise ArchiveExtractionError(f"{name}: damaged gzip stream ({exc})") from exc
+    return out.getvalue()
+
+
+def _check_zip_layout(infos: list[zipfile.ZipInfo], size: int, name: str) -> None:
+    """Refuse zips whose entries overlap (the "non-recursive zip bomb" trick) or point past
+    the end of the file; this Python's zipfile detects neither."""
+    spans: list[tuple[int, int]] = []
+    for info in infos:
+        start = info.header_offset
+        end = start + _ZIP_LOCAL_HEADER + len(info.filename.encode("utf-8", "replace"))
+        end += info.compress_size
+        if start < 0 or start >= size:
+            raise ArchiveExtractionError(f"{name}: entry {info.filename!r} points outside")
+        spans.append((start, end))
+    spans.sort()
+    for (_, previous_end), (start, _) in zip(spans, spans[1:], strict=False):
+        if start < previous_end:
+            raise ArchiveExtractionError(
+                f"{name}: overlapping zip entries (a zip bomb construction)"
+            )
+
+
+def _read_zip_member(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    budget: ExpansionBudget,
+    name: str,
+    passwords: tuple[str, ...],
+) -> bytes:
+    """Read one member in chunks, charging real decompressed bytes as they come."""
+    encrypted = bool(info.flag_bits & 0x1)
+    candidates: tuple[bytes | None, ...] = (
+        tuple(p.encode("utf-8") for p in passwords) if encrypted else (None,)
+    )
+    if encrypted and not candidates:
+        raise ArchiveExtractionError(f"{name}: member {info.filename!r} is encrypted")
+    limit_ratio = budget.max_ratio
+    last: BaseException | None = None
+    for password in candidates:
+        out = io.BytesIO()
+        charged = 0
+        try:
+            with archive.open(info, pwd=password) as handle:
+                while True:
+                    chunk = handle.read(_CHUNK)
+                    if not chunk:
+                        break
+                    out.write(chunk)
+                    charged += len(chunk)
+                    budget.charge_bytes(len(chunk), name)
+                    if charged > 1_048_576 and charged > limit_ratio * max(info.compress_size, 1):
+                        raise BinaryTooLargeError(
+                            f"{name}: member {info.filename!r} expands more than "
+                            f"{limit_ratio:.0f} times"
+                        )
+            return out.getvalue()
+        except (BinaryTooLargeError, BinaryFanoutError):
+            raise
+        except RuntimeError as exc:  # wrong password
+            budget.used_bytes -= charged
+            last = exc
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
+                NotImplementedError, KeyError) as exc:
+            raise ArchiveExtractionError(
+                f"{name}: member {info.filename!r} cannot be read ({exc})"
+            ) from exc
+    raise ArchiveExtractionError(
+        f"{name}: member {info.filename!r} is encrypted and no configured password works"
+    ) from last
+
+
+def check_zip_package(data: bytes, budget: ExpansionBudget, *, filename: str = "") -> int:
+    """Inflate every part of a zip-based document (DOCX, XLSX, PPTX, ODF, EPUB) against the
+    budget, without keeping the output, and return the total expanded size.
+
+    Office parsers inflate parts with no limit; running this first means they only ever see
+    packages whose real expanded size is known to be within the budget.
+
+    Raises:
+        BinaryTooLargeError: the parts expand past the budget or past the ratio limit.
+        BinaryFanoutError: the package has more parts than the member budget.
+        ArchiveExtractionError: the package is not a readable zip or has overlapping entries.
+    """
+    name = filename or "<package>"
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise ArchiveExtractionError(f"{name}: not a readable zip package ({exc})") from exc
+    total = 0
+    with archive:
+        infos = archive.infolist()
+        _check_zip_layout(infos, len(data), name)
+        if len(infos) > budget.max_files:
+            raise BinaryFanoutError(f"{name}: {len(infos)} parts, over {budget.max_files}")
+        for info in infos:
+            if info.is_dir():
+                continue
+            if info.flag_bits & 0x1:
+                raise ArchiveExtractionError(f"{name}: part {info.filename!r} is encrypted")
+            try:
+                with archive.open(info) as handle:
+                    part = 0
+                    while True:
+                        chunk = handle.read(_CHUNK)
+                        if not chunk:
+                            break
+                        part += len(chunk)
+                        budget.charge_bytes(len(chunk), name)
+                        ceiling = budget.max_ratio * max(info.compress_size, 1)
+                        if part > 1_048_576 and part > ceiling:
+                            raise BinaryTooLargeError(
+                                f"{name}: part {info.filename!r} expands more than "
+                                f"{budget.max_ratio:.0f} times"
+                            )
+                    total += part
+            except (BinaryTooLargeError, BinaryFanoutError):
+                raise
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
+                    NotImplementedError, RuntimeError, KeyError) as exc:
+                raise ArchiveExtractionError(
+                    f"{name}: part {info.filename!r} cannot be read ({exc})"
+                ) from exc
+    return total

@@ -1,0 +1,77 @@
+"""BinaryArtifact: one output unit of binary normalisation."""
+
+from __future__ import annotations
+
+import builtins
+
+from pydantic import BaseModel, ConfigDict
+
+from content_core.binary import media_types as mt
+
+__all__ = ["BinaryArtifact", "kind_for"]
+
+
+class BinaryArtifact(BaseModel):
+    """A file produced by normalisation: the raw file itself, a member, or a rendition.
+
+    `derived_from` lists the ids (SHA-256 of the bytes) of the ancestors, raw file first; it is
+    empty for the raw file. `member_name` is the name a container gave this member (display
+    only; never used as a path). A member that could not be produced carries `error_type` and
+    `error_message`; its `bytes` are empty when the member could not even be read.
+    `rendition` marks bytes derived from a sibling document by conversion (an Office file
+    rendered to PDF, a HEIC image re-encoded as PNG): the same content in another format.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    bytes: builtins.bytes
+    media_type: str
+    filename: str
+    kind: str
+    page_count: int | None = None
+    derived_from: tuple[str, ...] = ()
+    member_name: str | None = None
+    rendition: bool = False
+    error_type: str | None = None
+    error_message: str | None = None
+
+
+_KINDS: dict[str, str] = {
+    mt.PDF: "pdf",
+    mt.DOCX: "docx",
+    mt.XLSX: "xlsx",
+    mt.PPTX: "pptx",
+    mt.ODT: "odt",
+    mt.ODS: "ods",
+    mt.ODP: "odp",
+    mt.EPUB: "epub",
+    mt.DOC: "doc",
+    mt.XLS: "xls",
+    mt.PPT: "ppt",
+    mt.RTF: "rtf",
+    mt.EML: "email",
+    mt.MSG: "email",
+    mt.ZIP: "archive",
+    mt.TAR: "archive",
+    mt.GZIP: "archive",
+    mt.SEVEN_ZIP: "archive",
+    mt.HTML: "html",
+    mt.XHTML: "html",
+    mt.MARKDOWN: "markdown",
+    mt.CSV: "csv",
+    mt.TSV: "tsv",
+    mt.JSON: "json",
+    mt.NDJSON: "json",
+    mt.XML: "xml",
+    mt.RSS: "xml",
+    mt.PLAIN: "text",
+}
+
+
+def kind_for(media_type: str) -> str:
+    """Return the canonical kind token for a media type ("pdf", "image", "archive", ...)."""
+    if media_type in _KINDS:
+        return _KINDS[media_type]
+    if media_type.startswith("image/"):
+        return "image"
+    return "binary"

@@ -1,0 +1,343 @@
+"""EmailUnpacker: split an .eml or Outlook .msg into a body and attachments.
+
+Hardened against the standard library's soft spots: headers are parsed with the `compat32`
+policy (no eager encoded-word decoding, whose cost grows quadratically on huge headers) and only
+the few rendered headers are decoded, truncated first; the header block and the number of MIME
+parts are limited before parsing (deep multiparts make the parser recurse); attachment names are
+reduced to display names, never paths.
+"""
+
+from __future__ import annotations
+
+import email
+import email.errors
+import email.header
+import email.message
+import email.policy
+import email.utils
+import html
+import re
+from dataclasses import dataclass
+
+from content_core.binary import media_types as mt
+from content_core.binary.archives import ArchiveMember, ExpansionBudget, safe_name
+from content_core.binary.sniff import decode_text_sample
+from content_core.errors import (
+    BinaryFanoutError,
+    BinaryTooLargeError,
+    EmailParseError,
+    MissingDependencyError,
+)
+
+__all__ = ["EmailUnpacker", "UnpackedEmail"]
+
+_RENDERED_HEADERS = ("From", "To", "Cc", "Date", "Subject")
+_MAX_HEADER_VALUE_CHARS = 2000
+_BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class UnpackedEmail:
+    """An email split into parts: rendered header lines, one body, and attachments."""
+
+    header: str
+    body: str
+    body_media_type: str
+    attachments: tuple[ArchiveMember, ...]
+
+    def body_document(self, *, render_header: bool) -> tuple[bytes, str]:
+        """Return the body as a document (bytes, media type), with the header on top if asked."""
+        if self.body_media_type == mt.HTML:
+            head = ""
+            if render_header and self.header:
+                head = "<pre>" + html.escape(self.header) + "</pre>\n"
+            return (head + self.body).encode("utf-8"), mt.HTML
+        text = self.body
+        if render_header and self.header:
+            text = self.header + "\n\n" + text
+        return text.encode("utf-8"), mt.PLAIN
+
+
+class EmailUnpacker:
+    """Parse RFC 822 (.eml) and Outlook (.msg) messages within configured limits."""
+
+    def __init__(self, *, max_header_bytes: int = 256 * 1024, max_parts: int = 500) -> None:
+        self.max_header_bytes = max_header_bytes
+        self.max_parts = max_parts
+
+    def unpack(
+        self, data: bytes, media_type: str, budget: ExpansionBudget, *, filename: str = ""
+    ) -> UnpackedEmail:
+        """Return the body and attachments of the message `data`.
+
+        Raises:
+            EmailParseError: the message cannot be parsed.
+            BinaryTooLargeError: the header block is over its limit, or the decoded parts pass
+                the byte budget.
+            BinaryFanoutError: more MIME parts than allowed.
+        """
+        name = filename or "<email>"
+        if media_type == mt.MSG:
+            return self._msg(data, budget, name)
+        return self._eml(data, budget, name)
+
+    # ---------------------------------------------------------------------------------- eml
+
+    def _eml(self, data: bytes, budget: ExpansionBudget, name: str) -> UnpackedEmail:
+        data = _to_bytes_ascii_compatible(data)
+        header_end = _header_end(data)
+        if header_end > self.max_header_bytes:
+            raise BinaryTooLargeError(
+                f"{name}: header block of {header_end} bytes, over {self.max_header_bytes}"
+            )
+        boundaries = len(_BOUNDARY.findall(data))
+        if boundaries > self.max_parts:
+            raise BinaryFanoutError(f"{name}: {boundaries} multipart levels or parts, too many")
+        try:
+            message = email.message_from_bytes(data, policy=email.policy.compat32)
+        except RecursionError as exc:
+            raise EmailParseError(f"{name}: MIME structure nests too deeply") from exc
+        except (ValueError, TypeError, LookupError, IndexError) as exc:
+            raise EmailParseError(f"{name}: unparseable message ({exc})") from exc
+        header = _render_header(message)
+        bodies: list[tuple[str, str]] = []
+        attachments: list[ArchiveMember] = []
+        stack: list[tuple[email.message.Message, int]] = [(message, 0)]
+        parts = 0
+        while stack:
+            part, depth = stack.pop()
+            parts += 1
+            if parts > self.max_parts:
+                raise BinaryFanoutError(f"{name}: more than {self.max_parts} MIME parts")
+            if depth > 64:
+                raise BinaryFanoutError(f"{name}: MIME parts nest deeper than 64 levels")
+            ctype = part.get_content_type()
+            if part.is_multipart() and ctype != "message/rfc822":
+                payload = part.get_payload()
+                if isinstance(payload, list):
+                    stack.extend((child, depth + 1) for child in reversed(payload))
+                continue
+            label = _attachment_name(part)
+            is_attachment = label is not None or (
+                (part.get("Content-Disposition") or "").lower().startswith("attachment")
+            )
+            if ctype == "message/rfc822":
+                attachments.append(self._embedded_message(part, budget, name, len(attachments)))
+                continue
+            payload_bytes = _payload(part)
+            budget.charge_bytes(len(payload_bytes), name)
+            if not is_attachment and ctype in ("text/plain", "text/html"):
+                bodies.append((ctype, _decode_part(payload_bytes, part.get_content_charset())))
+                continue
+            if part is message and not is_attachment and ctype.startswith("text/"):
+                bodies.append(("text/plain", _decode_part(payload_bytes, None)))
+                continue
+            budget.charge_file(name)
+            fallback = f"attachment-{len(attachments) + 1}{_extension(ctype)}"
+            attachments.append(ArchiveMember(safe_name(label or "", fallback), payload_bytes))
+        body, body_type = _choose_body(bodies)
+        return UnpackedEmail(header, body, body_type, tuple(attachments))
+
+    def _embedded_message(
+        self, part: email.message.Message, budget: ExpansionBudget, name: str, index: int
+    ) -> ArchiveMember:
+        payload = part.get_payload()
+        inner = payload[0] if isinstance(payload, list) and payload else None
+        fallback = f"message-{index + 1}.eml"
+        display = safe_name(_attachment_name(part) or "", fallback)
+        budget.charge_file(name)
+        try:
+            content = inner.as_bytes() if isinstance(inner, email.message.Message) else b""
+        except RecursionError as exc:
+            return ArchiveMember(display, None, EmailParseError(
+                f"{name}: attached message nests too deeply ({exc})"
+            ))
+        except (ValueError, TypeError, LookupError, UnicodeError) as exc:
+            return ArchiveMember(display, None, EmailParseError(
+                f"{name}: attached message cannot be serialised ({exc})"
+            ))
+        budget.charge_bytes(len(content), name)
+        return ArchiveMember(display, content)
+
+    # ---------------------------------------------------------------------------------- msg
+
+    def _msg(self, data: bytes, budget: ExpansionBudget, name: str) -> UnpackedEmail:
+        try:
+            import extract_msg
+            from extract_msg.exceptions import ExMsgBaseException
+        except ImportError as exc:  # pragma: no cover - extract-msg is a core dependency
+            raise MissingDependencyError(
+                "extract-msg is required for .msg", extra="binary"
+            ) from exc
+        failures = (
+            ExMsgBaseException, OSError, ValueError, KeyError, TypeError, IndexError,
+            AttributeError, NotImplementedError, UnicodeError, RecursionError, EOFError,
+        )
+        try:
+            message = extract_msg.openMsg(data)
+        except failures as exc:
+            raise EmailParseError(f"{name}: unreadable Outlook message ({exc})") from exc
+        try:
+            header = "\n".join(
+                f"{label}: {_clip(str(value))}"
+                for label, value in (
+                    ("From", getattr(message, "sender", None)),
+                    ("To", getattr(message, "to", None)),
+                    ("Cc", getattr(message, "cc", None)),
+                    ("Date", getattr(message, "date", None)),
+                    ("Subject", getattr(message, "subject", None)),
+                )
+                if value
+            )
+            body = getattr(message, "body", None) or ""
+            body_type = mt.PLAIN
+            if not body.strip():
+                html_body = getattr(message, "htmlBody", None)
+                if html_body:
+                    body = _decode_part(html_body, None)
+                    body_type = mt.HTML
+            attachments = []
+            for index, attachment in enumerate(getattr(message, "attachments", [])):
+                attachments.append(_msg_attachment(attachment, index, budget, name))
+        except (BinaryTooLargeError, BinaryFanoutError):
+            raise
+        except failures as exc:
+            raise EmailParseError(f"{name}: Outlook message cannot be read ({exc})") from exc
+        finally:
+            message.close()
+        return UnpackedEmail(header, body.replace("\r\n", "\n"), body_type, tuple(attachments))
+
+
+def _msg_attachment(
+    attachment: object, index: int, budget: ExpansionBudget, name: str
+) -> ArchiveMember:
+    label = getattr(attachment, "longFilename", None) or getattr(attachment, "shortFilename", None)
+    display = safe_name(label or "", f"attachment-{index + 1}")
+    budget.charge_file(name)
+    content = getattr(attachment, "data", None)
+    if content is not None and not isinstance(content, bytes):
+        export = getattr(content, "exportBytes", None)
+        if export is None:
+            return ArchiveMember(display, None, EmailParseError(
+                f"{name}: attachment {display!r} is an embedded object that cannot be exported"
+            ))
+        content = export()
+        if not display.lower().endswith(".msg"):
+            display += ".msg"
+    if not isinstance(content, bytes):
+        return ArchiveMember(display, None, EmailParseError(
+            f"{name}: attachment {display!r} has no data (a link or OLE object)"
+        ))
+    budget.charge_bytes(len(content), name)
+    return ArchiveMember(display, content)
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _to_bytes_ascii_compatible(data: bytes) -> bytes:
+    """Re-encode UTF-16/32 messages (seen in the wild, even without a BOM) as UTF-8."""
+    sample = data[:4096]
+    if b"\x00" not in sample:
+        return data
+    text = decode_text_sample(sample)
+    if text is None:
+        return data
+    for encoding in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"):
+        try:
+            candidate = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if candidate[:64].replace("\ufeff", "")[:1].isascii() and "\x00" not in candidate[:4096]:
+            return candidate.lstrip("\ufeff").encode("utf-8")
+    return data
+
+
+def _header_end(data: bytes) -> int:
+    positions = [p for p in (data.find(b"\n\n"), data.find(b"\r\n\r\n")) if p >= 0]
+    return min(positions) if positions else len(data)
+
+
+def _clip(value: str) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= _MAX_HEADER_VALUE_CHARS else value[:_MAX_HEADER_VALUE_CHARS] + "…"
+
+
+def _decode_header_value(raw: str) -> str:
+    raw = raw[: _MAX_HEADER_VALUE_CHARS * 4]
+    try:
+        pieces = email.header.decode_header(raw)
+    except (email.errors.HeaderParseError, ValueError, LookupError):
+        return _clip(raw)
+    out = []
+    for chunk, charset in pieces:
+        if isinstance(chunk, bytes):
+            out.append(_decode_part(chunk, charset))
+        else:
+            out.append(chunk)
+    return _clip("".join(out))
+
+
+def _render_header(message: email.message.Message) -> str:
+    lines = []
+    for label in _RENDERED_HEADERS:
+        value = message.get(label)
+        if value:
+            lines.append(f"{label}: {_decode_header_value(str(value))}")
+    return "\n".join(lines)
+
+
+def _attachment_name(part: email.message.Message) -> str | None:
+    try:
+        raw = part.get_filename() or part.get_param("name")
+    except (ValueError, TypeError, LookupError, IndexError):
+        return None
+    if isinstance(raw, tuple):  # RFC 2231 triple
+        raw = email.utils.collapse_rfc2231_value(raw)
+    if not raw:
+        return None
+    return _decode_header_value(str(raw))
+
+
+def _payload(part: email.message.Message) -> bytes:
+    try:
+        payload = part.get_payload(decode=True)
+    except (ValueError, TypeError, LookupError) as exc:
+        raise EmailParseError(f"undecodable part ({exc})") from exc
+    if isinstance(payload, bytes):
+        return payload
+    raw = part.get_payload()
+    return raw.encode("utf-8", "replace") if isinstance(raw, str) else b""
+
+
+def _decode_part(payload: bytes, charset: str | None) -> str:
+    for candidate in (charset, "utf-8"):
+        if not candidate:
+            continue
+        try:
+            return payload.decode(candidate)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return payload.decode("cp1252", errors="replace")
+
+
+def _choose_body(bodies: list[tuple[str, str]]) -> tuple[str, str]:
+    for ctype, text in bodies:
+        if ctype == "text/plain" and text.strip():
+            return text.replace("\r\n", "\n"), mt.PLAIN
+    for ctype, text in bodies:
+        if ctype == "text/html" and text.strip():
+            return text, mt.HTML
+    return "", mt.PLAIN
+
+
+def _extension(ctype: str) -> str:
+    known = {
+        "text/plain": ".txt",
+        "text/html": ".html",
+        "application/pdf": ".pdf",
+        "image/png": ".png",
+        "image/jpeg": ".jpg",
+        "image/gif": ".gif",
+    }
+    return known.get(ctype, ".bin")

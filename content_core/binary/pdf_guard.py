@@ -1,0 +1,219 @@
+"""PdfGuard: decide whether a PDF can be processed (encryption, corruption, page limits)."""
+
+from __future__ import annotations
+
+import io
+import logging
+import zlib
+from dataclasses import dataclass
+
+from content_core.errors import (
+    BinaryTooLargeError,
+    CorruptPdfError,
+    EncryptedPdfError,
+    MissingDependencyError,
+)
+
+__all__ = ["PdfGuard", "PdfReport"]
+
+_log = logging.getLogger(__name__)
+
+# A PDF ends with "%%EOF" possibly followed by a little junk (newlines, padding from mailers).
+_EOF_WINDOW = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class PdfReport:
+    """What the guard learnt: pages, encryption, and decrypted bytes when a password was used.
+
+    `owner_password_only` is True for PDFs that are encrypted but open with an empty user
+    password (they carry only permission restrictions). `decrypted` holds an unencrypted copy
+    when one of the configured passwords was needed; text tools should read that copy.
+    """
+
+    page_count: int
+    encrypted: bool
+    owner_password_only: bool
+    decrypted: bytes | None = None
+
+
+class PdfGuard:
+    """Pre-flight check of a PDF before any text tool touches it.
+
+    Rejects PDFs that need a password we do not have (`EncryptedPdfError`), malformed or
+    truncated PDFs, PDFs with undecodable content streams (`CorruptPdfError`), and PDFs over the
+    page limit (`BinaryTooLargeError`).
+    """
+
+    def __init__(self, *, max_pages: int = 5000, passwords: tuple[str, ...] = ()) -> None:
+        self.max_pages = max_pages
+        self.passwords = passwords
+
+    def check(self, data: bytes, *, filename: str | None = None) -> PdfReport:
+        """Return a `PdfReport` for `data`, or raise the error that explains why it is unusable.
+
+        Raises:
+            EncryptedPdfError: a user password is required and none configured opens it.
+            CorruptPdfError: no header, truncated, unreadable page tree or content streams.
+            BinaryTooLargeError: more pages than `max_pages`.
+        """
+        name = filename or "<pdf>"
+        try:
+            from pypdf import PdfReader, PdfWriter
+            from pypdf.errors import PdfReadError, PdfStreamError
+        except ImportError as exc:  # pragma: no cover - pypdf is a core dependency
+            raise MissingDependencyError("pypdf is required to check PDFs", extra="binary") from exc
+
+        start = data.find(b"%PDF-", 0, 1024)
+        if start < 0:
+            raise CorruptPdfError(f"{name}: no %PDF header", media_type="application/pdf")
+        if b"%%EOF" not in data[-_EOF_WINDOW:]:
+            raise CorruptPdfError(
+                f"{name}: truncated (no %%EOF marker at the end)", media_type="application/pdf"
+            )
+        # pypdf raises a wide range of exceptions on hostile input (its own, plus KeyError,
+        # ValueError, TypeError, AttributeError, ... from half-parsed objects); all of them mean
+        # the file is malformed.
+        parse_errors = (
+            PdfReadError,
+            PdfStreamError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            IndexError,
+            AssertionError,
+            RecursionError,
+            OSError,
+            NotImplementedError,
+        )
+        try:
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            encrypted = reader.is_encrypted
+            owner_only = False
+            decrypted: bytes | None = None
+            if encrypted:
+                owner_only, used_password = self._unlock(reader, name)
+                if used_password:
+                    writer = PdfWriter(clone_from=reader)
+                    buffer = io.BytesIO()
+                    writer.write(buffer)
+                    decrypted = buffer.getvalue()
+            page_count = len(reader.pages)
+            if page_count <= self.max_pages:
+                for index, page in enumerate(reader.pages):
+                    _check_page_streams(page, name, index + 1)
+        except (EncryptedPdfError, CorruptPdfError):
+            raise
+        except parse_errors as exc:
+            raise CorruptPdfError(
+                f"{name}: unreadable PDF structure ({type(exc).__name__}: {exc})",
+                media_type="application/pdf",
+            ) from exc
+        if page_count == 0:
+            raise CorruptPdfError(f"{name}: the PDF has no pages", media_type="application/pdf")
+        if page_count > self.max_pages:
+            raise BinaryTooLargeError(
+                f"{name}: {page_count} pages, over the limit of {self.max_pages}",
+                media_type="application/pdf",
+            )
+        self._check_content(decrypted or data, name, page_count)
+        return PdfReport(
+            page_count=page_count,
+            encrypted=encrypted,
+            owner_password_only=owner_only,
+            decrypted=decrypted,
+        )
+
+    def _unlock(self, reader: object, name: str) -> tuple[bool, bool]:
+        """Return (opened with the empty user password, needed a configured password)."""
+        from pypdf import PasswordType
+        from pypdf.errors import PdfReadError
+
+        decrypt = reader.decrypt  # type: ignore[attr-defined]
+        try:
+            if decrypt("") != PasswordType.NOT_DECRYPTED:
+                return True, False
+            for password in self.passwords:
+                if decrypt(password) != PasswordType.NOT_DECRYPTED:
+                    return False, True
+        except (PdfReadError, NotImplementedError, ValueError, KeyError) as exc:
+            raise EncryptedPdfError(
+                f"{name}: encrypted with an unsupported scheme ({exc})",
+                media_type="application/pdf",
+            ) from exc
+        raise EncryptedPdfError(
+            f"{name}: encrypted and a user password is required", media_type="application/pdf"
+        )
+
+    def _check_content(self, data: bytes, name: str, page_count: int) -> None:
+        """Open with pdfium (the text tool) and decode every page; pypdf alone would hide
+        a corrupt content stream behind empty text."""
+        try:
+            import pypdfium2 as pdfium
+        except ImportError:  # pragma: no cover - pypdfium2 is a core dependency
+            _log.debug("pypdfium2 absent: content streams of %s not checked", name)
+            return
+        try:
+            document = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            message = str(exc)
+            if "password" in message.lower():
+                raise EncryptedPdfError(f"{name}: {message}", media_type="application/pdf") from exc
+            raise CorruptPdfError(f"{name}: {message}", media_type="application/pdf") from exc
+        try:
+            if len(document) != page_count:
+                _log.debug("%s: pypdf sees %d pages, pdfium %d", name, page_count, len(document))
+            for index in range(len(document)):
+                page = document[index]
+                try:
+                    page.get_textpage().close()
+                finally:
+                    page.close()
+        except pdfium.PdfiumError as exc:
+            raise CorruptPdfError(
+                f"{name}: page content cannot be decoded ({exc})", media_type="application/pdf"
+            ) from exc
+        finally:
+            document.close()
+
+
+def _check_page_streams(page: object, name: str, number: int) -> None:
+    """Raise `CorruptPdfError` when a Flate content stream of the page inflates to nothing.
+
+    pypdf and pdfium both turn a broken content stream into silently empty text, so the raw
+    stream is inflated here; a stream that yields some bytes before an error is tolerated (many
+    writers leave a bad checksum that viewers accept).
+    """
+    from pypdf.generic import ArrayObject
+
+    contents = page.get("/Contents")  # type: ignore[attr-defined]
+    if contents is None:
+        return
+    contents = contents.get_object()
+    streams = list(contents) if isinstance(contents, ArrayObject) else [contents]
+    for ref in streams:
+        stream = ref.get_object()
+        filters = stream.get("/Filter")
+        if filters is None:
+            continue
+        names = [str(f) for f in filters] if isinstance(filters, ArrayObject) else [str(filters)]
+        if names[:1] != ["/FlateDecode"]:
+            continue
+        # `_data` is the still-encoded (but already decrypted) stream body.
+        raw = getattr(stream, "_data", b"")
+        if not raw:
+            continue
+        inflater = zlib.decompressobj()
+        try:
+            produced = inflater.decompress(raw, 1 << 16)
+        except zlib.error as exc:
+            produced = b""
+            error: zlib.error | None = exc
+        else:
+            error = None
+        if error is not None and not produced:
+            raise CorruptPdfError(
+                f"{name}: content stream of page {number} cannot be inflated ({error})",
+                media_type="application/pdf",
+            ) from error
