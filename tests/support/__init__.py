@@ -1,0 +1,1 @@
+"""Test helpers that run real local services (no mocks of our own code)."""
