@@ -13,7 +13,7 @@ import hashlib
 import logging
 import mimetypes
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,7 +30,15 @@ from content_core.store.tables import write_parquet_atomic
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["BatchManifest", "DiscoveryResult", "ManifestEntry", "discover", "known_state"]
+__all__ = [
+    "BatchManifest",
+    "DiscoveryResult",
+    "ManifestEntry",
+    "PendingBatches",
+    "discover",
+    "discover_pending",
+    "known_state",
+]
 
 Change = Literal["added", "modified", "deleted"]
 
@@ -322,4 +330,61 @@ def _write_manifest(store: ContentStore, batch: BatchManifest) -> None:
             }
             for entry in batch.entries
         ],
+    )
+
+
+class PendingBatches(BaseModel):
+    """Batches a trigger should request: new ones and any discovered earlier but not finished."""
+
+    model_config = ConfigDict(frozen=True)
+
+    batch_ids: tuple[str, ...]  # every unfinished batch of the source, oldest first
+    new_batch_ids: tuple[str, ...]  # those not yet among `known` (partitions to add)
+    discovered: tuple[str, ...]  # batches written by this call
+    has_more: bool
+    scanned: int
+    elapsed_s: float
+
+
+def discover_pending(
+    source: LocalFolderSource,
+    store: ContentStore,
+    known: set[str],
+    *,
+    max_batch_files: int = 2000,
+    time_budget_s: float = 40.0,
+    is_finished: Callable[[str], bool] | None = None,
+) -> PendingBatches:
+    """Discover until the source holds no unrecorded change or the time budget is spent, then
+    list every batch of the source that still needs a run.
+
+    The one discovery function of the sensor, the schedule and the CLI. A batch written by a
+    discovery whose caller crashed before requesting it is found again here, so no change is
+    ever lost; `is_finished` (default: its last table exists) keeps finished batches out.
+    """
+    started = time.monotonic()
+    discovered: list[str] = []
+    has_more = True
+    scanned = 0
+    while has_more:
+        remaining = time_budget_s - (time.monotonic() - started)
+        if remaining <= 0:
+            break
+        result = discover(
+            source, store, max_batch_files=max_batch_files, time_budget_s=remaining
+        )
+        scanned = result.scanned
+        has_more = result.has_more
+        if result.batch is None:
+            break
+        discovered.append(result.batch.batch_id)
+    finished = is_finished or store.is_finished
+    pending = [b for b in store.list_batches(source.source_id) if not finished(b)]
+    return PendingBatches(
+        batch_ids=tuple(pending),
+        new_batch_ids=tuple(b for b in pending if b not in known),
+        discovered=tuple(discovered),
+        has_more=has_more,
+        scanned=scanned,
+        elapsed_s=time.monotonic() - started,
     )

@@ -93,6 +93,25 @@ class ContentStore:
             return SCHEMAS[table].empty_table()
         return read_parquet(path, table)
 
+    def list_batches(self, source_id: str | None = None) -> list[str]:
+        """Return the ids of every discovered batch (of one source when given), oldest first.
+
+        Batch ids are `<source_id>-<seq:06d>-<digest>`, so name order is discovery order.
+        """
+        folder = self.root / "batches"
+        if not folder.is_dir():
+            return []
+        prefix = f"{source_id}-" if source_id else ""
+        return sorted(
+            p.stem
+            for p in folder.glob(f"{prefix}*.parquet")
+            if not p.name.startswith((".", _EMPTY))
+        )
+
+    def is_finished(self, batch_id: str) -> bool:
+        """True when every table of the batch has been written (its last stage ran)."""
+        return self.table_path(PIPELINE_TABLES[-1], batch_id).is_file()
+
     def read_manifest(self, batch_id: str) -> pa.Table:
         """Return the manifest of `batch_id`.
 

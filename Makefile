@@ -1,0 +1,36 @@
+# The README's two commands: `make run` and `make test`. Both create .venv when needed.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+export DAGSTER_HOME ?= $(CURDIR)
+export CONTENT_STORE_DIR ?= $(CURDIR)/content_store
+
+.PHONY: run test dev lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/content-pipeline ingest examples/inbox
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+
+dev: $(VENV)/.installed
+	$(BIN)/dagster dev -w workspace.yaml
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check content_core content_assets tests bench
+
+clean:
+	rm -rf content_store .dagster_home

@@ -1,0 +1,1 @@
+"""Dagster definitions for the content pipeline; every asset body calls content_core."""

@@ -1,0 +1,16 @@
+"""The six pipeline assets, in pipeline order."""
+
+from content_assets.assets.chunks import chunks
+from content_assets.assets.compressed_contexts import compressed_contexts
+from content_assets.assets.extractions import agentic_extractions, merged_extractions
+from content_assets.assets.normalised_artifacts import normalised_artifacts
+from content_assets.assets.raw_files import raw_files
+
+ALL_ASSETS = [
+    raw_files,
+    normalised_artifacts,
+    chunks,
+    compressed_contexts,
+    agentic_extractions,
+    merged_extractions,
+]

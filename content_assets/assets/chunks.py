@@ -1,0 +1,24 @@
+"""chunks: documents split to exact token budgets."""
+
+import dagster as dg
+
+from content_assets.assets._result import to_result
+from content_assets.assets.normalised_artifacts import normalised_artifacts
+from content_assets.partitions import ingest_batches
+from content_assets.resources import ChunkerResource, ContentStoreResource
+from content_core.ingest import build_chunks
+
+
+@dg.asset(
+    partitions_def=ingest_batches,
+    group_name="content",
+    kinds={"parquet", "duckdb"},
+    deps=[normalised_artifacts],
+)
+def chunks(
+    context: dg.AssetExecutionContext, store: ContentStoreResource, chunker: ChunkerResource
+) -> dg.MaterializeResult:
+    """One row per chunk of every artifact with text: content, exact character offsets into the
+    artifact text (`source_start`, `source_end`), page, breadcrumb, exact cl100k token count and
+    the chunker's fingerprint. Chunk ids are stable across reruns."""
+    return to_result(build_chunks(store.get_store(), context.partition_key, chunker.to_core()))

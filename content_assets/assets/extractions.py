@@ -1,0 +1,40 @@
+"""agentic_extractions and merged_extractions: the agent's output per chunk and per document."""
+
+import dagster as dg
+
+from content_assets.assets._result import to_result
+from content_assets.assets.chunks import chunks
+from content_assets.partitions import ingest_batches
+from content_assets.resources import AgentResource, ContentStoreResource
+from content_core.ingest import build_extractions, build_merged_extractions
+
+
+@dg.asset(
+    partitions_def=ingest_batches,
+    group_name="content",
+    kinds={"parquet", "duckdb"},
+    deps=[chunks],
+    retry_policy=dg.RetryPolicy(max_retries=2, delay=10),
+)
+def agentic_extractions(
+    context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
+) -> dg.MaterializeResult:
+    """One row per chunk and extraction schema: the agent's validated JSON output, the model,
+    the cache key, and the tokens it cost. Outputs are cached by chunk text, schema, model and
+    prompt, so a rerun with nothing changed makes no agent call."""
+    return to_result(build_extractions(store.get_store(), context.partition_key, agent.to_core()))
+
+
+@dg.asset(
+    partitions_def=ingest_batches,
+    group_name="content",
+    kinds={"parquet", "duckdb"},
+    deps=[agentic_extractions],
+)
+def merged_extractions(
+    context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
+) -> dg.MaterializeResult:
+    """One row per document and schema: the per-chunk outputs merged by the configured strategy,
+    with provenance saying which chunk gave which item."""
+    report = build_merged_extractions(store.get_store(), context.partition_key, agent.to_core())
+    return to_result(report)

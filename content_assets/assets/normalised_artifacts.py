@@ -1,0 +1,36 @@
+"""normalised_artifacts: every raw file fanned out into artifacts with extracted text."""
+
+import dagster as dg
+
+from content_assets.assets._result import to_result
+from content_assets.assets.raw_files import raw_files
+from content_assets.partitions import ingest_batches
+from content_assets.resources import ContentStoreResource, NormaliserResource
+from content_core.ingest import build_normalised_artifacts
+
+FAILURE_CHECK = "normalised_artifacts_failure_ratio"
+
+
+@dg.asset(
+    partitions_def=ingest_batches,
+    group_name="content",
+    kinds={"parquet", "duckdb"},
+    deps=[raw_files],
+    check_specs=[dg.AssetCheckSpec(FAILURE_CHECK, asset="normalised_artifacts")],
+)
+def normalised_artifacts(
+    context: dg.AssetExecutionContext, store: ContentStoreResource, normaliser: NormaliserResource
+) -> dg.MaterializeResult:
+    """One row per artifact: the raw file itself, archive members, email bodies and attachments,
+    converted images and Office renders, each with `derived_from` back to its raw file, its
+    media type, page count and extracted text. A file that cannot be read is a row with
+    `error_type` and `error_message` set; the rest of the batch goes on."""
+    report = build_normalised_artifacts(store.get_store(), context.partition_key, normaliser.to_core())
+    ratio = report.failures / max(report.rows, 1)
+    check = dg.AssetCheckResult(
+        check_name=FAILURE_CHECK,
+        passed=ratio <= normaliser.max_failure_ratio,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"failure_ratio": ratio, "threshold": normaliser.max_failure_ratio},
+    )
+    return to_result(report, [check])

@@ -1,0 +1,66 @@
+"""The one Definitions object. The environment is read here, once."""
+
+import os
+from collections.abc import Mapping
+
+import dagster as dg
+
+from content_assets.assets import ALL_ASSETS
+from content_assets.jobs import ingest_batch_job
+from content_assets.resources import (
+    AgentResource,
+    ChunkerResource,
+    CompressorResource,
+    ContentStoreResource,
+    NormaliserResource,
+    SourceFolderResource,
+)
+from content_assets.schedules import hourly_ingest_batch_job_schedule
+from content_assets.sensors import source_folder_sensor
+
+DEFAULT_STORE_DIR = "content_store"
+DEFAULT_SOURCE_DIR = "examples/inbox"
+
+
+def _given(**fields: str | None) -> dict[str, str]:
+    return {name: value for name, value in fields.items() if value}
+
+
+def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource]:
+    """Resources configured from environment variables, with local defaults for the rest."""
+    env = environ.get
+    return {
+        "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR),
+        "source_folder": SourceFolderResource(
+            folder=env("CONTENT_SOURCE_DIR") or DEFAULT_SOURCE_DIR,
+            **_given(source_id=env("CONTENT_SOURCE_ID")),
+        ),
+        "normaliser": NormaliserResource(
+            **_given(office_converter=env("CONTENT_OFFICE_CONVERTER"))
+        ),
+        "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
+        "compressor": CompressorResource(),
+        "agent": AgentResource(
+            **_given(
+                kind=env("CONTENT_AGENT"),
+                model=env("CONTENT_AGENT_MODEL"),
+                base_url=env("OPENAI_BASE_URL"),
+                api_key=env("OPENAI_API_KEY"),
+                schema_path=env("CONTENT_AGENT_SCHEMA"),
+            )
+        ),
+    }
+
+
+def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
+    """The project's Definitions for a given environment (tests pass their own)."""
+    return dg.Definitions(
+        assets=ALL_ASSETS,
+        jobs=[ingest_batch_job],
+        sensors=[source_folder_sensor],
+        schedules=[hourly_ingest_batch_job_schedule],
+        resources=build_resources(environ),
+    )
+
+
+defs = build_definitions(os.environ)

@@ -1,0 +1,115 @@
+"""Resources: thin adapters from launchpad/env configuration to content_core objects."""
+
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from content_core.agents import AgentConfig
+from content_core.binary import BinaryConfig
+from content_core.chunking import ChunkingConfig
+from content_core.compression import CompressionConfig
+from content_core.processing import ProcessingConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import ContentStore
+
+
+class ContentStoreResource(dg.ConfigurableResource):
+    """Where the content store lives (blobs, Parquet tables, content.duckdb)."""
+
+    store_dir: str = Field(default="content_store", description="Store folder (CONTENT_STORE_DIR).")
+
+    def get_store(self) -> ContentStore:
+        """The content store at `store_dir`."""
+        return ContentStore(Path(self.store_dir))
+
+
+class SourceFolderResource(dg.ConfigurableResource):
+    """The folder the sensor and the schedule watch."""
+
+    folder: str = Field(default="examples/inbox", description="Folder to ingest (CONTENT_SOURCE_DIR).")
+    source_id: str | None = Field(default=None, description="Source id; derived from the path when unset.")
+    include_hidden: bool = False
+    max_batch_files: int = Field(default=2000, description="Most file changes in one batch.")
+
+    def get_source(self) -> LocalFolderSource:
+        """The local folder source."""
+        config = LocalFolderSourceConfig(folder=Path(self.folder), include_hidden=self.include_hidden)
+        return LocalFolderSource(config, source_id=self.source_id)
+
+
+class NormaliserResource(dg.ConfigurableResource):
+    """Limits and converters of binary normalisation and text extraction."""
+
+    office_converter: str = Field(default="none", description="none, libreoffice or gotenberg.")
+    gotenberg_url: str = Field(default=BinaryConfig().gotenberg_url, description="Gotenberg base URL.")
+    timeout_s: float = Field(default=60.0, description="Time limit per raw file.")
+    memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
+    workers: int = Field(default=2, description="Worker processes.")
+    max_failure_ratio: float = Field(default=0.5, description="Check threshold for failed files.")
+
+    def to_core(self) -> ProcessingConfig:
+        """The library's processing configuration."""
+        return ProcessingConfig(
+            binary=BinaryConfig(
+                office_converter=self.office_converter, gotenberg_url=self.gotenberg_url
+            ),
+            timeout_s=self.timeout_s,
+            memory_mb=self.memory_mb,
+            workers=self.workers,
+        )
+
+
+class ChunkerResource(dg.ConfigurableResource):
+    """Which chunker splits documents, and its budget."""
+
+    chunker: str = Field(default=ChunkingConfig().chunker, description="Chunker name.")
+    chunk_size: int = Field(default=ChunkingConfig().chunk_size, description="Tokens per chunk.")
+    chunk_overlap: int = Field(default=ChunkingConfig().chunk_overlap, description="Overlap tokens.")
+
+    def to_core(self) -> ChunkingConfig:
+        """The library's chunking configuration."""
+        return ChunkingConfig(
+            chunker=self.chunker, chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap
+        )
+
+
+class CompressorResource(dg.ConfigurableResource):
+    """How documents are compressed to a token budget."""
+
+    strategy: str = Field(default=CompressionConfig().strategy, description="extractive or truncation.")
+    max_tokens: int = Field(default=CompressionConfig().max_tokens, description="Token budget.")
+
+    def to_core(self) -> CompressionConfig:
+        """The library's compression configuration."""
+        return CompressionConfig(strategy=self.strategy, max_tokens=self.max_tokens)
+
+
+class AgentResource(dg.ConfigurableResource):
+    """The extraction agent: the offline extractor or an OpenAI-compatible endpoint."""
+
+    kind: str = Field(default="offline", description="offline or openai (CONTENT_AGENT).")
+    model: str | None = Field(default=None, description="Model name (CONTENT_AGENT_MODEL).")
+    base_url: str | None = Field(default=None, description="Endpoint (OPENAI_BASE_URL).")
+    api_key: str | None = Field(default=None, description="API key (OPENAI_API_KEY).")
+    schema_path: str | None = Field(default=None, description="pkg.module:Model extraction schema.")
+    prompt: str | None = Field(default=None, description="Prompt template; default per schema.")
+    concurrency: int = 8
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    merge_strategy: str = "concatenate_list"
+
+    def to_core(self) -> AgentConfig:
+        """The library's agent configuration."""
+        return AgentConfig(
+            kind=self.kind,
+            model=self.model,
+            base_url=self.base_url,
+            api_key=self.api_key,
+            schema_path=self.schema_path,
+            prompt=self.prompt,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout_s,
+            max_retries=self.max_retries,
+            merge_strategy=self.merge_strategy,
+        )

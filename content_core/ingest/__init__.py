@@ -1,0 +1,39 @@
+"""Batch ingestion: discovery into manifests, and the stage functions the assets call."""
+
+from content_core.ingest.discovery import (
+    BatchManifest,
+    DiscoveryResult,
+    ManifestEntry,
+    PendingBatches,
+    discover,
+    discover_pending,
+)
+from content_core.ingest.stages import (
+    PipelineConfig,
+    StageReport,
+    build_chunks,
+    build_compressed_contexts,
+    build_extractions,
+    build_merged_extractions,
+    build_normalised_artifacts,
+    build_raw_files,
+    run_batch,
+)
+
+__all__ = [
+    "BatchManifest",
+    "DiscoveryResult",
+    "ManifestEntry",
+    "PendingBatches",
+    "PipelineConfig",
+    "StageReport",
+    "build_chunks",
+    "build_compressed_contexts",
+    "build_extractions",
+    "build_merged_extractions",
+    "build_normalised_artifacts",
+    "build_raw_files",
+    "discover",
+    "discover_pending",
+    "run_batch",
+]

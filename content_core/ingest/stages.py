@@ -1,0 +1,398 @@
+"""The six pipeline stages, one function each: read a batch's upstream rows from the store,
+call the library, write the stage's table for the batch, report what happened.
+
+Dagster assets call these one-to-one; `run_batch` calls them in a plain loop.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from content_core.agents import (
+    AgentConfig,
+    ExtractionInput,
+    ExtractionRecord,
+    merge_extractions,
+    run_extractions,
+)
+from content_core.binary import sniff_media_type
+from content_core.chunking import ChunkingConfig, build_chunker
+from content_core.compression import CompressionConfig, compress_text
+from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.store import (
+    AGENTIC_EXTRACTIONS,
+    CHUNKS,
+    COMPRESSED_CONTEXTS,
+    MERGED_EXTRACTIONS,
+    NORMALISED_ARTIFACTS,
+    RAW_FILES,
+    ContentStore,
+)
+
+__all__ = [
+    "PipelineConfig",
+    "StageReport",
+    "build_chunks",
+    "build_compressed_contexts",
+    "build_extractions",
+    "build_merged_extractions",
+    "build_normalised_artifacts",
+    "build_raw_files",
+    "run_batch",
+]
+
+_SNIFF_BYTES = 1 << 20  # sniffing reads the head; containers are told apart inside it
+
+
+class PipelineConfig(BaseModel):
+    """Every library knob of the pipeline, one model per stage."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    processing: ProcessingConfig = Field(default_factory=ProcessingConfig)
+    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    compression: CompressionConfig = Field(default_factory=CompressionConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+
+
+class StageReport(BaseModel):
+    """What one stage wrote for one batch."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table: str
+    batch_id: str
+    rows: int
+    failures: int = 0
+    figures: dict[str, int | float | str] = Field(default_factory=dict)
+    preview_markdown: str = ""
+
+
+def _preview(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], limit: int = 5) -> str:
+    """A small Markdown table of the first rows, values shortened, for the Dagster UI."""
+    if not rows:
+        return "_no rows_"
+
+    def cell(value: Any) -> str:
+        text = "" if value is None else str(value)
+        text = " ".join(text.split()).replace("|", "\\|")
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows[:limit]]
+    return "\n".join(lines)
+
+
+def _live_raw_rows(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
+    return [r for r in store.read_rows(RAW_FILES, batch_id).to_pylist() if r["change"] != "deleted"]
+
+
+def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
+    """raw_files: one row per manifest entry, with the media type sniffed from the pinned bytes."""
+    manifest = store.read_manifest(batch_id).to_pylist()
+    rows = []
+    for entry in manifest:
+        mime_type = None
+        if entry["sha256"] is not None:
+            with open(store.blobs.path(entry["sha256"]), "rb") as handle:
+                head = handle.read(_SNIFF_BYTES)
+            mime_type = sniff_media_type(
+                head, default="application/octet-stream", filename=entry["path"]
+            )
+        rows.append(
+            {
+                "batch_id": batch_id,
+                "source_id": entry["source_id"],
+                "path": entry["path"],
+                "batch_seq": entry["batch_seq"],
+                "change": entry["change"],
+                "size_bytes": entry["size_bytes"],
+                "sha256": entry["sha256"],
+                "mime_type": mime_type,
+                "declared_type": entry["declared_type"],
+                # The bytes were fetched into the blob store at discovery: a rerun keeps it.
+                "fetched_at": entry["discovered_at"],
+            }
+        )
+    count = store.write_rows(RAW_FILES, batch_id, rows)
+    changes = {c: sum(1 for r in rows if r["change"] == c) for c in ("added", "modified", "deleted")}
+    return StageReport(
+        table=RAW_FILES,
+        batch_id=batch_id,
+        rows=count,
+        figures={**changes, "bytes": sum(r["size_bytes"] or 0 for r in rows)},
+        preview_markdown=_preview(rows, ["path", "change", "mime_type", "size_bytes"]),
+    )
+
+
+def build_normalised_artifacts(
+    store: ContentStore, batch_id: str, config: ProcessingConfig
+) -> StageReport:
+    """normalised_artifacts: the fan-out of every raw file, text extracted, failures as rows."""
+    raw = _live_raw_rows(store, batch_id)
+    # The same bytes under two paths are normalised once.
+    unique: dict[str, dict[str, Any]] = {}
+    for row in raw:
+        unique.setdefault(row["sha256"], row)
+    inputs = [
+        FileInput(
+            key=sha,
+            path=store.blobs.path(sha),
+            filename=PurePosixPath(row["path"]).name,
+            declared_type=row["declared_type"],
+        )
+        for sha, row in unique.items()
+    ]
+    results = dict(
+        zip(unique, process_files(inputs, config, blob_store=store.blobs), strict=True)
+    )
+    rows = []
+    for row in raw:
+        for record in results[row["sha256"]]:
+            rows.append(
+                {
+                    "batch_id": batch_id,
+                    "source_id": row["source_id"],
+                    "path": row["path"],
+                    **record.model_dump(include=_ARTIFACT_FIELDS),
+                    "derived_from": list(record.derived_from),
+                    "pages": [p.model_dump() for p in record.pages],
+                }
+            )
+    count = store.write_rows(NORMALISED_ARTIFACTS, batch_id, rows)
+    failures = sum(1 for r in rows if r["error_type"])
+    return StageReport(
+        table=NORMALISED_ARTIFACTS,
+        batch_id=batch_id,
+        rows=count,
+        failures=failures,
+        figures={
+            "files": len(raw),
+            "with_text": sum(1 for r in rows if r["text"]),
+            "characters": sum(len(r["text"] or "") for r in rows),
+        },
+        preview_markdown=_preview(rows, ["path", "kind", "media_type", "page_count", "error_type"]),
+    )
+
+
+_ARTIFACT_FIELDS = {
+    "artifact_id",
+    "kind",
+    "media_type",
+    "filename",
+    "page_count",
+    "text",
+    "error_type",
+    "error_message",
+    "stage",
+}
+
+
+def _documents(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
+    """Artifacts of the batch that carry text: the documents later stages work on."""
+    rows = store.read_rows(NORMALISED_ARTIFACTS, batch_id).to_pylist()
+    return [r for r in rows if r["text"] and not r["error_type"]]
+
+
+def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
+    if not pages:
+        return None
+    starts = [p["start"] for p in pages]
+    index = max(bisect.bisect_right(starts, offset) - 1, 0)
+    return pages[index]["page"]
+
+
+def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
+    return hashlib.sha256(f"{artifact_id}:{fingerprint}:{index}".encode()).hexdigest()[:32]
+
+
+def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> StageReport:
+    """chunks: every document split by the configured chunker, with offsets, page and tokens."""
+    chunker = build_chunker(config)
+    fingerprint = config.fingerprint()
+    rows = []
+    seen: set[tuple[str, str, str]] = set()
+    for doc in _documents(store, batch_id):
+        key = (doc["source_id"], doc["path"], doc["artifact_id"])
+        if key in seen:  # one artifact reached twice inside one file (identical attachments)
+            continue
+        seen.add(key)
+        for chunk in chunker.chunk(doc["text"]):
+            metadata = dict(chunk.metadata)
+            rows.append(
+                {
+                    "batch_id": batch_id,
+                    "source_id": doc["source_id"],
+                    "path": doc["path"],
+                    "artifact_id": doc["artifact_id"],
+                    "chunk_id": _chunk_id(doc["artifact_id"], fingerprint, chunk.index),
+                    "index": chunk.index,
+                    "total_chunks": chunk.total_chunks,
+                    "content": chunk.content,
+                    "source_start": chunk.source_start,
+                    "source_end": chunk.source_end,
+                    "token_count": metadata.get("token_count"),
+                    "overlap_tokens": chunk.overlap_tokens,
+                    "page": _page_of(doc["pages"] or [], chunk.source_start),
+                    "breadcrumb": metadata.get("breadcrumb"),
+                    "chunker": config.chunker,
+                    "chunker_fingerprint": fingerprint,
+                    "metadata": json.dumps(metadata, sort_keys=True, default=str),
+                }
+            )
+    count = store.write_rows(CHUNKS, batch_id, rows)
+    tokens = [r["token_count"] or 0 for r in rows]
+    return StageReport(
+        table=CHUNKS,
+        batch_id=batch_id,
+        rows=count,
+        figures={
+            "strategy": config.chunker,
+            "chunk_size": config.chunk_size,
+            "documents": len(seen),
+            "max_chunk_tokens": max(tokens, default=0),
+            "total_tokens": sum(tokens),
+        },
+        preview_markdown=_preview(rows, ["path", "index", "token_count", "page", "content"]),
+    )
+
+
+def build_compressed_contexts(
+    store: ContentStore, batch_id: str, config: CompressionConfig
+) -> StageReport:
+    """compressed_contexts: one row per document, its text fitted to the token budget."""
+    rows = []
+    for doc in _documents(store, batch_id):
+        result = compress_text(doc["text"], config)
+        rows.append(
+            {
+                "batch_id": batch_id,
+                "source_id": doc["source_id"],
+                "path": doc["path"],
+                "artifact_id": doc["artifact_id"],
+                "strategy": result.strategy,
+                "max_tokens": config.max_tokens,
+                "tokens_before": result.tokens_before,
+                "tokens_after": result.tokens_after,
+                "text": result.text,
+            }
+        )
+    count = store.write_rows(COMPRESSED_CONTEXTS, batch_id, rows)
+    return StageReport(
+        table=COMPRESSED_CONTEXTS,
+        batch_id=batch_id,
+        rows=count,
+        figures={
+            "strategy": config.strategy,
+            "max_tokens": config.max_tokens,
+            "tokens_before": sum(r["tokens_before"] for r in rows),
+            "tokens_after": sum(r["tokens_after"] for r in rows),
+        },
+        preview_markdown=_preview(rows, ["path", "tokens_before", "tokens_after", "text"]),
+    )
+
+
+def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -> StageReport:
+    """agentic_extractions: the agent's validated output for every chunk (cached by content)."""
+    chunk_rows = store.read_rows(CHUNKS, batch_id).to_pylist()
+    source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in chunk_rows}
+    items = [
+        ExtractionInput(
+            chunk_id=r["chunk_id"],
+            artifact_id=r["artifact_id"],
+            path=r["path"],
+            content=r["content"],
+            index=r["index"],
+            total_chunks=r["total_chunks"],
+            metadata=json.loads(r["metadata"] or "{}"),
+        )
+        for r in chunk_rows
+    ]
+    run = run_extractions(items, config, cache_dir=store.root / "cache" / "extractions")
+    rows = [
+        {
+            "batch_id": batch_id,
+            "source_id": source_of[(record.artifact_id, record.path)],
+            **record.model_dump(),
+        }
+        for record in run.records
+    ]
+    count = store.write_rows(AGENTIC_EXTRACTIONS, batch_id, rows)
+    failures = sum(1 for r in rows if r["error_type"])
+    return StageReport(
+        table=AGENTIC_EXTRACTIONS,
+        batch_id=batch_id,
+        rows=count,
+        failures=failures,
+        figures={
+            "agent": config.kind,
+            "model": rows[0]["model"] if rows else (config.model or config.kind),
+            "calls": run.calls,
+            "cache_hits": run.cache_hits,
+            "prompt_tokens": run.prompt_tokens,
+            "completion_tokens": run.completion_tokens,
+        },
+        preview_markdown=_preview(rows, ["path", "schema_name", "cached", "output_json"]),
+    )
+
+
+def build_merged_extractions(
+    store: ContentStore, batch_id: str, config: AgentConfig
+) -> StageReport:
+    """merged_extractions: one row per document and schema, merging its chunks' outputs."""
+    extraction_rows = store.read_rows(AGENTIC_EXTRACTIONS, batch_id).to_pylist()
+    source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in extraction_rows}
+    fields = set(ExtractionRecord.model_fields)
+    records = [
+        ExtractionRecord(**{k: v for k, v in r.items() if k in fields}) for r in extraction_rows
+    ]
+    merged = merge_extractions(records, config)
+    rows = [
+        {
+            "batch_id": batch_id,
+            "source_id": source_of[(m.artifact_id, m.path)],
+            **m.model_dump(),
+        }
+        for m in merged
+    ]
+    count = store.write_rows(MERGED_EXTRACTIONS, batch_id, rows)
+    return StageReport(
+        table=MERGED_EXTRACTIONS,
+        batch_id=batch_id,
+        rows=count,
+        failures=sum(1 for r in rows if r["error_count"]),
+        figures={"strategy": config.merge_strategy, "documents": count},
+        preview_markdown=_preview(rows, ["path", "schema_name", "chunk_count", "output_json"]),
+    )
+
+
+def run_batch(
+    store: ContentStore,
+    batch_id: str,
+    config: PipelineConfig,
+    *,
+    on_stage: Callable[[StageReport], None] | None = None,
+) -> list[StageReport]:
+    """Run every stage of `batch_id` in order, in this process, with no orchestrator."""
+    steps: list[Callable[[], StageReport]] = [
+        lambda: build_raw_files(store, batch_id),
+        lambda: build_normalised_artifacts(store, batch_id, config.processing),
+        lambda: build_chunks(store, batch_id, config.chunking),
+        lambda: build_compressed_contexts(store, batch_id, config.compression),
+        lambda: build_extractions(store, batch_id, config.agent),
+        lambda: build_merged_extractions(store, batch_id, config.agent),
+    ]
+    reports = []
+    for step in steps:
+        report = step()
+        reports.append(report)
+        if on_stage is not None:
+            on_stage(report)
+    return reports

@@ -1,0 +1,47 @@
+"""A process holding content.duckdb open read-write does not block an ingest, and sees it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from content_assets.cli import main as cli_main
+from content_core.store import ContentStore
+
+_HOLDER = """
+import sys, duckdb
+connection = duckdb.connect(sys.argv[1])  # read-write, as the DuckDB CLI opens it
+print("ready", flush=True)
+for line in sys.stdin:
+    count = connection.execute("SELECT count(*) FROM current_raw_files").fetchone()[0]
+    print(count, flush=True)
+"""
+
+
+def test_ingest_while_catalog_is_held_open(inbox: Path, tmp_path: Path, monkeypatch) -> None:
+    store = ContentStore(tmp_path / "store")
+    monkeypatch.setenv("CONTENT_STORE_DIR", str(store.root))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    (tmp_path / "dagster_home").mkdir()
+    assert cli_main(["ingest", str(inbox)]) == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(store.catalog_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdin is not None
+        assert holder.stdout.readline().strip() == "ready"
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        before = int(holder.stdout.readline())
+        (inbox / "late.txt").write_text("A file that arrives while someone queries the catalog.")
+        assert cli_main(["ingest", str(inbox)]) == 0
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert int(holder.stdout.readline()) == before + 1
+    finally:
+        holder.kill()
+        holder.wait()

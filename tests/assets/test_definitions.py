@@ -1,0 +1,70 @@
+"""The real definitions load, validate, and hold exactly the expected objects."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+
+from content_assets.definitions import build_definitions
+
+REPO = Path(__file__).resolve().parents[2]
+
+EXPECTED_ASSETS = {
+    "raw_files",
+    "normalised_artifacts",
+    "chunks",
+    "compressed_contexts",
+    "agentic_extractions",
+    "merged_extractions",
+}
+
+
+def test_definitions_hold_the_expected_objects(tmp_path: Path) -> None:
+    defs = build_definitions({"CONTENT_STORE_DIR": str(tmp_path)})
+    repository = defs.get_repository_def()
+    keys = {key.to_user_string() for key in repository.asset_graph.get_all_asset_keys()}
+    assert keys == EXPECTED_ASSETS
+    assert {job.name for job in repository.get_all_jobs()} >= {"ingest_batch_job"}
+    assert {s.name for s in repository.sensor_defs} == {"source_folder_sensor"}
+    assert {s.name for s in repository.schedule_defs} == {"hourly_ingest_batch_job_schedule"}
+    sensor = defs.resolve_sensor_def("source_folder_sensor")
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
+    schedule = defs.resolve_schedule_def("hourly_ingest_batch_job_schedule")
+    assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    for key in EXPECTED_ASSETS:
+        spec = repository.asset_graph.get(dg.AssetKey(key))
+        assert spec.description and spec.group_name == "content"
+        assert spec.partitions_def is not None
+
+
+def test_resources_take_the_environment(tmp_path: Path) -> None:
+    defs = build_definitions(
+        {
+            "CONTENT_STORE_DIR": str(tmp_path),
+            "CONTENT_AGENT": "openai",
+            "CONTENT_AGENT_MODEL": "gpt-4o-mini",
+            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+        }
+    )
+    resources = defs.resources or {}
+    assert resources["store"].store_dir == str(tmp_path)
+    agent = resources["agent"].to_core()
+    assert (agent.kind, agent.model, agent.base_url) == ("openai", "gpt-4o-mini", "http://127.0.0.1:9/v1")
+
+
+def test_dagster_validates_the_workspace(tmp_path: Path) -> None:
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path), "CONTENT_STORE_DIR": str(tmp_path / "s")}
+    dagster = Path(sys.executable).parent / "dagster"
+    completed = subprocess.run(
+        [str(dagster), "definitions", "validate", "-w", "workspace.yaml"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr

@@ -1,0 +1,117 @@
+"""End to end: the sensor discovers a folder, the batch job runs in process, every view has
+rows; reruns replace; the next tick carries exactly the next changes."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from content_assets.definitions import build_definitions
+from content_assets.partitions import INGEST_BATCHES
+from content_core.store import PIPELINE_TABLES, ContentStore
+
+VIEWS = [*PIPELINE_TABLES, *(f"current_{t}" for t in PIPELINE_TABLES if t != "compressed_contexts")]
+
+
+@pytest.fixture
+def instance() -> Iterator[dg.DagsterInstance]:
+    with dg.instance_for_test() as test_instance:
+        yield test_instance
+
+
+def _tick(defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
+    sensor = defs.resolve_sensor_def("source_folder_sensor")
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
+    result = sensor(context)
+    assert isinstance(result, dg.SensorResult)
+    for request in result.dynamic_partitions_requests or []:
+        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+    return result
+
+
+def _run(defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str) -> dg.ExecuteInProcessResult:
+    job = defs.resolve_job_def("ingest_batch_job")
+    result = job.execute_in_process(instance=instance, partition_key=batch_id)
+    assert result.success
+    return result
+
+
+def _snapshot(store: ContentStore) -> dict[str, list[tuple[object, ...]]]:
+    snapshot = {}
+    for table in PIPELINE_TABLES:
+        rows = store.query(f"SELECT * FROM {table}").to_pylist()
+        snapshot[table] = sorted(tuple(str(v) for v in row.values()) for row in rows)
+    return snapshot
+
+
+def test_sensor_batch_rerun_and_next_changes(
+    inbox: Path, tmp_path: Path, instance: dg.DagsterInstance
+) -> None:
+    handbook = (inbox / "handbook.pdf").read_bytes()
+    (inbox / "truncated.pdf").write_bytes(handbook[: len(handbook) // 2])
+    store = ContentStore(tmp_path / "store")
+    defs = build_definitions({"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(inbox)})
+
+    first = _tick(defs, instance, None)
+    assert len(first.run_requests or []) == 1
+    batch = first.run_requests[0].partition_key
+    assert first.run_requests[0].run_key == batch
+    assert instance.get_dynamic_partitions(INGEST_BATCHES) == [batch]
+    assert first.cursor is not None and json.loads(first.cursor)["last_batch"] == batch
+
+    result = _run(defs, instance, batch)
+    for view in VIEWS:
+        count = store.query(f"SELECT count(*) AS n FROM {view}").to_pylist()[0]["n"]
+        assert count > 0, view
+    bad = store.query(
+        "SELECT error_type FROM normalised_artifacts WHERE path = 'truncated.pdf'"
+    ).to_pylist()
+    assert bad and bad[0]["error_type"] == "CorruptPdfError"
+    zipped = store.query(
+        "SELECT filename FROM normalised_artifacts WHERE path = 'bundle.zip' AND len(derived_from) > 0"
+    ).to_pylist()
+    assert {"config.json", "readme.txt"} <= {Path(r["filename"]).name for r in zipped}
+    chunk_meta = result.asset_materializations_for_node("chunks")[0].metadata
+    assert chunk_meta["dagster/row_count"].value > 0
+
+    before = _snapshot(store)
+    _run(defs, instance, batch)
+    assert _snapshot(store) == before
+
+    quiet = _tick(defs, instance, first.cursor)
+    assert not quiet.run_requests
+
+    (inbox / "added.txt").write_text("A brand new file about invoices, sent to billing@example.org.")
+    target = inbox / "plain.txt"
+    stat = target.stat()
+    target.write_text("Rewritten minutes that keep their old timestamp.")
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    (inbox / "notes.md").unlink()
+    second = _tick(defs, instance, quiet.cursor)
+    assert len(second.run_requests or []) == 1
+    batch2 = second.run_requests[0].partition_key
+    changes = store.query(
+        "SELECT path, change FROM batches WHERE batch_id = ? ORDER BY path", [batch2]
+    ).to_pylist()
+    assert changes == [
+        {"path": "added.txt", "change": "added"},
+        {"path": "notes.md", "change": "deleted"},
+        {"path": "plain.txt", "change": "modified"},
+    ]
+    _run(defs, instance, batch2)
+    current = {r["path"]: r["batch_id"] for r in store.query("SELECT * FROM current_raw_files").to_pylist()}
+    assert "notes.md" not in current
+    assert current["added.txt"] == batch2 and current["plain.txt"] == batch2
+    assert current["handbook.pdf"] == batch
+    texts = store.query(
+        "SELECT text FROM current_normalised_artifacts WHERE path = 'plain.txt'"
+    ).to_pylist()
+    assert texts == [{"text": "Rewritten minutes that keep their old timestamp."}]
+    for view in ("current_chunks", "current_merged_extractions"):
+        paths = {r["path"] for r in store.query(f"SELECT DISTINCT path FROM {view}").to_pylist()}
+        assert "notes.md" not in paths and "added.txt" in paths

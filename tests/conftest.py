@@ -1,0 +1,29 @@
+"""Shared fixtures: the sample inbox copied to a temp folder, a store under tmp_path."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from content_core.store import ContentStore
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE_INBOX = REPO / "examples" / "inbox"
+CORPUS = Path(os.environ.get("CONTENT_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
+
+
+@pytest.fixture
+def inbox(tmp_path: Path) -> Path:
+    """A private copy of the sample inbox that a test may change."""
+    target = tmp_path / "inbox"
+    shutil.copytree(SAMPLE_INBOX, target)
+    return target
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ContentStore:
+    """An empty content store under tmp_path."""
+    return ContentStore(tmp_path / "store")
