@@ -98,6 +98,8 @@ _EXPORTS: dict[str, str] = {
     **{
         name: "content_core.compression"
         for name in (
+            "CompressionConfig",
+            "CompressionResult",
             "CompressionStrategy",
             "ContextCompressor",
             "ExtractiveStrategy",
@@ -105,18 +107,27 @@ _EXPORTS: dict[str, str] = {
             "SlidingWindowManager",
             "SummarizationStrategy",
             "TruncationStrategy",
+            "compress_text",
         )
     },
     # agents
     **{
         name: "content_core.agents"
         for name in (
+            "AgentConfig",
             "BatchProcessor",
+            "ExtractionInput",
+            "ExtractionRecord",
+            "ExtractionRun",
             "MergeStrategy",
+            "MergedExtraction",
+            "ModelCapabilities",
             "OfflineExtractor",
             "OpenAICompatibleAgent",
+            "merge_extractions",
             "merge_results",
             "prepare_messages",
+            "run_extractions",
         )
     },
     # store

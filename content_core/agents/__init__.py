@@ -27,6 +27,12 @@ from content_core.agents.merge import (
     merge_results,
     merge_with_provenance,
 )
+from content_core.agents.messages import (
+    AttachmentStore,
+    ChatMessage,
+    ModelCapabilities,
+    prepare_messages,
+)
 from content_core.agents.offline import OfflineExtractor, extract_facts
 from content_core.agents.openai import OpenAICompatibleAgent
 from content_core.agents.schemas import ExtractedFacts, load_schema
@@ -35,8 +41,10 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "AgentResult",
+    "AttachmentStore",
     "BatchItem",
     "BatchProcessor",
+    "ChatMessage",
     "ExtractedFacts",
     "ExtractionCache",
     "ExtractionInput",
@@ -45,6 +53,7 @@ __all__ = [
     "MergeOutcome",
     "MergeStrategy",
     "MergedExtraction",
+    "ModelCapabilities",
     "OfflineExtractor",
     "OpenAICompatibleAgent",
     "Usage",
@@ -57,5 +66,6 @@ __all__ = [
     "merge_extractions",
     "merge_results",
     "merge_with_provenance",
+    "prepare_messages",
     "run_extractions",
 ]

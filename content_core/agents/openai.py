@@ -189,13 +189,16 @@ class OpenAICompatibleAgent:
         self,
         prompt: str,
         *,
-        messages: Sequence[Mapping[str, Any]] | None = None,
+        messages: Sequence[Any] | None = None,
         **kwargs: Any,
     ) -> AgentResult[Any]:
         """Call the endpoint for `prompt` and return the validated output with its usage."""
         # Any: the output is an instance of output_type; kwargs exist only for the contract.
         if kwargs:
             raise TypeError(f"unexpected keyword arguments: {sorted(kwargs)}")
+        if messages is not None:
+            # Prepared ChatMessage models (see prepare_messages) serialise themselves.
+            messages = [m.to_openai() if hasattr(m, "to_openai") else m for m in messages]
         body = self.request_body(prompt, messages)
         self._check_input_size(body)
         response = await self._post(body)

@@ -1,0 +1,394 @@
+"""prepare_messages: turn `file` and `data` parts into parts a chat model accepts.
+
+Output parts are only `text`, `image_url` and `input_audio`; a `file` or `data` part never
+reaches the model. Images stay images for a vision model, otherwise become a description
+(through a vision agent) or what can be read from them; audio likewise. Documents become their
+extracted text. Each file is processed once per call, cached by file id.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from content_core.errors import ContentError, SourceError
+
+__all__ = [
+    "Attachment",
+    "AttachmentStore",
+    "ChatMessage",
+    "ImageURLPart",
+    "InputAudioPart",
+    "ModelCapabilities",
+    "TextPart",
+    "prepare_messages",
+]
+
+logger = logging.getLogger(__name__)
+
+# `__uploader://id`, `__yao.attachment://id`: a wrapper naming a file held by an uploader.
+_WRAPPER = re.compile(r"^__[\w.-]+://(?P<id>.+)$")
+_DATA_URL = re.compile(
+    r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[^,;]*)*?(?P<b64>;base64)?,(?P<data>.*)$", re.DOTALL
+)
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
+_TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
+
+
+class ModelCapabilities(BaseModel):
+    """What the target model accepts besides text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    vision: bool = False
+    audio: bool = False
+
+
+class TextPart(BaseModel):
+    """A `text` content part."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageURL(BaseModel):
+    """The `image_url` payload: an http(s) or data URL."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: str
+    detail: str = "auto"
+
+
+class ImageURLPart(BaseModel):
+    """An `image_url` content part."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["image_url"] = "image_url"
+    image_url: ImageURL
+
+
+class InputAudio(BaseModel):
+    """The `input_audio` payload: base64 data and its format (wav, mp3)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    data: str
+    format: str
+
+
+class InputAudioPart(BaseModel):
+    """An `input_audio` content part."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["input_audio"] = "input_audio"
+    input_audio: InputAudio
+
+
+Part = TextPart | ImageURLPart | InputAudioPart
+
+
+class ChatMessage(BaseModel):
+    """A prepared message: a role and either plain text or model-ready parts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    content: str | list[Part]
+
+    def to_openai(self) -> dict[str, Any]:
+        """The message as chat-completions JSON."""
+        # Any: chat-completions JSON is heterogeneous by nature.
+        return self.model_dump(mode="json")
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """An uploaded file: its bytes, name and declared media type."""
+
+    data: bytes
+    filename: str | None = None
+    media_type: str | None = None
+
+
+@dataclass
+class AttachmentStore:
+    """Files by id, as an uploader holds them, plus text already extracted from them."""
+
+    files: dict[str, Attachment] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def add(
+        self,
+        file_id: str,
+        data: bytes,
+        *,
+        filename: str | None = None,
+        media_type: str | None = None,
+    ) -> None:
+        """Register a file under `file_id`."""
+        self.files[file_id] = Attachment(data, filename, media_type)
+
+    def get(self, file_id: str) -> Attachment | None:
+        """The file named `file_id`, if held."""
+        return self.files.get(file_id)
+
+    def get_text(self, file_id: str) -> str | None:
+        """Text saved earlier for `file_id` (a preview), if any."""
+        return self.texts.get(file_id)
+
+    def save_text(self, file_id: str, text: str) -> None:
+        """Remember extracted text for `file_id` so later calls skip processing."""
+        self.texts[file_id] = text
+
+
+class _Runner(Protocol):
+    # Any: an agent's result object; kwargs are the agent's own.
+    async def run(self, prompt: str, **kwargs: Any) -> Any: ...
+
+
+@dataclass
+class _Resolved:
+    file_id: str
+    data: bytes
+    filename: str | None
+    media_type: str
+
+
+class _Preparer:
+    def __init__(
+        self,
+        capabilities: ModelCapabilities,
+        attachments: AttachmentStore | None,
+        vision_agent: _Runner | None,
+        audio_agent: _Runner | None,
+    ) -> None:
+        self.caps = capabilities
+        self.attachments = attachments or AttachmentStore()
+        self.vision_agent = vision_agent
+        self.audio_agent = audio_agent
+        self.cache: dict[str, list[Part]] = {}  # file id -> prepared parts, for this call only
+
+    async def message(self, message: Mapping[str, Any]) -> ChatMessage:
+        role = str(message.get("role", "user"))
+        content = message.get("content")
+        if content is None or isinstance(content, str):
+            return ChatMessage(role=role, content=content or "")
+        parts: list[Part] = []
+        for part in content:
+            parts.extend(await self.part(part))
+        return ChatMessage(role=role, content=parts)
+
+    async def part(self, part: Mapping[str, Any]) -> list[Part]:
+        kind = part.get("type")
+        if kind == "text":
+            return [TextPart(text=str(part.get("text", "")))]
+        if kind == "image_url":
+            payload = part.get("image_url") or {}
+            url = payload if isinstance(payload, str) else str(payload.get("url", ""))
+            detail = "auto" if isinstance(payload, str) else str(payload.get("detail", "auto"))
+            return await self.image_url(url, detail)
+        if kind == "input_audio":
+            payload = part.get("input_audio") or {}
+            return await self.audio(str(payload.get("data", "")), str(payload.get("format", "wav")))
+        if kind == "file":
+            return await self.file(part.get("file") or {})
+        if kind == "data":
+            return [TextPart(text=_format_data(part.get("data") or {}))]
+        logger.warning("unknown content part type %r turned into text", kind)
+        return [TextPart(text=json.dumps(dict(part), ensure_ascii=False, default=str))]
+
+    async def image_url(self, url: str, detail: str) -> list[Part]:
+        if url.startswith(("http://", "https://", "data:")) and self.caps.vision:
+            return [ImageURLPart(image_url=ImageURL(url=url, detail=detail))]
+        if url.startswith(("http://", "https://")):
+            # Fetching would reach the network on the caller's behalf; say what is missing.
+            return [TextPart(text=f"[image at {url}: not shown, the model has no vision]")]
+        return await self.cached(url, lambda: self.resolve(url, None, None))
+
+    async def file(self, payload: Mapping[str, Any]) -> list[Part]:
+        filename = payload.get("filename")
+        ref = payload.get("url") or payload.get("file_data") or payload.get("file_id") or ""
+        ref = str(ref)
+        if payload.get("file_id") and not payload.get("url") and not payload.get("file_data"):
+            ref = f"__file://{ref}"
+        return await self.cached(ref, lambda: self.resolve(ref, filename, payload.get("mime_type")))
+
+    async def cached(self, ref: str, resolve: Callable[[], _Resolved]) -> list[Part]:
+        wrapper = _WRAPPER.match(ref)
+        file_id = wrapper.group("id") if wrapper else _digest(ref)
+        if file_id in self.cache:
+            return self.cache[file_id]
+        if wrapper and (preview := self.attachments.get_text(file_id)) is not None:
+            parts: list[Part] = [TextPart(text=preview)]
+        else:
+            try:
+                resolved = resolve()
+                parts = await self.process(resolved)
+            except ContentError as exc:
+                logger.warning("file %s could not be prepared: %s", file_id, exc)
+                parts = [TextPart(text=f"[file {file_id} could not be read: {exc.message}]")]
+            else:
+                texts = [p.text for p in parts if isinstance(p, TextPart)]
+                if wrapper and len(texts) == len(parts):
+                    self.attachments.save_text(file_id, "\n".join(texts))
+        self.cache[file_id] = parts
+        return parts
+
+    def resolve(self, ref: str, filename: Any, declared: Any) -> _Resolved:
+        wrapper = _WRAPPER.match(ref)
+        if wrapper:
+            attachment = self.attachments.get(wrapper.group("id"))
+            if attachment is None:
+                raise SourceError(f"no attachment {wrapper.group('id')!r}")
+            data = attachment.data
+            filename = filename or attachment.filename
+            declared = declared or attachment.media_type
+        elif (match := _DATA_URL.match(ref)) is not None:
+            raw = match.group("data")
+            try:
+                data = base64.b64decode(raw, validate=True) if match.group("b64") else raw.encode()
+            except (binascii.Error, ValueError) as exc:
+                raise SourceError("data URL holds invalid base64") from exc
+            declared = declared or match.group("type")
+        else:
+            raise SourceError(f"cannot fetch {ref[:80]!r}: only attachments and data URLs")
+        from content_core.binary import sniff_media_type
+
+        media_type = sniff_media_type(
+            data, default=str(declared or "application/octet-stream"), filename=filename
+        )
+        return _Resolved(_digest(ref), data, filename, media_type)
+
+    async def process(self, item: _Resolved) -> list[Part]:
+        name = item.filename or item.file_id[:12]
+        if item.media_type.startswith("image/"):
+            url = f"data:{item.media_type};base64,{base64.b64encode(item.data).decode()}"
+            if self.caps.vision:
+                return [ImageURLPart(image_url=ImageURL(url=url))]
+            return [TextPart(text=await self.describe_image(name, url, item))]
+        if item.media_type.startswith("audio/"):
+            fmt = _AUDIO_FORMATS.get(item.media_type, item.media_type.split("/")[-1])
+            return await self.audio(base64.b64encode(item.data).decode(), fmt, name)
+        from content_core.extract import extract_text
+
+        text = extract_text(item.data, item.media_type, filename=item.filename).text
+        return [TextPart(text=f"[file {name}]\n{text}")]
+
+    async def describe_image(self, name: str, url: str, item: _Resolved) -> str:
+        if self.vision_agent is not None:
+            message = {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": _DESCRIBE_PROMPT},
+                    {"type": "image_url", "image_url": {"url": url}},
+                ],
+            }
+            result = await self.vision_agent.run(_DESCRIBE_PROMPT, messages=[message])
+            return f"[image {name}: {result.output}]"
+        return f"[image {name}: {_image_summary(item.data, item.media_type)}]"
+
+    async def audio(self, data: str, fmt: str, name: str = "audio") -> list[Part]:
+        if self.caps.audio:
+            return [InputAudioPart(input_audio=InputAudio(data=data, format=fmt))]
+        if self.audio_agent is not None:
+            message = {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": _TRANSCRIBE_PROMPT},
+                    {"type": "input_audio", "input_audio": {"data": data, "format": fmt}},
+                ],
+            }
+            result = await self.audio_agent.run(_TRANSCRIBE_PROMPT, messages=[message])
+            return [TextPart(text=f"[audio {name} transcript]\n{result.output}")]
+        return [
+            TextPart(text=f"[audio {name} ({fmt}): not included, the model has no audio input]")
+        ]
+
+
+def _digest(ref: str) -> str:
+    return hashlib.sha256(ref.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _image_summary(data: bytes, media_type: str) -> str:
+    """What can be said of an image without a model: its format and size."""
+    try:
+        from PIL import Image, UnidentifiedImageError
+
+        with Image.open(io.BytesIO(data)) as image:
+            return f"{media_type}, {image.width}x{image.height} pixels, no description available"
+    except (ImportError, OSError, UnidentifiedImageError, ValueError):
+        return f"{media_type}, {len(data)} bytes, no description available"
+
+
+def _format_data(payload: Mapping[str, Any]) -> str:
+    """Render a `data` part's sources as readable text (tables as Markdown, JSON pretty)."""
+    sources = payload.get("sources") or []
+    blocks: list[str] = []
+    for source in sources:
+        kind = source.get("type", "data")
+        label = source.get("name") or source.get("title") or source.get("id") or ""
+        value = next((source[k] for k in ("rows", "content", "data", "value") if k in source), None)
+        if _is_table(value):
+            body = _markdown_table(value)
+        elif isinstance(value, str):
+            body = value
+        else:
+            body = json.dumps(value, ensure_ascii=False, indent=2, default=str)
+        blocks.append(f"[{kind} {label}]".replace(" ]", "]") + "\n" + body)
+    return "\n\n".join(blocks) if blocks else "[data: no sources]"
+
+
+def _is_table(value: Any) -> bool:  # Any: arbitrary JSON
+    return isinstance(value, list) and bool(value) and all(isinstance(r, Mapping) for r in value)
+
+
+def _markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(str(k) for k in row if str(k) not in columns)
+
+    def cell(value: Any) -> str:
+        return ("" if value is None else str(value)).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row.get(c)) for c in columns) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+async def prepare_messages(
+    messages: Sequence[Mapping[str, Any] | ChatMessage],
+    capabilities: ModelCapabilities,
+    *,
+    attachments: AttachmentStore | None = None,
+    vision_agent: _Runner | None = None,
+    audio_agent: _Runner | None = None,
+) -> list[ChatMessage]:
+    """Return `messages` with every part converted to `text`, `image_url` or `input_audio`.
+
+    Files come from `attachments` (ids in `__uploader://id` style URLs or `file_id`) or from
+    data URLs (`file_data`); nothing is downloaded. A file that cannot be read becomes a text
+    part saying so, never a `file` part. Each file is processed once per call.
+    """
+    # Any: messages are chat JSON from a client.
+    preparer = _Preparer(capabilities, attachments, vision_agent, audio_agent)
+    out: list[ChatMessage] = []
+    for message in messages:
+        raw = message.to_openai() if isinstance(message, ChatMessage) else message
+        out.append(await preparer.message(raw))
+    return out
