@@ -1,0 +1,354 @@
+"""BinaryNormalizer: sequence sniffing, guards, conversions and unpacking into artifacts.
+
+This module holds no format logic: it sniffs, picks the handler for the media type, and walks
+containers recursively, charging one `ExpansionBudget` per raw file. A member that fails becomes
+an artifact with its error recorded; its siblings go on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from content_core.binary import media_types as mt
+from content_core.binary.archives import ArchiveUnpacker, ExpansionBudget, check_zip_package
+from content_core.binary.artifact import BinaryArtifact, kind_for
+from content_core.binary.config import BinaryConfig
+from content_core.binary.email import EmailUnpacker
+from content_core.binary.images import ImageNormalizer
+from content_core.binary.office import OFFICE_MEDIA_TYPES, NoOpOfficeConverter, OfficeConverter
+from content_core.binary.pdf_guard import PdfGuard
+from content_core.binary.sniff import decode_text_sample, sniff_media_type
+from content_core.binary.textpdf import text_to_pdf
+from content_core.errors import (
+    ArchiveExtractionError,
+    BinaryFanoutError,
+    BinaryNormalizationError,
+    BinaryTooLargeError,
+    ContentError,
+    UnsupportedBinaryError,
+)
+
+__all__ = ["BinaryNormalizer", "failure_id"]
+
+_log = logging.getLogger(__name__)
+
+_ZIP_PACKAGES = frozenset({mt.DOCX, mt.XLSX, mt.PPTX, mt.ODT, mt.ODS, mt.ODP, mt.EPUB})
+_WRAPPABLE_TEXT = frozenset({mt.PLAIN, mt.MARKDOWN, mt.CSV, mt.TSV})
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def failure_id(parent_id: str, name: str, error: str) -> str:
+    """Return the deterministic id of a failure artifact that has no bytes."""
+    digest = hashlib.sha256()
+    for part in (parent_id, name, error):
+        digest.update(part.encode("utf-8", "replace"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+@dataclass
+class _Walk:
+    budget: ExpansionBudget
+    out: list[BinaryArtifact] = field(default_factory=list)
+
+
+class BinaryNormalizer:
+    """Turn raw bytes into a list of `BinaryArtifact`: the raw file first, then what it holds.
+
+    Args:
+        config: limits and switches; defaults to `BinaryConfig()`.
+        office: the Office converter (see `build_office_converter`); defaults to no conversion.
+    """
+
+    def __init__(
+        self,
+        *,
+        config: BinaryConfig | None = None,
+        office: OfficeConverter | None = None,
+    ) -> None:
+        self.config = config or BinaryConfig()
+        self.office: OfficeConverter = office or NoOpOfficeConverter()
+        self.pdf_guard = PdfGuard(
+            max_pages=self.config.max_pdf_pages, passwords=self.config.passwords
+        )
+        self.images = ImageNormalizer(
+            max_pixels=self.config.max_image_pixels, max_svg_bytes=self.config.max_svg_bytes
+        )
+        self.archives = ArchiveUnpacker(passwords=self.config.passwords)
+        self.emails = EmailUnpacker(
+            max_header_bytes=self.config.max_email_header_bytes,
+            max_parts=self.config.max_email_parts,
+        )
+
+    async def normalise(
+        self,
+        data: bytes,
+        *,
+        declared_media_type: str | None = None,
+        filename: str | None = None,
+    ) -> list[BinaryArtifact]:
+        """Return the artifacts of `data`: the raw file itself first, then renditions and
+        members (recursively), each with its `derived_from` ancestry.
+
+        The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
+        Failures of members are returned as artifacts with `error_type` set.
+
+        Raises:
+            BinaryTooLargeError: the raw file is over `max_bytes` (or expands past the budget
+                before anything could be read).
+            BinaryNormalizationError: the raw file itself cannot be normalised (encrypted or
+                corrupt PDF, unreadable archive, unsupported binary, ...).
+        """
+        name = filename or "upload"
+        if len(data) > self.config.max_bytes:
+            raise BinaryTooLargeError(
+                f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}"
+            )
+        media_type = sniff_media_type(data, filename=filename)
+        if declared_media_type and mt.base_media_type(declared_media_type) != media_type:
+            _log.debug("%s: declared %s, sniffed %s", name, declared_media_type, media_type)
+        if not self.config.normalize_enabled:
+            return [_artifact(data, media_type, name, ())]
+        walk = _Walk(
+            budget=ExpansionBudget(
+                max_bytes=self.config.max_uncompressed_bytes,
+                max_files=self.config.max_expanded_files,
+                max_ratio=self.config.max_compression_ratio,
+            )
+        )
+        await self._visit(walk, data, media_type, name, (), 0, member_name=None)
+        return walk.out
+
+    # ------------------------------------------------------------------------------ walking
+
+    async def _visit(
+        self,
+        walk: _Walk,
+        data: bytes,
+        media_type: str,
+        name: str,
+        parents: tuple[str, ...],
+        depth: int,
+        *,
+        member_name: str | None,
+    ) -> None:
+        """Append the artifact for `data` and everything derived from it; raise only at the
+        root (depth 0), record the error on the artifact below it."""
+        index = len(walk.out)
+        artifact = _artifact(data, media_type, name, parents, member_name=member_name)
+        walk.out.append(artifact)
+        try:
+            page_count = await self._handle(walk, artifact, depth)
+        except ContentError as exc:
+            if depth == 0:
+                del walk.out[index:]
+                raise
+            walk.out[index] = artifact.model_copy(
+                update={"error_type": exc.error_type, "error_message": exc.message}
+            )
+            return
+        except RecursionError as exc:  # a parser recursed on hostile nesting
+            if depth == 0:
+                del walk.out[index:]
+                raise BinaryFanoutError(f"{name}: structure nests too deeply") from exc
+            walk.out[index] = artifact.model_copy(
+                update={"error_type": "BinaryFanoutError", "error_message": "nests too deeply"}
+            )
+            return
+        if page_count is not None:
+            walk.out[index] = walk.out[index].model_copy(update={"page_count": page_count})
+
+    async def _handle(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> int | None:
+        data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
+        if len(data) > self.config.max_bytes:
+            raise BinaryTooLargeError(f"{name}: {len(data)} bytes, over max_bytes")
+        if media_type == mt.PDF:
+            report = self.pdf_guard.check(data, filename=name)
+            if report.decrypted is not None:
+                self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
+            return report.page_count
+        if media_type in mt.IMAGE_MEDIA_TYPES:
+            image = self.images.normalise(data, media_type, filename=name)
+            if image.converted:
+                suffix = ".pdf" if image.media_type == mt.PDF else ".png"
+                self._rendition(walk, artifact, image.data, image.media_type, suffix,
+                                image.page_count)
+            return image.page_count
+        if media_type in mt.ARCHIVE_MEDIA_TYPES:
+            await self._unpack_archive(walk, artifact, depth)
+            return None
+        if media_type in mt.EMAIL_MEDIA_TYPES:
+            await self._unpack_email(walk, artifact, depth)
+            return None
+        if media_type in OFFICE_MEDIA_TYPES or media_type == mt.EPUB:
+            return await self._office(walk, artifact)
+        if media_type in mt.TEXT_MEDIA_TYPES:
+            if self.config.wrap_text_as_pdf and media_type in _WRAPPABLE_TEXT:
+                text = decode_text_sample(data) or ""
+                pdf = text_to_pdf(text)
+                pages = self.pdf_guard.check(pdf, filename=name).page_count
+                self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+            return None
+        raise UnsupportedBinaryError(f"{name}: no normaliser for {media_type}", media_type=media_type)
+
+    async def _office(self, walk: _Walk, artifact: BinaryArtifact) -> int | None:
+        data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
+        if media_type in _ZIP_PACKAGES:
+            if data.startswith(_OLE2_MAGIC):
+                raise ArchiveExtractionError(
+                    f"{name}: password-protected Office package (OLE2 EncryptedPackage)",
+                    media_type=media_type,
+                )
+            check_zip_package(data, walk.budget, filename=name)
+        if media_type == mt.EPUB:
+            return None
+        try:
+            pdf = await self.office.convert(data, media_type=media_type, filename=name)
+        except ContentError as exc:
+            # The document still yields text natively; the failed rendering is recorded.
+            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            return None
+        if pdf is None:
+            return None
+        try:
+            pages = self.pdf_guard.check(pdf, filename=f"{_stem(name)}.pdf").page_count
+        except BinaryNormalizationError as exc:
+            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            return None
+        self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+        return pages
+
+    async def _unpack_archive(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+        self._check_depth(artifact, depth)
+        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        members = self.archives.unpack(
+            artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
+        )
+        produced = 0
+        try:
+            for member in members:
+                produced += 1
+                if member.data is None:
+                    error = member.error or ArchiveExtractionError("member unreadable")
+                    walk.out.append(_failure_artifact(chain, member.name, error))
+                    continue
+                await self._visit_member(walk, member.data, member.name, chain, depth)
+        except BinaryNormalizationError as exc:
+            if produced == 0:
+                raise
+            # Some members are already out: keep them and record why the rest is missing.
+            walk.out.append(_failure_artifact(chain, f"{artifact.filename} (rest)", exc))
+
+    async def _unpack_email(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+        self._check_depth(artifact, depth)
+        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        unpacked = self.emails.unpack(
+            artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
+        )
+        body, body_type = unpacked.body_document(render_header=self.config.email_render_header)
+        if body.strip():
+            suffix = ".html" if body_type == mt.HTML else ".txt"
+            walk.out.append(
+                BinaryArtifact(
+                    bytes=body,
+                    media_type=body_type,
+                    filename=f"{_stem(artifact.filename)}.body{suffix}",
+                    kind="email_body",
+                    derived_from=chain,
+                    member_name="body",
+                )
+            )
+        for member in unpacked.attachments:
+            if member.data is None:
+                error = member.error or ArchiveExtractionError("attachment unreadable")
+                walk.out.append(_failure_artifact(chain, member.name, error))
+                continue
+            await self._visit_member(walk, member.data, member.name, chain, depth)
+
+    async def _visit_member(
+        self, walk: _Walk, data: bytes, name: str, chain: tuple[str, ...], depth: int
+    ) -> None:
+        media_type = sniff_media_type(data, filename=name)
+        await self._visit(walk, data, media_type, name, chain, depth + 1, member_name=name)
+
+    def _check_depth(self, artifact: BinaryArtifact, depth: int) -> None:
+        if depth >= self.config.max_recursion_depth:
+            raise BinaryFanoutError(
+                f"{artifact.filename}: containers nest deeper than "
+                f"max_recursion_depth={self.config.max_recursion_depth}"
+            )
+
+    # ------------------------------------------------------------------------------ records
+
+    def _rendition(
+        self,
+        walk: _Walk,
+        source: BinaryArtifact,
+        data: bytes,
+        media_type: str,
+        suffix: str,
+        page_count: int | None,
+    ) -> None:
+        walk.out.append(
+            BinaryArtifact(
+                bytes=data,
+                media_type=media_type,
+                filename=f"{_stem(source.filename)}{suffix}",
+                kind=kind_for(media_type),
+                page_count=page_count,
+                derived_from=(*source.derived_from, _sha256(source.bytes)),
+                rendition=True,
+            )
+        )
+
+    def _failure(
+        self, walk: _Walk, source: BinaryArtifact, name: str, error: ContentError
+    ) -> None:
+        chain = (*source.derived_from, _sha256(source.bytes))
+        failed = _failure_artifact(chain, name, error)
+        walk.out.append(failed.model_copy(update={"rendition": True}))
+
+
+def _artifact(
+    data: bytes,
+    media_type: str,
+    name: str,
+    parents: tuple[str, ...],
+    *,
+    member_name: str | None = None,
+) -> BinaryArtifact:
+    return BinaryArtifact(
+        bytes=data,
+        media_type=media_type,
+        filename=name,
+        kind=kind_for(media_type),
+        derived_from=parents,
+        member_name=member_name,
+    )
+
+
+def _failure_artifact(
+    chain: tuple[str, ...], name: str, error: ContentError
+) -> BinaryArtifact:
+    return BinaryArtifact(
+        bytes=b"",
+        media_type=mt.OCTET_STREAM,
+        filename=name,
+        kind="failure",
+        derived_from=chain,
+        member_name=name,
+        error_type=error.error_type,
+        error_message=error.message,
+    )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _stem(name: str) -> str:
+    base = PurePosixPath(name.replace("\\", "/")).name or "file"
+    return base.rsplit(".", 1)[0] if "." in base[1:] else base

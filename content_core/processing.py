@@ -1,0 +1,313 @@
+"""process_files: normalise raw files and extract their text, isolated per file.
+
+This is the library entry point behind the `normalised_artifacts` asset. Each raw file is
+normalised (sniff, guards, conversions, unpacking) and every document artifact gets its text,
+in a worker process with a memory cap and a time limit. A file, or a member of one, that fails
+becomes a record with `error_type` set; the rest of the batch goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from content_core.binary import media_types as mt
+from content_core.binary.artifact import BinaryArtifact, kind_for
+from content_core.binary.config import BinaryConfig
+from content_core.binary.normalizer import BinaryNormalizer, failure_id
+from content_core.binary.office import OfficeConverter, build_office_converter
+from content_core.binary.sniff import sniff_media_type
+from content_core.errors import ContentError
+from content_core.extract import PageSpan, extract_text
+from content_core.sandbox import TaskFailure, shared_pool
+from content_core.store.blobs import BlobStore
+
+__all__ = ["ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
+
+_SNIFF_PREFIX_BYTES = 1024 * 1024
+# Kinds whose bytes are containers or pictures: no text of their own.
+_NO_TEXT_KINDS = frozenset({"archive", "email", "image", "failure", "binary"})
+_UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
+
+
+class ProcessingConfig(BaseModel):
+    """How raw files are processed: normalisation limits plus isolation settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    binary: BinaryConfig = BinaryConfig()
+    timeout_s: float = Field(default=60.0, gt=0)
+    memory_mb: int = Field(default=2048, ge=256)
+    workers: int = Field(default=2, ge=1)
+    isolate: bool = True
+
+    def fingerprint(self) -> str:
+        """Return a short hash of the settings that can change the output records.
+
+        `workers` and `isolate` only change how the work is scheduled, so they are left out.
+        """
+        payload = self.model_dump_json(include={"binary", "timeout_s", "memory_mb"})
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+class FileInput(BaseModel):
+    """One raw file to process: the caller's key, where its bytes are, and hints."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    path: Path
+    filename: str
+    declared_type: str | None = None
+
+
+class ArtifactRecord(BaseModel):
+    """One row of `normalised_artifacts`: an artifact, its text, or why it failed.
+
+    `artifact_id` is the SHA-256 of the artifact bytes (stored in the blob store); a failure
+    without bytes gets a deterministic hash of (parent id, member name, error) instead.
+    `derived_from` lists ancestor ids, raw file first; it is empty for the raw file itself.
+    Text is set on document rows only; renditions (an Office file rendered to PDF, an image
+    re-encoded) carry no text, so nothing is counted twice. `stage` names where a failure
+    happened: "sniff", "normalise", "extract" or "worker".
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    artifact_id: str
+    derived_from: tuple[str, ...]
+    kind: str
+    media_type: str
+    filename: str
+    page_count: int | None
+    text: str | None
+    pages: tuple[PageSpan, ...] = ()
+    error_type: str | None = None
+    error_message: str | None = None
+    stage: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    item: FileInput
+    binary: BinaryConfig
+    blob_root: Path
+
+
+def process_files(
+    inputs: Sequence[FileInput],
+    config: ProcessingConfig,
+    *,
+    blob_store: BlobStore,
+) -> list[list[ArtifactRecord]]:
+    """Return, for each input in order, its records: the raw file first, then its renditions,
+    members and attachments (recursively).
+
+    Every artifact's bytes are written to `blob_store`. Never raises for a bad file: the file
+    (or member) becomes records with `error_type` set. With `config.isolate` each file runs in
+    a worker process of a warm pool under `memory_mb` and `timeout_s`; a worker that is killed
+    turns into a "worker"-stage failure record for that file only.
+    """
+    tasks = [_Task(item, config.binary, Path(blob_store.root)) for item in inputs]
+    if not tasks:
+        return []
+    if not config.isolate:
+        results: list[list[ArtifactRecord] | TaskFailure] = []
+        for task in tasks:
+            try:
+                results.append(_process_task(task))
+            except ContentError as exc:
+                results.append(TaskFailure(exc.error_type, exc.message))
+            except RecursionError as exc:
+                results.append(TaskFailure("BinaryFanoutError", f"nests too deeply ({exc})"))
+            except Exception as exc:  # noqa: BLE001 - same boundary as the worker process
+                results.append(TaskFailure(f"UnexpectedError.{type(exc).__name__}", str(exc)))
+    else:
+        pool = shared_pool(
+            workers=config.workers,
+            memory_mb=config.memory_mb,
+            preload=("content_core.processing",),
+        )
+        results = pool.map(_process_task, tasks, timeout_s=config.timeout_s)
+    out: list[list[ArtifactRecord]] = []
+    for task, result in zip(tasks, results, strict=True):
+        if isinstance(result, TaskFailure):
+            out.append([_worker_failure(task.item, result)])
+        else:
+            out.append(result)
+    return out
+
+
+# ------------------------------------------------------------------------------ worker side
+
+_CONVERTERS: dict[str, OfficeConverter] = {}
+
+
+def _converter(config: BinaryConfig) -> OfficeConverter:
+    """One converter per config per process: LibreOffice keeps its warm profile."""
+    key = config.fingerprint()
+    if key not in _CONVERTERS:
+        _CONVERTERS[key] = build_office_converter(config)
+    return _CONVERTERS[key]
+
+
+def _process_task(task: _Task) -> list[ArtifactRecord]:
+    """Process one raw file (runs in a worker); raises only for errors about the raw file
+    that leave nothing to record but the error."""
+    item = task.item
+    try:
+        data = item.path.read_bytes()
+    except OSError as exc:
+        return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
+                              item.filename, "SourceError", f"cannot read {item.path}: {exc}",
+                              "sniff")]
+    store = BlobStore(task.blob_root)
+    normalizer = BinaryNormalizer(config=task.binary, office=_converter(task.binary))
+    raw_id = hashlib.sha256(data).hexdigest()
+    try:
+        artifacts = asyncio.run(
+            normalizer.normalise(
+                data, declared_media_type=item.declared_type, filename=item.filename
+            )
+        )
+    except ContentError as exc:
+        media_type = sniff_media_type(data, filename=item.filename)
+        store.put(data)
+        return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
+                              exc.message, "normalise", kind=kind_for(media_type))]
+    return _records(artifacts, store)
+
+
+def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[ArtifactRecord]:
+    records: list[ArtifactRecord | None] = [None] * len(artifacts)
+    ids: list[str] = []
+    for artifact in artifacts:
+        if artifact.error_type is not None and not artifact.bytes:
+            parent = artifact.derived_from[-1] if artifact.derived_from else ""
+            ids.append(failure_id(parent, artifact.filename, artifact.error_message or ""))
+        else:
+            ids.append(store.put(artifact.bytes))
+    # Renditions of each artifact (by id), to fall back on when native extraction fails.
+    renditions: dict[str, list[int]] = {}
+    for index, artifact in enumerate(artifacts):
+        if artifact.rendition and artifact.error_type is None and artifact.derived_from:
+            renditions.setdefault(artifact.derived_from[-1], []).append(index)
+    for index, artifact in enumerate(artifacts):
+        base = {
+            "artifact_id": ids[index],
+            "derived_from": artifact.derived_from,
+            "kind": artifact.kind,
+            "media_type": artifact.media_type,
+            "filename": _clean(artifact.filename),
+            "page_count": artifact.page_count,
+        }
+        if artifact.error_type is not None:
+            records[index] = ArtifactRecord(
+                **base, text=None, error_type=artifact.error_type,
+                error_message=_clean(artifact.error_message or ""), stage="normalise",
+            )
+            continue
+        if artifact.rendition or artifact.kind in _NO_TEXT_KINDS:
+            records[index] = ArtifactRecord(**base, text=None)
+            continue
+        fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])
+                     if artifacts[i].media_type == mt.PDF]
+        records[index] = _with_text(artifact, base, fallbacks)
+    return [r for r in records if r is not None]
+
+
+def _with_text(
+    artifact: BinaryArtifact, base: dict[str, object], fallbacks: list[BinaryArtifact]
+) -> ArtifactRecord:
+    """Extract the text of a document artifact, falling back on its PDF rendition (legacy
+    Office formats, password-decrypted PDFs)."""
+    try:
+        extracted = extract_text(artifact.bytes, artifact.media_type, filename=artifact.filename)
+    except ContentError as exc:
+        for rendition in fallbacks:
+            try:
+                extracted = extract_text(rendition.bytes, mt.PDF, filename=rendition.filename)
+            except ContentError:
+                continue
+            break
+        else:
+            return ArtifactRecord(
+                **base,  # type: ignore[arg-type]
+                text=None,
+                error_type=exc.error_type,
+                error_message=_clean(exc.message),
+                stage="extract",
+            )
+    except RecursionError as exc:
+        return ArtifactRecord(
+            **base,  # type: ignore[arg-type]
+            text=None, error_type="ExtractionError",
+            error_message=f"input nests too deeply ({exc})", stage="extract",
+        )
+    return ArtifactRecord(
+        **base,  # type: ignore[arg-type]
+        text=_clean(extracted.text),
+        pages=extracted.pages,
+    )
+
+
+def _clean(text: str) -> str:
+    """Replace NULs and lone surrogates (DuckDB rejects both) one for one, so page offsets
+    stay valid."""
+    return _UNSAFE_CHARS.sub("\ufffd", text) if _UNSAFE_CHARS.search(text) else text
+
+
+def _error_record(
+    artifact_id: str,
+    derived_from: tuple[str, ...],
+    media_type: str,
+    filename: str,
+    error_type: str,
+    message: str,
+    stage: str,
+    *,
+    kind: str = "failure",
+) -> ArtifactRecord:
+    return ArtifactRecord(
+        artifact_id=artifact_id,
+        derived_from=derived_from,
+        kind=kind,
+        media_type=media_type,
+        filename=_clean(filename),
+        page_count=None,
+        text=None,
+        error_type=error_type,
+        error_message=_clean(message),
+        stage=stage,
+    )
+
+
+# ------------------------------------------------------------------------------ parent side
+
+
+def _worker_failure(item: FileInput, failure: TaskFailure) -> ArtifactRecord:
+    """The record of a file whose worker timed out or died: identified from its bytes, read
+    here without parsing anything but a bounded prefix."""
+    digest = hashlib.sha256()
+    prefix = b""
+    try:
+        with item.path.open("rb") as handle:
+            prefix = handle.read(_SNIFF_PREFIX_BYTES)
+            digest.update(prefix)
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        artifact_id = digest.hexdigest()
+    except OSError:
+        artifact_id = failure_id("", item.key, failure.message)
+    media_type = sniff_media_type(prefix, filename=item.filename) if prefix else mt.OCTET_STREAM
+    stage = "worker" if failure.error_type.startswith("Worker") else "normalise"
+    return _error_record(
+        artifact_id, (), media_type, item.filename, failure.error_type, failure.message, stage,
+        kind=kind_for(media_type),
+    )

@@ -1,0 +1,316 @@
+"""Run untrusted-input work in long-lived worker processes with a memory cap and a time limit.
+
+A `WorkerPool` keeps `workers` processes (forkserver context, so they start from a clean
+interpreter without the caller's threads or open files). Each task runs in one worker; the
+worker's address space is capped with RLIMIT_AS. A task that passes its time limit, or whose
+worker dies (out of memory, a segfault in a C parser), becomes a typed error for that task only:
+the worker is replaced and the other tasks go on.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from content_core.errors import ContentError, ConversionError, UnsafeInputError
+
+__all__ = [
+    "TaskFailure",
+    "WorkerCrashedError",
+    "WorkerPool",
+    "WorkerTimeoutError",
+    "run_isolated",
+]
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerTimeoutError(UnsafeInputError):
+    """A task ran past its time limit; its worker was killed."""
+
+
+class WorkerCrashedError(ConversionError):
+    """The worker process died while running a task (memory cap, crash in native code)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFailure:
+    """Why one task produced no result: the error class name and its message."""
+
+    error_type: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Result(Generic[R]):
+    index: int
+    value: R | None
+    failure: TaskFailure | None
+
+
+def _worker_main(
+    connection: multiprocessing.connection.Connection, memory_bytes: int | None
+) -> None:
+    """Worker loop: receive (function, argument), send back ("ok", value) or ("err", ...)."""
+    if memory_bytes is not None:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+        # Soft limit only: a child process (soffice) may lift it for itself.
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        function, argument = message
+        try:
+            value = function(argument)
+            reply: tuple[str, Any] = ("ok", value)  # Any: whatever the task returns
+        except ContentError as exc:
+            reply = ("err", (exc.error_type, exc.message))
+        except MemoryError:
+            reply = ("err", ("WorkerMemoryError", "the task ran out of its memory cap"))
+        except RecursionError as exc:
+            reply = ("err", ("BinaryFanoutError", f"input nests too deeply ({exc})"))
+        except Exception as exc:  # noqa: BLE001 - the process boundary: report, never die
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            reply = ("err", (f"UnexpectedError.{type(exc).__name__}", detail[:2000]))
+        try:
+            connection.send(reply)
+        except (OSError, ValueError, TypeError) as exc:  # unpicklable or pipe gone
+            with contextlib.suppress(OSError, ValueError):
+                connection.send(("err", ("WorkerCrashedError", f"result not sendable: {exc}")))
+
+
+class _Worker:
+    def __init__(self, context: Any, memory_bytes: int | None) -> None:  # Any: mp context
+        parent, child = context.Pipe(duplex=True)
+        self.connection = parent
+        self.process = context.Process(
+            target=_worker_main, args=(child, memory_bytes), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.task: int | None = None
+        self.deadline = 0.0
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            self.process.kill()
+        self.process.join(timeout=5)
+        with contextlib.suppress(OSError):
+            self.connection.close()
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError, ValueError, BrokenPipeError):
+            self.connection.send(None)
+        self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.kill()
+        with contextlib.suppress(OSError):
+            self.connection.close()
+
+
+class WorkerPool:
+    """A pool of long-lived worker processes running one task each at a time.
+
+    Args:
+        workers: number of processes.
+        memory_mb: address-space cap per worker, or None for none.
+        timeout_s: wall-clock limit per task.
+        preload: modules the forkserver imports once, so new workers start warm.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int = 2,
+        memory_mb: int | None = 2048,
+        timeout_s: float = 60.0,
+        preload: Sequence[str] = (),
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.workers = workers
+        self.memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
+        self.timeout_s = timeout_s
+        methods = multiprocessing.get_all_start_methods()
+        self._context = multiprocessing.get_context(
+            "forkserver" if "forkserver" in methods else "spawn"
+        )
+        if preload and self._context.get_start_method() == "forkserver":
+            self._context.set_forkserver_preload(list(preload))
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._owner_pid = os.getpid()
+
+    def map(
+        self,
+        function: Callable[[T], R],
+        items: Sequence[T],
+        *,
+        timeout_s: float | None = None,
+    ) -> list[R | TaskFailure]:
+        """Run `function(item)` for every item; return results in input order, a
+        `TaskFailure` where a task raised, timed out or lost its worker.
+
+        `function` must be a module-level callable; items and results must be picklable.
+        """
+        if self._closed:
+            raise RuntimeError("the pool is closed")
+        limit = self.timeout_s if timeout_s is None else timeout_s
+        with self._lock:
+            return self._run(function, list(items), limit)
+
+    def _run(
+        self, function: Callable[[T], R], items: list[T], limit: float
+    ) -> list[R | TaskFailure]:
+        results: list[R | TaskFailure | None] = [None] * len(items)
+        pending = deque(range(len(items)))
+        busy: list[_Worker] = []
+        wanted = min(self.workers, len(items))
+        while len(self._idle) < wanted and len(self._idle) + len(busy) < wanted:
+            self._idle.append(_Worker(self._context, self.memory_bytes))
+        while pending or busy:
+            while pending and self._idle:
+                worker = self._idle.pop()
+                if not worker.process.is_alive():
+                    worker.kill()
+                    worker = _Worker(self._context, self.memory_bytes)
+                index = pending.popleft()
+                try:
+                    worker.connection.send((function, items[index]))
+                except (OSError, ValueError, BrokenPipeError) as exc:
+                    worker.kill()
+                    self._idle.append(_Worker(self._context, self.memory_bytes))
+                    results[index] = TaskFailure("WorkerCrashedError", f"cannot start task: {exc}")
+                    continue
+                worker.task = index
+                worker.deadline = time.monotonic() + limit
+                busy.append(worker)
+            if not busy:
+                continue
+            now = time.monotonic()
+            wait_s = max(0.0, min(w.deadline for w in busy) - now)
+            ready = multiprocessing.connection.wait(
+                [w.connection for w in busy] + [w.process.sentinel for w in busy],
+                timeout=wait_s,
+            )
+            now = time.monotonic()
+            for worker in list(busy):
+                index = worker.task
+                assert index is not None
+                if worker.connection in ready:
+                    try:
+                        status, payload = worker.connection.recv()
+                    except (EOFError, OSError):
+                        status, payload = "dead", None
+                    if status == "ok":
+                        results[index] = payload
+                    elif status == "err":
+                        results[index] = TaskFailure(*payload)
+                    else:
+                        results[index] = self._crash_failure(worker)
+                        busy.remove(worker)
+                        worker.kill()
+                        self._idle.append(_Worker(self._context, self.memory_bytes))
+                        continue
+                    busy.remove(worker)
+                    worker.task = None
+                    self._idle.append(worker)
+                elif worker.process.sentinel in ready or not worker.process.is_alive():
+                    results[index] = self._crash_failure(worker)
+                    busy.remove(worker)
+                    worker.kill()
+                    self._idle.append(_Worker(self._context, self.memory_bytes))
+                elif now >= worker.deadline:
+                    _log.warning("task %d ran past %.1f s; killing its worker", index, limit)
+                    results[index] = TaskFailure(
+                        "WorkerTimeoutError", f"ran past the time limit of {limit:g} s"
+                    )
+                    busy.remove(worker)
+                    worker.kill()
+                    self._idle.append(_Worker(self._context, self.memory_bytes))
+        return [r if r is not None else TaskFailure("WorkerCrashedError", "no result")
+                for r in results]
+
+    @staticmethod
+    def _crash_failure(worker: _Worker) -> TaskFailure:
+        worker.process.join(timeout=1)
+        code = worker.process.exitcode
+        if code is not None and code < 0:
+            reason = f"killed by signal {signal.Signals(-code).name}"
+        else:
+            reason = f"exit code {code}"
+        return TaskFailure("WorkerCrashedError", f"the worker process died ({reason})")
+
+    def close(self) -> None:
+        """Stop every worker."""
+        self._closed = True
+        while self._idle:
+            self._idle.pop().stop()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+_POOLS: dict[tuple[int, int | None, tuple[str, ...]], WorkerPool] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def shared_pool(*, workers: int, memory_mb: int | None, preload: Sequence[str] = ()) -> WorkerPool:
+    """Return a process-wide pool for these settings, started on first use and kept warm
+    between calls (closed at interpreter exit)."""
+    key = (workers, memory_mb, tuple(preload))
+    with _POOLS_LOCK:
+        pool = _POOLS.get(key)
+        if pool is None or pool._closed or pool._owner_pid != os.getpid():
+            pool = WorkerPool(workers=workers, memory_mb=memory_mb, preload=preload)
+            _POOLS[key] = pool
+        return pool
+
+
+def _close_pools() -> None:
+    for pool in list(_POOLS.values()):
+        if pool._owner_pid == os.getpid():
+            pool.close()
+    _POOLS.clear()
+
+
+atexit.register(_close_pools)
+
+
+def run_isolated(
+    function: Callable[[T], R],
+    item: T,
+    *,
+    timeout_s: float = 60.0,
+    memory_mb: int | None = 2048,
+) -> R | TaskFailure:
+    """Run one task in a fresh single-worker pool (a convenience for one-off calls)."""
+    with WorkerPool(workers=1, memory_mb=memory_mb, timeout_s=timeout_s) as pool:
+        return pool.map(function, [item])[0]
