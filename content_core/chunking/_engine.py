@@ -1,0 +1,246 @@
+"""The one packing loop behind every text chunker.
+
+A chunker describes where it likes to cut (levels of boundaries, strongest first) and the
+packer walks the text: from a start it reaches as far as the budget allows, cuts at the last
+boundary of the strongest level that lies in the acceptable part of that window, verifies the
+exact size of the span (shrinking it if the estimate was short) and steps back by at most the
+overlap for the next start.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["Level", "Literal", "Pattern", "Positions", "Span", "pack", "WS"]
+
+WS = " \t\n\r\f\v"
+
+
+class Level(Protocol):
+    """A kind of boundary: a position where a chunk may end and the next begin."""
+
+    def last(self, text: str, lo: int, hi: int) -> int:
+        """The largest boundary p with lo <= p <= hi, or -1."""
+        ...
+
+    def first(self, text: str, lo: int, hi: int) -> int:
+        """The smallest boundary p with lo <= p <= hi, or -1."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """Boundaries right after each occurrence of a separator string."""
+
+    sep: str
+
+    def last(self, text: str, lo: int, hi: int) -> int:
+        """The largest boundary in [lo, hi], or -1."""
+        width = len(self.sep)
+        i = text.rfind(self.sep, max(0, lo - width), hi)
+        return -1 if i < 0 else i + width
+
+    def first(self, text: str, lo: int, hi: int) -> int:
+        """The smallest boundary in [lo, hi], or -1."""
+        width = len(self.sep)
+        i = text.find(self.sep, max(0, lo - width), hi)
+        return -1 if i < 0 else i + width
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """Boundaries at the end of each match of a regular expression."""
+
+    regex: re.Pattern[str]
+    lookbehind: int = 8
+
+    def last(self, text: str, lo: int, hi: int) -> int:
+        """The largest boundary in [lo, hi], or -1."""
+        found = -1
+        for match in self.regex.finditer(text, max(0, lo - self.lookbehind), hi):
+            end = match.end()
+            if end >= lo:
+                found = end
+        return found
+
+    def first(self, text: str, lo: int, hi: int) -> int:
+        """The smallest boundary in [lo, hi], or -1."""
+        for match in self.regex.finditer(text, max(0, lo - self.lookbehind), hi):
+            if match.end() >= lo:
+                return match.end()
+        return -1
+
+
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """Boundaries known in advance (sorted), e.g. block starts from a parser."""
+
+    points: Sequence[int]
+
+    def last(self, text: str, lo: int, hi: int) -> int:
+        """The largest boundary in [lo, hi], or -1."""
+        i = bisect.bisect_right(self.points, hi) - 1
+        return self.points[i] if i >= 0 and self.points[i] >= lo else -1
+
+    def first(self, text: str, lo: int, hi: int) -> int:
+        """The smallest boundary in [lo, hi], or -1."""
+        i = bisect.bisect_left(self.points, lo)
+        return self.points[i] if i < len(self.points) and self.points[i] <= hi else -1
+
+
+class _Doc(Protocol):
+    text: str
+    n: int
+
+    def size(self, a: int, b: int) -> int: ...
+
+    def reach(self, a: int, budget: int) -> int: ...
+
+    def back(self, b: int, amount: int) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """text[start:end] with its exact size and the size it shares with the previous span."""
+
+    start: int
+    end: int
+    size: int
+    overlap: int
+
+
+def _skip_ws(text: str, a: int, hi: int) -> int:
+    while a < hi and text[a] in WS:
+        a += 1
+    return a
+
+
+def _rstrip(text: str, a: int, b: int) -> int:
+    while b > a and text[b - 1] in WS:
+        b -= 1
+    return b
+
+
+def pack(
+    doc: _Doc,
+    lo: int,
+    hi: int,
+    *,
+    budget: int,
+    overlap: int = 0,
+    levels: Sequence[tuple[Level, float]] = (),
+    overlap_levels: Sequence[Level] = (),
+    strip: bool = True,
+) -> list[Span]:
+    """Cut doc.text[lo:hi] into spans of at most `budget` (exact, in the doc's measure).
+
+    Args:
+        levels: boundary kinds, strongest first, each with the least fill (0..1 of the window)
+            a cut of that kind must reach to be taken; with none found the span is cut where
+            the budget runs out.
+        overlap_levels: where an overlapping start may fall (earliest such boundary whose
+            overlap fits), strongest first; with none the start falls on the budget's edge.
+        strip: leave leading and trailing whitespace out of every span.
+    """
+    if budget < 1:
+        raise ValueError("budget must be at least 1")
+    overlap = max(0, min(overlap, budget - 1))
+    text = doc.text
+    spans: list[Span] = []
+    a = _skip_ws(text, lo, hi) if strip else lo
+    end_all = _rstrip(text, a, hi) if strip else hi
+    prev_end = -1
+    shared = 0
+    while a < end_all:
+        e = doc.reach(a, budget)
+        cut = -1
+        if e >= end_all:
+            size = doc.size(a, end_all)
+            if size <= budget:
+                spans.append(Span(a, end_all, size, shared))
+                break
+            e = min(e, end_all)
+        floor = prev_end + 1 if prev_end > a else a + 1
+        while True:
+            cut = _choose(text, a, e, floor, levels)
+            b = _rstrip(text, a, cut) if strip else cut
+            while b <= prev_end and cut < e:
+                # Stripping pulled the end back onto the previous one: cut further on.
+                cut = _choose(text, a, e, cut + 1, levels)
+                b = _rstrip(text, a, cut) if strip else cut
+            if b <= a:
+                b = cut
+            size = doc.size(a, b)
+            if size <= budget:
+                break
+            # The estimate was short: aim lower by the excess and try again.
+            shorter = doc.reach(a, max(1, budget - (size - budget)))
+            e = shorter if shorter < e else e - 1
+            if e <= a:
+                raise ValueError(f"a single character at {a} exceeds a budget of {budget}")
+            floor = min(floor, e)
+        spans.append(Span(a, b, size, shared))
+        prev_end = b
+        nxt = cut
+        shared = 0
+        if overlap and b < end_all:
+            start, shared = _overlap_start(doc, a, b, overlap, overlap_levels, strip)
+            if start > a:
+                nxt = start
+            else:
+                shared = 0
+        a = _skip_ws(text, nxt, hi) if strip else nxt
+        if a >= prev_end:
+            shared = 0
+        elif a != nxt:
+            shared = doc.size(a, prev_end)
+    return spans
+
+
+def _choose(text: str, a: int, e: int, floor: int, levels: Sequence[tuple[Level, float]]) -> int:
+    """Where to end a span that starts at a and may reach e."""
+    width = e - a
+    for level, fill in levels:
+        lo = max(floor, a + math.ceil(fill * width))
+        if lo > e:
+            continue
+        p = level.last(text, lo, e)
+        if p >= lo:
+            return p
+    return e
+
+
+def _overlap_start(
+    doc: _Doc, a: int, b: int, overlap: int, levels: Sequence[Level], strip: bool
+) -> tuple[int, int]:
+    """The next span's start inside (a, b) sharing at most `overlap`, and what it shares."""
+    text = doc.text
+    p = max(a + 1, doc.back(b, overlap))
+    if p >= b:
+        return -1, 0
+    for level in levels:
+        start = level.first(text, p + 1, b - 1)
+        while a < start < b:
+            begin = _skip_ws(text, start, b) if strip else start
+            if begin >= b:
+                break
+            shared = doc.size(begin, b)
+            if shared <= overlap:
+                return begin, shared
+            start = level.first(text, start + 1, b - 1)
+    start = p
+    while start < b:
+        begin = _skip_ws(text, start, b) if strip else start
+        if begin >= b:
+            break
+        shared = doc.size(begin, b)
+        if shared <= overlap:
+            return begin, shared
+        # Measured from `begin`: aim later by the excess, always moving forward.
+        start = max(doc.back(b, overlap - (shared - overlap)), begin + 1)
+    return -1, 0

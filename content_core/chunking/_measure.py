@@ -1,0 +1,207 @@
+"""How chunkers measure a span of text: in characters, or in exact tokens of one encoding.
+
+A token measure tokenises the whole text once and then answers every size question from the
+token offsets plus two tiny encodes at the span's edges (see `TokenDoc.size`), so an exact
+count of any span costs microseconds instead of a second pass over the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import numpy as np
+
+from content_core.tokens import get_encoding, heuristic_chars_for_tokens
+
+__all__ = ["CharDoc", "CharMeasure", "Measure", "TokenDoc", "TokenMeasure"]
+
+# A position p is a "hard" boundary of the cl100k/p50k/r50k pre-tokeniser when text[p-1] is an
+# ASCII letter or digit and text[p] is ASCII but neither: no alternative of those patterns
+# matches a letter or digit followed by anything else, and none looks behind, so every
+# tokenisation of every substring containing p splits there, and the pieces between two such
+# boundaries are the same in the substring and the whole text.
+_HARD = re.compile(r"[A-Za-z0-9][\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
+_HARD_SAFE_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base"})
+# Spans shorter than this are simply encoded.
+_SMALL_SPAN = 96
+# How far from a span's edge to look for a hard boundary before encoding the span whole.
+_EDGE_WINDOW = 256
+
+
+class CharDoc:
+    """A text measured in characters."""
+
+    exact_tokens = False
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.n = len(text)
+
+    def size(self, a: int, b: int) -> int:
+        """Characters in text[a:b]."""
+        return b - a
+
+    def reach(self, a: int, budget: int) -> int:
+        """The farthest end e with size(a, e) <= budget (at least a + 1)."""
+        return min(self.n, a + max(1, budget))
+
+    def back(self, b: int, amount: int) -> int:
+        """A start p with size(p, b) about `amount`."""
+        return max(0, b - amount)
+
+    def prefix_size(self, prefix: str) -> int:
+        """Size of a prefix put before a span."""
+        return len(prefix)
+
+    def token_count(self, a: int, b: int) -> int | None:
+        """Exact tokens of text[a:b] when this measure counts tokens, else None."""
+        return None
+
+
+class CharMeasure:
+    """Measures spans in characters (`scale` characters per unit)."""
+
+    unit = "chars"
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+
+    def prepare(self, text: str) -> CharDoc:
+        """Return the measured document for `text`."""
+        return CharDoc(text)
+
+    def budget(self, units: int) -> int:
+        """Convert a budget in this measure's units to the document's size units."""
+        if self.scale == 1.0:
+            return units
+        return heuristic_chars_for_tokens(units)
+
+    def count(self, text: str) -> int:
+        """Size of a standalone string."""
+        return len(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte lengths
+    """Byte length of every token id of the encoding (0 for unused ids)."""
+    enc = get_encoding(encoding_name)
+    lengths = np.zeros(enc.n_vocab, dtype=np.int64)
+    for token in range(enc.n_vocab):
+        try:
+            lengths[token] = len(enc.decode_single_token_bytes(token))
+        except KeyError:  # an unused id between the ranks and the special tokens
+            continue
+    return lengths
+
+
+class TokenDoc:
+    """A text tokenised once, measured in exact tokens."""
+
+    exact_tokens = True
+
+    def __init__(self, text: str, encoding: Any, encoding_name: str) -> None:
+        self.text = text
+        self.n = len(text)
+        self._enc = encoding
+        self._encode = encoding.encode_ordinary
+        self._hard = encoding_name in _HARD_SAFE_ENCODINGS
+        tokens = encoding.encode_to_numpy(text, disallowed_special=())
+        self.n_tokens = int(tokens.shape[0])
+        byte_starts = np.zeros(self.n_tokens + 1, dtype=np.int64)
+        np.cumsum(_byte_lengths(encoding_name)[tokens], out=byte_starts[1:])
+        if text.isascii():
+            starts = byte_starts
+        else:
+            data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+            char_starts = np.zeros(data.shape[0] + 1, dtype=np.int64)
+            np.cumsum((data & 0xC0) != 0x80, out=char_starts[1:])
+            # A token boundary inside a multi-byte character maps to that character's end.
+            starts = char_starts[byte_starts]
+        self._starts = starts
+        self._starts_list: list[int] | None = None
+
+    # -- token <-> char
+    def _tok_floor(self, c: int) -> int:
+        """Index of the token that contains char position c (n_tokens at the end)."""
+        return int(np.searchsorted(self._starts, c, "right")) - 1
+
+    def _tok_at(self, c: int) -> int:
+        """Number of tokens before char c, when c is a token boundary."""
+        return int(np.searchsorted(self._starts, c, "left"))
+
+    def char_of_token(self, i: int) -> int:
+        """Char position where token i starts (the text's end for i >= n_tokens)."""
+        if i >= self.n_tokens:
+            return self.n
+        return int(self._starts[max(0, i)])
+
+    # -- the measure interface
+    def size(self, a: int, b: int) -> int:
+        """Exact tokens of text[a:b]."""
+        if b - a <= _SMALL_SPAN or not self._hard:
+            return len(self._encode(self.text[a:b]))
+        text = self.text
+        first = _HARD.search(text, a, min(b, a + _EDGE_WINDOW) + 1)
+        if first is None:
+            return len(self._encode(text[a:b]))
+        m1 = first.start() + 1
+        m2 = -1
+        lo = max(m1, b - _EDGE_WINDOW)
+        for match in _HARD.finditer(text, lo, b + 1):
+            m2 = match.start() + 1
+        if m2 < m1:
+            return len(self._encode(text[a:b]))
+        head = len(self._encode(text[a:m1])) if m1 > a else 0
+        tail = len(self._encode(text[m2:b])) if b > m2 else 0
+        return head + self._tok_at(m2) - self._tok_at(m1) + tail
+
+    def reach(self, a: int, budget: int) -> int:
+        """About the farthest end e with size(a, e) <= budget (at least a + 1)."""
+        i = self._tok_floor(a)
+        partial = 1 if self.char_of_token(i) < a else 0
+        e = self.char_of_token(i + partial + max(1, budget - partial))
+        if e <= a:
+            e = min(self.n, a + 1)
+        return e
+
+    def back(self, b: int, amount: int) -> int:
+        """About the start p with size(p, b) == amount."""
+        j = self._tok_floor(b)
+        if self.char_of_token(j) < b:
+            j += 1
+        return self.char_of_token(max(0, j - amount))
+
+    def prefix_size(self, prefix: str) -> int:
+        """Exact tokens of a prefix put before a span (which must end with a newline)."""
+        return len(self._encode(prefix)) if prefix else 0
+
+    def token_count(self, a: int, b: int) -> int | None:
+        """Exact tokens of text[a:b]."""
+        return self.size(a, b)
+
+
+class TokenMeasure:
+    """Measures spans in exact tokens of a tiktoken encoding (cl100k_base by default)."""
+
+    unit = "tokens"
+
+    def __init__(self, encoding_name: str = "cl100k_base") -> None:
+        self.encoding_name = encoding_name
+        self._enc = get_encoding(encoding_name)
+
+    def prepare(self, text: str) -> TokenDoc:
+        """Tokenise `text` once and return its measured document."""
+        return TokenDoc(text, self._enc, self.encoding_name)
+
+    def budget(self, units: int) -> int:
+        """Budgets are already in tokens."""
+        return units
+
+    def count(self, text: str) -> int:
+        """Exact tokens of a standalone string."""
+        return len(self._enc.encode_ordinary(text))
+
+
+Measure = CharMeasure | TokenMeasure
