@@ -46,16 +46,40 @@ PRIORITY_CATCH_ALL = 0
 
 
 def _build_default_registry() -> ExtractorRegistry:
+    from content_core.extract.csv import CsvExtractor
+    from content_core.extract.doc import DocExtractor
     from content_core.extract.docx import DocxExtractor
+    from content_core.extract.html import HtmlExtractor
+    from content_core.extract.json import JsonExtractor
     from content_core.extract.markdown import MarkdownExtractor
+    from content_core.extract.odf import OdfExtractor
     from content_core.extract.pdf import PdfiumExtractor
     from content_core.extract.pdf_fallback import PypdfExtractor
+    from content_core.extract.ppt import PptExtractor
+    from content_core.extract.pptx import PptxExtractor
+    from content_core.extract.rtf import RtfExtractor
+    from content_core.extract.svg import SvgTextExtractor
     from content_core.extract.text import PlainTextExtractor
+    from content_core.extract.xls import XlsExtractor
+    from content_core.extract.xlsx import XlsxExtractor
+    from content_core.extract.xml import XmlExtractor
 
     registry = ExtractorRegistry()
     registry.register(PdfiumExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(PypdfExtractor(), priority=PRIORITY_FALLBACK)
     registry.register(DocxExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(XlsxExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(PptxExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(OdfExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(DocExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(XlsExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(PptExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(SvgTextExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(RtfExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(HtmlExtractor(), priority=PRIORITY_TEXT_FORMAT)
+    registry.register(CsvExtractor(), priority=PRIORITY_TEXT_FORMAT)
+    registry.register(JsonExtractor(), priority=PRIORITY_TEXT_FORMAT)
+    registry.register(XmlExtractor(), priority=PRIORITY_TEXT_FORMAT)
     registry.register(MarkdownExtractor(), priority=PRIORITY_TEXT_FORMAT)
     registry.register(PlainTextExtractor(), priority=PRIORITY_CATCH_ALL)
     return registry

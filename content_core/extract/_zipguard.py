@@ -22,6 +22,8 @@ _READ_CHUNK = 1024 * 1024
 # applies from this declared size on.
 _RATIO_FLOOR_BYTES = 4 * 1024 * 1024
 _LOCAL_HEADER_BYTES = 30
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 
 
 def _refuse(reason: str, media_type: str) -> UnsafeInputError:
@@ -38,6 +40,13 @@ def open_checked_zip(data: bytes, options: ExtractOptions, *, media_type: str) -
             over the compression-ratio limit, overlapping members, or duplicate names.
         ExtractionError: the bytes are not a readable zip archive.
     """
+    if data.startswith(_OLE_MAGIC) and _ENCRYPTED_PACKAGE in data:
+        # Office wraps a password-protected OOXML package in an OLE2 "EncryptedPackage".
+        raise UnsafeInputError(
+            "password-protected Office document (OLE2 EncryptedPackage, not a zip)",
+            media_type=media_type,
+            stage="extract",
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()

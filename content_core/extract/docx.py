@@ -14,6 +14,7 @@ from typing import Any
 
 from content_core.errors import ExtractionError, MissingDependencyError
 from content_core.extract._tables import markdown_table
+from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -200,7 +201,7 @@ def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, A
     """Yield (kind, parsed root) for the document's header/footer/notes/comments parts."""
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    parser = safe_lxml_parser()
     wanted = tuple(kinds)
     seen: set[str] = set()
     by_kind: dict[str, list[Any]] = {kind: [] for kind in wanted}

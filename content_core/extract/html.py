@@ -1,0 +1,79 @@
+"""HTML and XHTML to Markdown through BeautifulSoup (lxml parser) and markdownify.
+
+Scripts, styles and other non-content elements are dropped before conversion; `data:` URI
+images keep only their alt text, so a page with an inline base64 picture stays small.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+from content_core.binary import media_types as mt
+from content_core.errors import MissingDependencyError
+from content_core.extract._decode import decode_bytes
+from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+
+__all__ = ["HtmlExtractor", "html_to_markdown"]
+
+_HTML_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+_MAX_SRC_CHARS = 2048
+
+
+def _converter_class() -> Any:  # Any: a markdownify.MarkdownConverter subclass
+    try:
+        from markdownify import MarkdownConverter
+    except ImportError as exc:
+        raise MissingDependencyError("markdownify is not installed", extra="html") from exc
+
+    class _Converter(MarkdownConverter):  # type: ignore[misc]
+        def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
+            src = el.attrs.get("src") or ""
+            if src.startswith("data:") or len(src) > _MAX_SRC_CHARS:
+                alt = " ".join((el.attrs.get("alt") or "").split())
+                return f"![{alt}]" if alt else ""
+            return str(super().convert_img(el, text, parent_tags))
+
+    return _Converter
+
+
+def html_to_markdown(html: str) -> str:
+    """Return Markdown for `html`, with scripts, styles and embedded objects removed."""
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():
+        # XHTML (an XML declaration first) is read with the HTML parser on purpose: the
+        # converter needs HTML tag names, and lxml's HTML parser copes with both.
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        soup = BeautifulSoup(html, "lxml")
+    for tag in soup(_DROPPED_TAGS):
+        tag.decompose()
+    converter = _converter_class()(heading_style="ATX", bullets="-", escape_misc=False)
+    markdown = str(converter.convert_soup(soup))
+    return _BLANK_LINES.sub("\n\n", markdown).strip()
+
+
+def declared_charset(data: bytes) -> str | None:
+    """Return the charset named by a `<meta>` tag near the start of `data`, if any."""
+    match = _META_CHARSET.search(data[:4096])
+    return match.group(1).decode("ascii").lower() if match else None
+
+
+class HtmlExtractor:
+    """HTML and XHTML documents rendered as Markdown."""
+
+    name = "html"
+
+    def accepts(self, info: SniffInfo) -> bool:
+        """Accept HTML and XHTML media types."""
+        return info.media_type in _HTML_TYPES
+
+    def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
+        """Return the page as Markdown (headings, lists, links, tables)."""
+        declared = declared_charset(blob.data) or blob.info.charset
+        html = decode_bytes(blob.data, declared=declared)
+        return build_text([html_to_markdown(html)], handler=self.name, paged=False)

@@ -1,0 +1,131 @@
+"""PPTX presentations, one page per slide: titles, text frames, tables, alt text, chart
+titles and speaker notes, through python-pptx after the zip guard."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from content_core.binary import media_types as mt
+from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.extract._tables import markdown_table
+from content_core.extract._zipguard import open_checked_zip
+from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+
+__all__ = ["PptxExtractor"]
+
+_PPTX_TYPES = frozenset(
+    {
+        mt.PPTX,
+        "application/vnd.openxmlformats-officedocument.presentationml.slideshow",
+        "application/vnd.openxmlformats-officedocument.presentationml.template",
+        "application/vnd.ms-powerpoint.presentation.macroenabled.12",
+    }
+)
+# Group shapes nest; a hostile file could nest them deeply.
+_MAX_GROUP_DEPTH = 32
+
+
+def _load_pptx() -> Any:  # Any: the python-pptx module, imported lazily
+    try:
+        import pptx
+    except ImportError as exc:
+        raise MissingDependencyError("python-pptx is not installed", extra="office") from exc
+    return pptx
+
+
+def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
+    """Yield the Markdown blocks of `shapes` in their z-order (the order PowerPoint reads)."""
+    if depth > _MAX_GROUP_DEPTH:
+        return
+    for shape in shapes:
+        if getattr(shape, "shape_type", None) == _GROUP and hasattr(shape, "shapes"):
+            yield from _shape_blocks(shape.shapes, depth + 1)
+            continue
+        if getattr(shape, "has_table", False):
+            rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
+            table = markdown_table(rows)
+            if table:
+                yield table
+            continue
+        if getattr(shape, "has_chart", False):
+            chart = shape.chart
+            if chart.has_title and chart.chart_title.has_text_frame:
+                title = chart.chart_title.text_frame.text.strip()
+                if title:
+                    yield f"Chart: {title}"
+            continue
+        if getattr(shape, "has_text_frame", False):
+            text = shape.text_frame.text.strip()
+            if text:
+                yield _as_title(text) if _is_title(shape) else text
+            continue
+        description = _alt_text(shape)
+        if description:
+            yield f"![{description}]"
+
+
+def _is_title(shape: Any) -> bool:
+    if not getattr(shape, "is_placeholder", False):
+        return False
+    try:
+        kind = shape.placeholder_format.type
+    except ValueError:
+        return False
+    return kind is not None and "TITLE" in str(kind)
+
+
+def _as_title(text: str) -> str:
+    return "### " + " ".join(text.split())
+
+
+def _alt_text(shape: Any) -> str:
+    element = getattr(shape, "_element", None)
+    if element is None:
+        return ""
+    for props in element.iter("{*}cNvPr"):
+        return " ".join((props.get("descr") or props.get("title") or "").split())
+    return ""
+
+
+_GROUP = 6  # MSO_SHAPE_TYPE.GROUP; compared as an int so the enum import stays lazy
+
+
+class PptxExtractor:
+    """PowerPoint 2007+ presentations: one page per slide."""
+
+    name = "pptx"
+
+    def accepts(self, info: SniffInfo) -> bool:
+        """Accept PresentationML types."""
+        return info.media_type in _PPTX_TYPES
+
+    def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
+        """Return one page per slide: `## Slide N`, its shapes' text, then its notes.
+
+        Raises:
+            UnsafeInputError: the package fails the zip bomb checks.
+            ExtractionError: python-pptx cannot read the presentation.
+        """
+        pptx = _load_pptx()
+        open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        pages: list[str] = []
+        try:
+            presentation = pptx.Presentation(io.BytesIO(blob.data))
+            for number, slide in enumerate(presentation.slides, start=1):
+                if number > options.max_pages:
+                    break
+                blocks = [f"## Slide {number}", *_shape_blocks(slide.shapes)]
+                if options.include_comments and slide.has_notes_slide:
+                    frame = slide.notes_slide.notes_text_frame
+                    notes = frame.text.strip() if frame is not None else ""
+                    if notes:
+                        blocks.append("Notes:\n" + notes)
+                pages.append("\n\n".join(blocks))
+        except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
+            raise ExtractionError(
+                f"python-pptx cannot read the presentation: {exc}",
+                media_type=blob.info.media_type,
+            ) from exc
+        return build_text(pages, handler=self.name, paged=True)
