@@ -27,14 +27,20 @@ class ContentStoreResource(dg.ConfigurableResource):
 class SourceFolderResource(dg.ConfigurableResource):
     """The folder the sensor and the schedule watch."""
 
-    folder: str = Field(default="examples/inbox", description="Folder to ingest (CONTENT_SOURCE_DIR).")
-    source_id: str | None = Field(default=None, description="Source id; derived from the path when unset.")
+    folder: str = Field(
+        default="examples/inbox", description="Folder to ingest (CONTENT_SOURCE_DIR)."
+    )
+    source_id: str | None = Field(
+        default=None, description="Source id; derived from the path when unset."
+    )
     include_hidden: bool = False
     max_batch_files: int = Field(default=2000, description="Most file changes in one batch.")
 
     def get_source(self) -> LocalFolderSource:
         """The local folder source."""
-        config = LocalFolderSourceConfig(folder=Path(self.folder), include_hidden=self.include_hidden)
+        config = LocalFolderSourceConfig(
+            folder=Path(self.folder), include_hidden=self.include_hidden
+        )
         return LocalFolderSource(config, source_id=self.source_id)
 
 
@@ -42,7 +48,9 @@ class NormaliserResource(dg.ConfigurableResource):
     """Limits and converters of binary normalisation and text extraction."""
 
     office_converter: str = Field(default="none", description="none, libreoffice or gotenberg.")
-    gotenberg_url: str = Field(default=BinaryConfig().gotenberg_url, description="Gotenberg base URL.")
+    gotenberg_url: str = Field(
+        default=BinaryConfig().gotenberg_url, description="Gotenberg base URL."
+    )
     timeout_s: float = Field(default=60.0, description="Time limit per raw file.")
     memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
     workers: int = Field(default=2, description="Worker processes.")
@@ -65,7 +73,9 @@ class ChunkerResource(dg.ConfigurableResource):
 
     chunker: str = Field(default=ChunkingConfig().chunker, description="Chunker name.")
     chunk_size: int = Field(default=ChunkingConfig().chunk_size, description="Tokens per chunk.")
-    chunk_overlap: int = Field(default=ChunkingConfig().chunk_overlap, description="Overlap tokens.")
+    chunk_overlap: int = Field(
+        default=ChunkingConfig().chunk_overlap, description="Overlap tokens."
+    )
 
     def to_core(self) -> ChunkingConfig:
         """The library's chunking configuration."""
@@ -77,7 +87,9 @@ class ChunkerResource(dg.ConfigurableResource):
 class CompressorResource(dg.ConfigurableResource):
     """How documents are compressed to a token budget."""
 
-    strategy: str = Field(default=CompressionConfig().strategy, description="extractive or truncation.")
+    strategy: str = Field(
+        default=CompressionConfig().strategy, description="extractive or truncation."
+    )
     max_tokens: int = Field(default=CompressionConfig().max_tokens, description="Token budget.")
 
     def to_core(self) -> CompressionConfig:

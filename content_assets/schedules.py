@@ -20,7 +20,9 @@ def hourly_ingest_batch_job_schedule(
     source_folder: SourceFolderResource,
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """Schedules cannot return partition requests, so new partitions are added directly."""
-    found = pending_batches(context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder)
+    found = pending_batches(
+        context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder
+    )
     if not found.new_batch_ids:
         return dg.SkipReason(f"no new batch in {found.scanned} files")
     context.instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))

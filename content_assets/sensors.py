@@ -21,7 +21,9 @@ def source_folder_sensor(
     source_folder: SourceFolderResource,
 ) -> dg.SensorResult:
     """Manifest first (in discovery), then partitions and runs, then the cursor."""
-    found = pending_batches(context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder)
+    found = pending_batches(
+        context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder
+    )
     cursor = cursor_for(found, context.cursor)
     if not found.batch_ids:
         return dg.SensorResult(skip_reason=f"no change in {found.scanned} files", cursor=cursor)

@@ -76,7 +76,8 @@ def _docx(paragraphs: list[tuple[str, str]]) -> bytes:
     types = (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="rels" '
+        'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
         '<Default Extension="xml" ContentType="application/xml"/>'
         '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-'
         'officedocument.wordprocessingml.document.main+xml"/></Types>'
@@ -110,11 +111,14 @@ def _email(attachment: bytes) -> bytes:
     message.add_attachment(
         attachment, maintype="text", subtype="csv", filename="quarterly-figures.csv"
     )
+    message.set_boundary("demo-boundary-0001")  # the default boundary is random
     return message.as_bytes()
 
 
-def build() -> dict[str, bytes]:
-    """Every sample file, by name."""
+def build(variant: int = 0) -> dict[str, bytes]:
+    """Every sample file, by name; a non-zero `variant` makes every file's bytes unique
+    (benchmarks ingest many distinct copies)."""
+    tag = f" Copy {variant}." if variant else ""
     csv = b"quarter,region,revenue\nQ1,North,5200.25\nQ1,South,7200.25\n"
     return {
         "handbook.pdf": _pdf(
@@ -123,7 +127,7 @@ def build() -> dict[str, bytes]:
                     "Operator Handbook",
                     "Chapter 1. Dropping files into the inbox",
                     "Every file placed in the inbox folder is discovered on the next sensor tick.",
-                    "Contact support@example.org for help.",
+                    "Contact support@example.org for help." + tag,
                 ],
                 [
                     "Chapter 2. Querying the outputs",
@@ -137,27 +141,27 @@ def build() -> dict[str, bytes]:
             "## Chunking\n\nChunks respect an exact token budget and carry a heading "
             "breadcrumb.\n\n```python\n# this is not a heading\nprint('hello')\n```\n\n"
             "## Extraction\n\nThe offline extractor finds emails such as team@example.org, "
-            "URLs like https://example.org/docs and dates like 2026-04-01.\n"
+            "URLs like https://example.org/docs and dates like 2026-04-01.\n" + tag
         ).encode(),
         "plain.txt": (
             "Meeting minutes, 2026-03-05.\n\nAttendees agreed to budget EUR 3,000 for the "
-            "archive migration. Questions go to archive@example.org.\n"
+            "archive migration. Questions go to archive@example.org.\n" + tag
         ).encode(),
         "report.docx": _docx(
             [
                 ("Title", "Migration report"),
                 ("Heading1", "Summary"),
-                ("Normal", "The archive migration finished on 2026-03-20 under budget."),
+                ("Normal", "The archive migration finished on 2026-03-20 under budget." + tag),
                 ("Heading1", "Next steps"),
                 ("Normal", "Index the scanned letters and review the email attachments."),
             ]
         ),
-        "message.eml": _email(csv),
+        "message.eml": _email(csv + tag.encode()),
         "bundle.zip": _zip(
             {
                 "bundle/config.json": b'{"pipeline": "content", "stages": 6, "owner": "ops"}\n',
                 "bundle/readme.txt": b"This archive shows zip fan-out: each member is its own "
-                b"artifact derived from bundle.zip.\n",
+                b"artifact derived from bundle.zip.\n" + tag.encode(),
             }
         ),
     }

@@ -20,5 +20,7 @@ def compressed_contexts(
 ) -> dg.MaterializeResult:
     """One row per document (artifact with text): its text compressed to `max_tokens` by the
     configured strategy, with the token counts before and after."""
-    report = build_compressed_contexts(store.get_store(), context.partition_key, compressor.to_core())
+    report = build_compressed_contexts(
+        store.get_store(), context.partition_key, compressor.to_core()
+    )
     return to_result(report)

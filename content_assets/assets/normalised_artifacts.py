@@ -25,7 +25,9 @@ def normalised_artifacts(
     converted images and Office renders, each with `derived_from` back to its raw file, its
     media type, page count and extracted text. A file that cannot be read is a row with
     `error_type` and `error_message` set; the rest of the batch goes on."""
-    report = build_normalised_artifacts(store.get_store(), context.partition_key, normaliser.to_core())
+    report = build_normalised_artifacts(
+        store.get_store(), context.partition_key, normaliser.to_core()
+    )
     ratio = report.failures / max(report.rows, 1)
     check = dg.AssetCheckResult(
         check_name=FAILURE_CHECK,

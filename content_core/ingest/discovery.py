@@ -112,9 +112,7 @@ def known_state(store: ContentStore, source_id: str) -> dict[str, _Known]:
     for row in table.to_pylist():
         signature = None
         if row["change"] != "deleted":
-            signature = (
-                f"{row['size_bytes']}:{row['mtime_ns']}:{row['ctime_ns']}:{row['inode']}"
-            )
+            signature = f"{row['size_bytes']}:{row['mtime_ns']}:{row['ctime_ns']}:{row['inode']}"
         state[row["path"]] = _Known(
             sha256=row["sha256"],
             signature=signature,
@@ -370,9 +368,7 @@ def discover_pending(
         remaining = time_budget_s - (time.monotonic() - started)
         if remaining <= 0:
             break
-        result = discover(
-            source, store, max_batch_files=max_batch_files, time_budget_s=remaining
-        )
+        result = discover(source, store, max_batch_files=max_batch_files, time_budget_s=remaining)
         scanned = result.scanned
         has_more = result.has_more
         if result.batch is None:

@@ -122,7 +122,9 @@ def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
             }
         )
     count = store.write_rows(RAW_FILES, batch_id, rows)
-    changes = {c: sum(1 for r in rows if r["change"] == c) for c in ("added", "modified", "deleted")}
+    changes = {
+        c: sum(1 for r in rows if r["change"] == c) for c in ("added", "modified", "deleted")
+    }
     return StageReport(
         table=RAW_FILES,
         batch_id=batch_id,
@@ -150,9 +152,7 @@ def build_normalised_artifacts(
         )
         for sha, row in unique.items()
     ]
-    results = dict(
-        zip(unique, process_files(inputs, config, blob_store=store.blobs), strict=True)
-    )
+    results = dict(zip(unique, process_files(inputs, config, blob_store=store.blobs), strict=True))
     rows = []
     for row in raw:
         for record in results[row["sha256"]]:

@@ -2,6 +2,7 @@
 
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.catalog import CATALOG_FILE, ensure_catalog
+from content_core.store.compaction import CompactionReport, compact_store
 from content_core.store.store import ContentStore
 from content_core.store.tables import (
     AGENTIC_EXTRACTIONS,
@@ -27,7 +28,9 @@ __all__ = [
     "RAW_FILES",
     "SCHEMAS",
     "BlobStore",
+    "CompactionReport",
     "ContentStore",
+    "compact_store",
     "ensure_catalog",
     "sha256_hex",
 ]

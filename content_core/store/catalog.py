@@ -19,9 +19,17 @@ from content_core.store.tables import (
     RAW_FILES,
 )
 
-__all__ = ["CATALOG_FILE", "catalog_statements", "connect_views", "ensure_catalog"]
+__all__ = [
+    "CATALOG_FILE",
+    "COMPACTED_DIR",
+    "catalog_statements",
+    "connect_views",
+    "ensure_catalog",
+    "table_select",
+]
 
 CATALOG_FILE = "content.duckdb"
+COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
 
 # Tables whose current_* view keeps only rows of each file's latest, undeleted version.
@@ -50,11 +58,7 @@ def catalog_statements(root: Path) -> list[str]:
         f"{_quote(root / 'batches' / '*.parquet')}, union_by_name = true)"
     ]
     for table in PIPELINE_TABLES:
-        glob = root / "tables" / table / "*" / "data.parquet"
-        statements.append(
-            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet("
-            f"{_quote(glob)}, union_by_name = true)"
-        )
+        statements.append(f"CREATE OR REPLACE VIEW {table} AS {table_select(root, table)}")
     statements.append(
         f"CREATE OR REPLACE VIEW current_{RAW_FILES} AS SELECT * FROM ("
         f"SELECT * FROM {RAW_FILES} QUALIFY row_number() OVER ("
@@ -68,6 +72,30 @@ def catalog_statements(root: Path) -> list[str]:
             "ON t.batch_id = r.batch_id AND t.source_id = r.source_id AND t.path = r.path"
         )
     return statements
+
+
+def table_select(root: Path, table: str) -> str:
+    """The SELECT behind a table's view: per-batch files, plus compacted files for batches that
+    have no per-batch file, each batch from the newest compacted file that holds it.
+
+    So a batch is always read from exactly one file: a rerun after compaction (a new per-batch
+    file) wins over the compacted copy, and a compaction that crashed between writing its new
+    file and deleting the old ones duplicates nothing.
+    """
+    folder = Path(root).resolve() / "tables" / table
+    fresh = f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, union_by_name = true)"
+    packed = (
+        f"read_parquet({_quote(folder / COMPACTED_DIR / '*.parquet')}, "
+        "union_by_name = true, filename = '_file')"
+    )
+    return (
+        f"WITH fresh AS (SELECT * FROM {fresh}), packed AS (SELECT * FROM {packed}), "
+        "newest AS (SELECT batch_id, max(_file) AS _file FROM packed GROUP BY batch_id) "
+        "SELECT * FROM fresh UNION ALL BY NAME "
+        "SELECT p.* EXCLUDE (_file) FROM packed p "
+        "SEMI JOIN newest n ON p.batch_id = n.batch_id AND p._file = n._file "
+        "WHERE p.batch_id NOT IN (SELECT DISTINCT batch_id FROM fresh)"
+    )
 
 
 def connect_views(root: Path) -> duckdb.DuckDBPyConnection:

@@ -10,11 +10,18 @@ import duckdb
 import pyarrow as pa
 
 from content_core.store.blobs import BlobStore
-from content_core.store.catalog import CATALOG_FILE, connect_views, ensure_catalog
+from content_core.store.catalog import (
+    CATALOG_FILE,
+    COMPACTED_DIR,
+    connect_views,
+    ensure_catalog,
+    table_select,
+)
 from content_core.store.tables import (
     BATCHES,
     PIPELINE_TABLES,
     SCHEMAS,
+    conform,
     read_parquet,
     rows_to_table,
     write_parquet_atomic,
@@ -51,9 +58,12 @@ class ContentStore:
         if not empty_manifest.is_file():
             write_parquet_atomic(SCHEMAS[BATCHES].empty_table(), empty_manifest)
         for table in PIPELINE_TABLES:
-            empty = self._table_dir(table) / _EMPTY / "data.parquet"
-            if not empty.is_file():
-                write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
+            for empty in (
+                self.table_path(table, _EMPTY),
+                self._table_dir(table) / COMPACTED_DIR / f"{_EMPTY}.parquet",
+            ):
+                if not empty.is_file():
+                    write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
         ensure_catalog(self.root)
         self._ready = True
 
@@ -89,9 +99,25 @@ class ContentStore:
     def read_rows(self, table: str, batch_id: str) -> pa.Table:
         """Return `table`'s rows for `batch_id` (an empty table when none were written)."""
         path = self.table_path(table, batch_id)
-        if not path.is_file():
-            return SCHEMAS[table].empty_table()
-        return read_parquet(path, table)
+        if path.is_file():
+            return read_parquet(path, table)
+        # Compacted away: read the batch back through the view.
+        self.ensure_layout()
+        connection = duckdb.connect(":memory:")
+        try:
+            data = connection.sql(
+                f"SELECT * FROM ({table_select(self.root, table)}) WHERE batch_id = ?",
+                params=[batch_id],
+            ).to_arrow_table()
+        finally:
+            connection.close()
+        return conform(data, table)
+
+    def mark_finished(self, batch_id: str) -> None:
+        """Record that every stage of `batch_id` has run."""
+        marker = self.root / "state" / "finished" / batch_id
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
 
     def list_batches(self, source_id: str | None = None) -> list[str]:
         """Return the ids of every discovered batch (of one source when given), oldest first.
@@ -109,8 +135,8 @@ class ContentStore:
         )
 
     def is_finished(self, batch_id: str) -> bool:
-        """True when every table of the batch has been written (its last stage ran)."""
-        return self.table_path(PIPELINE_TABLES[-1], batch_id).is_file()
+        """True when every stage of the batch has run (see `mark_finished`)."""
+        return (self.root / "state" / "finished" / batch_id).is_file()
 
     def read_manifest(self, batch_id: str) -> pa.Table:
         """Return the manifest of `batch_id`.

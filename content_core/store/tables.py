@@ -21,6 +21,7 @@ __all__ = [
     "PIPELINE_TABLES",
     "RAW_FILES",
     "SCHEMAS",
+    "conform",
     "read_parquet",
     "rows_to_table",
     "write_parquet_atomic",
@@ -196,8 +197,12 @@ def write_parquet_atomic(data: pa.Table, target: Path) -> None:
 
 def read_parquet(path: Path, table: str) -> pa.Table:
     """Read one Parquet file of `table`, cast to the current schema (new columns as nulls)."""
+    return conform(pq.read_table(path), table)
+
+
+def conform(data: pa.Table, table: str) -> pa.Table:
+    """Cast `data` to `table`'s current schema, adding missing columns as nulls."""
     schema = SCHEMAS[table]
-    data = pq.read_table(path)
     missing = [name for name in schema.names if name not in data.column_names]
     for name in missing:
         data = data.append_column(schema.field(name), pa.nulls(len(data), schema.field(name).type))

@@ -53,7 +53,11 @@ def test_resources_take_the_environment(tmp_path: Path) -> None:
     resources = defs.resources or {}
     assert resources["store"].store_dir == str(tmp_path)
     agent = resources["agent"].to_core()
-    assert (agent.kind, agent.model, agent.base_url) == ("openai", "gpt-4o-mini", "http://127.0.0.1:9/v1")
+    assert (agent.kind, agent.model, agent.base_url) == (
+        "openai",
+        "gpt-4o-mini",
+        "http://127.0.0.1:9/v1",
+    )
 
 
 def test_dagster_validates_the_workspace(tmp_path: Path) -> None:

@@ -24,7 +24,9 @@ def instance() -> Iterator[dg.DagsterInstance]:
         yield test_instance
 
 
-def _tick(defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
+def _tick(
+    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None
+) -> dg.SensorResult:
     sensor = defs.resolve_sensor_def("source_folder_sensor")
     context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
     result = sensor(context)
@@ -34,7 +36,9 @@ def _tick(defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None
     return result
 
 
-def _run(defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str) -> dg.ExecuteInProcessResult:
+def _run(
+    defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str
+) -> dg.ExecuteInProcessResult:
     job = defs.resolve_job_def("ingest_batch_job")
     result = job.execute_in_process(instance=instance, partition_key=batch_id)
     assert result.success
@@ -55,7 +59,9 @@ def test_sensor_batch_rerun_and_next_changes(
     handbook = (inbox / "handbook.pdf").read_bytes()
     (inbox / "truncated.pdf").write_bytes(handbook[: len(handbook) // 2])
     store = ContentStore(tmp_path / "store")
-    defs = build_definitions({"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(inbox)})
+    defs = build_definitions(
+        {"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(inbox)}
+    )
 
     first = _tick(defs, instance, None)
     assert len(first.run_requests or []) == 1
@@ -73,7 +79,8 @@ def test_sensor_batch_rerun_and_next_changes(
     ).to_pylist()
     assert bad and bad[0]["error_type"] == "CorruptPdfError"
     zipped = store.query(
-        "SELECT filename FROM normalised_artifacts WHERE path = 'bundle.zip' AND len(derived_from) > 0"
+        "SELECT filename FROM normalised_artifacts "
+        "WHERE path = 'bundle.zip' AND len(derived_from) > 0"
     ).to_pylist()
     assert {"config.json", "readme.txt"} <= {Path(r["filename"]).name for r in zipped}
     chunk_meta = result.asset_materializations_for_node("chunks")[0].metadata
@@ -86,7 +93,9 @@ def test_sensor_batch_rerun_and_next_changes(
     quiet = _tick(defs, instance, first.cursor)
     assert not quiet.run_requests
 
-    (inbox / "added.txt").write_text("A brand new file about invoices, sent to billing@example.org.")
+    (inbox / "added.txt").write_text(
+        "A brand new file about invoices, sent to billing@example.org."
+    )
     target = inbox / "plain.txt"
     stat = target.stat()
     target.write_text("Rewritten minutes that keep their old timestamp.")
@@ -104,7 +113,9 @@ def test_sensor_batch_rerun_and_next_changes(
         {"path": "plain.txt", "change": "modified"},
     ]
     _run(defs, instance, batch2)
-    current = {r["path"]: r["batch_id"] for r in store.query("SELECT * FROM current_raw_files").to_pylist()}
+    current = {
+        r["path"]: r["batch_id"] for r in store.query("SELECT * FROM current_raw_files").to_pylist()
+    }
     assert "notes.md" not in current
     assert current["added.txt"] == batch2 and current["plain.txt"] == batch2
     assert current["handbook.pdf"] == batch

@@ -60,7 +60,10 @@ def test_rename_is_delete_plus_add_of_known_bytes(inbox: Path, store: ContentSto
     (inbox / "plain.txt").rename(inbox / "renamed.txt")
     result = discover(_source(inbox), store)
     assert result.batch is not None and first.batch is not None
-    assert _changes(store, result.batch.batch_id) == {"plain.txt": "deleted", "renamed.txt": "added"}
+    assert _changes(store, result.batch.batch_id) == {
+        "plain.txt": "deleted",
+        "renamed.txt": "added",
+    }
     assert {p.name for p in store.blobs.root.rglob("*") if p.is_file()} == blobs_before
 
 

@@ -1,0 +1,101 @@
+"""Compaction: fold many small per-batch Parquet files into one file per table, changing no
+query result at any moment (see `catalog.table_select` for why no row is ever doubled)."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import time
+from pathlib import Path
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from content_core.store.catalog import COMPACTED_DIR, table_select
+from content_core.store.store import ContentStore
+from content_core.store.tables import PIPELINE_TABLES
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["CompactionReport", "compact_store"]
+
+_EMPTY = "_empty"
+
+
+class CompactionReport(BaseModel):
+    """What one compaction did to one table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table: str
+    files_before: int
+    files_after: int
+    rows: int
+
+
+def _data_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    fresh = [p for p in folder.glob("batch=*/data.parquet") if p.parent.name != f"batch={_EMPTY}"]
+    packed = [p for p in (folder / COMPACTED_DIR).glob("*.parquet") if p.stem != _EMPTY]
+    return sorted(fresh), sorted(packed)
+
+
+def _compact_table(store: ContentStore, table: str, min_files: int) -> CompactionReport:
+    folder = store.root / "tables" / table
+    fresh, packed = _data_files(folder)
+    before = len(fresh) + len(packed)
+    if before < min_files:
+        return CompactionReport(table=table, files_before=before, files_after=before, rows=-1)
+    # Remember what we read: a per-batch file rewritten meanwhile (a rerun) must survive.
+    identities = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in fresh}
+    target = folder / COMPACTED_DIR / f"part-{time.time_ns():020d}.parquet"
+    tmp = target.with_name(f".{target.name}.tmp")
+    connection = duckdb.connect(":memory:")
+    try:
+        rows = connection.execute(
+            f"SELECT count(*) FROM ({table_select(store.root, table)})"
+        ).fetchone()
+        connection.execute(
+            f"COPY (SELECT * FROM ({table_select(store.root, table)}) "
+            f"ORDER BY source_id, path, batch_id) TO '{tmp}' "
+            "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)"
+        )
+    finally:
+        connection.close()
+    with open(tmp, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, target)  # from here the new file is the newest copy of every batch
+    for path in fresh:
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue
+        if (info.st_ino, info.st_mtime_ns) == identities[path]:
+            path.unlink()
+            path.parent.rmdir()
+    for path in packed:
+        path.unlink(missing_ok=True)
+    fresh_after, packed_after = _data_files(folder)
+    return CompactionReport(
+        table=table,
+        files_before=before,
+        files_after=len(fresh_after) + len(packed_after),
+        rows=int(rows[0]) if rows else 0,
+    )
+
+
+def compact_store(store: ContentStore, *, min_files: int = 2) -> list[CompactionReport]:
+    """Compact every table of `store` that has at least `min_files` data files.
+
+    Safe while batches are written and queried: readers see each batch in exactly one file
+    throughout, and only one compaction runs at a time per store.
+    """
+    store.ensure_layout()
+    lock_path = store.root / "state" / "compaction.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            return [_compact_table(store, table, min_files) for table in PIPELINE_TABLES]
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
