@@ -1,0 +1,151 @@
+"""sniff_media_type: magic bytes, container contents and text shape; corpus accuracy."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+
+import pytest
+
+from content_core.binary import media_types as mt
+from content_core.binary import sniff_media_type
+from tests.fixtures.corpus import CORPUS
+from tests.fixtures.hostile import minimal_docx, pdf_with_text, utf16_without_bom
+
+
+def _zip(entries: dict[str, bytes], *, stored_first: str | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        if stored_first:
+            archive.writestr(zipfile.ZipInfo("mimetype"), stored_first)
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _tar() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo("a.txt")
+        info.size = 5
+        archive.addfile(info, io.BytesIO(b"hello"))
+    return buffer.getvalue()
+
+
+def _ole2(stream_name: str) -> bytes:
+    # The sniffer reads directory entry names (UTF-16LE) out of a compound file.
+    return b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + stream_name.encode("utf-16-le")
+
+
+def _image(fmt: str) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 3), "red").save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def _heif(brand: bytes, compatible: bytes) -> bytes:
+    box = b"ftyp" + brand + b"\x00\x00\x00\x00" + compatible
+    return len(box + b"1234").to_bytes(4, "big") + box + b"\x00" * 32
+
+
+VECTORS = [
+    # (id, bytes, filename hint, expected)
+    ("pdf", pdf_with_text("sniff"), None, mt.PDF),
+    ("pdf-after-junk", b"\r\n" * 10 + pdf_with_text("x"), None, mt.PDF),
+    ("png", _image("PNG"), None, mt.PNG),
+    ("jpeg", _image("JPEG"), None, mt.JPEG),
+    ("gif", _image("GIF"), None, mt.GIF),
+    ("webp", _image("WEBP"), None, mt.WEBP),
+    ("tiff", _image("TIFF"), None, mt.TIFF),
+    ("bmp", _image("BMP"), None, mt.BMP),
+    ("heic", _heif(b"heic", b"mif1heic"), None, mt.HEIC),
+    ("heif-mif1", _heif(b"mif1", b"mif1"), None, mt.HEIF),
+    ("avif", _heif(b"avif", b"mif1avif"), None, mt.AVIF),
+    ("mp4-is-not-image", _heif(b"isom", b"mp42"), None, mt.OCTET_STREAM),
+    ("svg", b'<svg xmlns="http://www.w3.org/2000/svg"/>', None, mt.SVG),
+    ("docx", minimal_docx("x"), "x.zip", mt.DOCX),
+    ("xlsx", _zip({"[Content_Types].xml": b"<x/>", "xl/workbook.xml": b"<w/>"}), None, mt.XLSX),
+    ("pptx", _zip({"[Content_Types].xml": b"<x/>", "ppt/presentation.xml": b"<p/>"}), None,
+     mt.PPTX),
+    ("odt", _zip({"content.xml": b"<x/>"},
+                 stored_first="application/vnd.oasis.opendocument.text"), None, mt.ODT),
+    ("ods", _zip({"content.xml": b"<x/>"},
+                 stored_first="application/vnd.oasis.opendocument.spreadsheet"), None, mt.ODS),
+    ("odp", _zip({"content.xml": b"<x/>"},
+                 stored_first="application/vnd.oasis.opendocument.presentation"), None, mt.ODP),
+    ("epub", _zip({"META-INF/container.xml": b"<x/>"}, stored_first="application/epub+zip"),
+     None, mt.EPUB),
+    ("plain-zip", _zip({"a.txt": b"a"}), "a.docx", mt.ZIP),
+    ("tar", _tar(), None, mt.TAR),
+    ("gzip", b"\x1f\x8b\x08\x00" + b"\x00" * 20, None, mt.GZIP),
+    ("7z", b"7z\xbc\xaf\x27\x1c\x00\x04" + b"\x00" * 24, None, mt.SEVEN_ZIP),
+    ("doc", _ole2("WordDocument"), None, mt.DOC),
+    ("xls", _ole2("Workbook"), None, mt.XLS),
+    ("ppt", _ole2("PowerPoint Document"), None, mt.PPT),
+    ("msg", _ole2("__substg1.0_0037001F"), None, mt.MSG),
+    ("encrypted-ooxml-hint", _ole2("EncryptedPackage"), "secret.docx", mt.DOCX),
+    ("rtf", b"{\\rtf1\\ansi hello}", None, mt.RTF),
+    ("eml", b"From: a@b.c\r\nTo: d@e.f\r\nSubject: hi\r\n\r\nbody", None, mt.EML),
+    ("eml-utf16-no-bom", utf16_without_bom("From: a@b.c\nTo: d@e.f\nSubject: s\n\nbody"), None,
+     mt.EML),
+    ("html", b"<!DOCTYPE html><html><body>x</body></html>", None, mt.HTML),
+    ("html-fragment", b"<div><p>fragment</p></div>", None, mt.HTML),
+    ("xhtml", b'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"></html>', None,
+     mt.XHTML),
+    ("xml", b'<?xml version="1.0"?><root><a>1</a></root>', None, mt.XML),
+    ("rss", b'<?xml version="1.0"?><rss version="2.0"><channel/></rss>', None, mt.RSS),
+    ("json", b'{"a": [1, 2, {"b": null}]}', None, mt.JSON),
+    ("ndjson", b'{"a": 1}\n{"a": 2}\n{"a": 3}\n', None, mt.NDJSON),
+    ("csv", b"a,b,c\n1,2,3\n4,5,6\n", None, mt.CSV),
+    ("csv-quoted", b'a,b\n"x, y",2\n"z",3\n', None, mt.CSV),
+    ("tsv", b"a\tb\tc\n1\t2\t3\n", None, mt.TSV),
+    ("markdown-by-hint", b"Some words\n", "notes.md", mt.MARKDOWN),
+    ("markdown-by-headings", b"# Title\n\ntext\n\n## Part\n", None, mt.MARKDOWN),
+    ("txt-hint-beats-commas", b"a,b\nc,d\n", "notes.txt", mt.PLAIN),
+    ("plain", "plain words, naïve café\n".encode(), None, mt.PLAIN),
+    ("utf16-no-bom", utf16_without_bom("I love fuzzy blankets\n"), None, mt.PLAIN),
+    ("utf16-bom", "\ufeffhello text".encode("utf-16-le"), None, mt.PLAIN),
+    ("utf32", "\ufeffhello".encode("utf-32"), None, mt.PLAIN),
+    ("cp1252", "Der Preis betrug 15,50 €.".encode("cp1252"), None, mt.PLAIN),
+    ("empty", b"", None, mt.PLAIN),
+    ("binary-junk", bytes(range(256)) * 4, None, mt.OCTET_STREAM),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "filename", "expected"),
+    [pytest.param(d, f, e, id=i) for i, d, f, e in VECTORS],
+)
+def test_sniff_vectors(data: bytes, filename: str | None, expected: str) -> None:
+    assert sniff_media_type(data, filename=filename) == expected
+
+
+def test_default_is_returned_for_unknown_binary() -> None:
+    assert sniff_media_type(b"\x00\x01\x02\x03" * 50, default="x/unknown") == "x/unknown"
+
+
+def test_extension_never_decides_binary_formats() -> None:
+    # A PDF named .docx is a PDF; a zip named .pdf is a zip.
+    assert sniff_media_type(pdf_with_text("x"), filename="report.docx") == mt.PDF
+    assert sniff_media_type(_zip({"a.txt": b"a"}), filename="report.pdf") == mt.ZIP
+
+
+def test_corpus_accuracy() -> None:
+    """Sniff every corpus file against MANIFEST.tsv's true type (goal: at least 99 %)."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        pytest.fail(f"corpus not found at {CORPUS}; set CONTENT_CORPUS_DIR")
+    rows = [line.split("\t") for line in manifest.read_text().splitlines()[1:] if line]
+    misses = []
+    for row in rows:
+        truth = mt.base_media_type(row[1])
+        path = CORPUS / row[0]
+        got = sniff_media_type(path.read_bytes(), filename=path.name)
+        if got != truth:
+            misses.append((row[0], truth, got))
+    accuracy = 1 - len(misses) / len(rows)
+    print(f"sniff accuracy {accuracy:.1%} over {len(rows)} corpus files; misses: {misses}")
+    assert accuracy >= 0.99, misses
