@@ -27,3 +27,13 @@ def inbox(tmp_path: Path) -> Path:
 def store(tmp_path: Path) -> ContentStore:
     """An empty content store under tmp_path."""
     return ContentStore(tmp_path / "store")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--update-golden` rewrites the expected outputs under tests/golden/ (review the diff)."""
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden files in tests/golden/ from the current output",
+    )

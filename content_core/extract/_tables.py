@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["markdown_table"]
+__all__ = ["join_blocks", "markdown_table"]
 
 _ESCAPES = str.maketrans({"|": "\\|", "\n": " ", "\r": " ", "\t": " "})
 
@@ -37,3 +37,20 @@ def markdown_table(rows: Sequence[Sequence[str]]) -> str:
     if len(cleaned) == 1:
         lines.append("| " + " | ".join([""] * width) + " |")
     return "\n".join(lines)
+
+
+def _is_list_item(block: str) -> bool:
+    return block.lstrip(" ").startswith("- ")
+
+
+def join_blocks(blocks: Sequence[str]) -> str:
+    """Join Markdown blocks with blank lines, keeping consecutive list items tight."""
+    out: list[str] = []
+    previous_item = False
+    for block in blocks:
+        item = _is_list_item(block)
+        if out:
+            out.append("\n" if item and previous_item else "\n\n")
+        out.append(block)
+        previous_item = item
+    return "".join(out)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from content_core.errors import ExtractionError, MissingDependencyError
-from content_core.extract._tables import markdown_table
+from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -261,9 +261,9 @@ class DocxExtractor:
                 if comments:
                     after.append("## Comments\n\n" + "\n".join(comments))
                 continue
-            text = "\n\n".join(renderer.blocks(root))
+            text = join_blocks(list(renderer.blocks(root)))
             if not text or text in seen_headers:
                 continue
             seen_headers.add(text)
             (before if kind == "header" else after).append(text)
-        return build_text(["\n\n".join(before + body + after)], handler=self.name, paged=False)
+        return build_text([join_blocks(before + body + after)], handler=self.name, paged=False)

@@ -19,7 +19,17 @@ __all__ = ["HtmlExtractor", "html_to_markdown"]
 
 _HTML_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg")
+_DROPPED_TAGS = (
+    "head",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "object",
+    "embed",
+    "svg",
+)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _MAX_SRC_CHARS = 2048
 

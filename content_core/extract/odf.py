@@ -14,7 +14,7 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError, UnsafeInputError
 from content_core.extract._cells import CellBudget, sheet_markdown
-from content_core.extract._tables import markdown_table
+from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -209,7 +209,7 @@ class OdfExtractor:
                 for table in spreadsheet.iter(f"{_TABLE}table")
             ]
             return build_text(sheets, handler=self.name, paged=True)
-        text = "\n\n".join(walker.blocks(body))
+        text = join_blocks(list(walker.blocks(body)))
         return build_text([text], handler=self.name, paged=False)
 
     def _slides(self, presentation: Any, walker: _Walker, options: ExtractOptions) -> ExtractedText:
@@ -223,5 +223,5 @@ class OdfExtractor:
                 text = "\n".join(_paragraphs(notes))
                 if text:
                     blocks.append("Notes:\n" + text)
-            pages.append("\n\n".join(blocks))
+            pages.append(join_blocks(blocks))
         return build_text(pages, handler=self.name, paged=True)

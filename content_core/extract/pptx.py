@@ -73,7 +73,7 @@ def _is_title(shape: Any) -> bool:
         kind = shape.placeholder_format.type
     except ValueError:
         return False
-    return kind is not None and "TITLE" in str(kind)
+    return kind is not None and "TITLE" in str(kind) and "SUBTITLE" not in str(kind)
 
 
 def _as_title(text: str) -> str:
