@@ -46,7 +46,9 @@ def usage_of(result: Any) -> Usage:  # Any: a result from any agent implementati
     usage = getattr(result, "usage", None)
     if isinstance(usage, Usage):
         return usage
-    if callable(usage):  # pydantic-ai exposes usage() as a method
+    # Older pydantic-ai exposes usage() as a method; newer ones a property (still callable,
+    # with a deprecation warning), so call only when the counters are not there already.
+    if callable(usage) and not hasattr(usage, "input_tokens"):
         usage = usage()
     if usage is None:
         return Usage()

@@ -67,9 +67,9 @@ def extract_facts(text: str) -> ExtractedFacts:
     title = headings[0] if headings else (first_line[:120] or None)
     prose = _ATX.sub("", _SETEXT.sub("", text))
     summary = " ".join(extractive_compress(prose, _SUMMARY_TOKENS, default_estimator()).split())
-    counts = Counter(
-        t for t in _terms(_URL.sub(" ", _EMAIL.sub(" ", prose))) if any(c.isalpha() for c in t)
-    )
+    # Heading words count twice: a heading names what its section is about.
+    words = _terms(_URL.sub(" ", _EMAIL.sub(" ", prose))) + 2 * _terms(" ".join(headings))
+    counts = Counter(t for t in words if any(c.isalpha() for c in t))
     key_terms = [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return ExtractedFacts(
         title=title,

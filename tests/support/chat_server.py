@@ -122,6 +122,8 @@ class _Handler(BaseHTTPRequestHandler):
             started=time.perf_counter(),
         )
         owner._enter()
+        # _send records the call before writing, so a client that got its answer always
+        # finds the call recorded; this `finally` covers only errors before any answer.
         try:
             if owner.latency_s:
                 time.sleep(owner.latency_s)
@@ -140,12 +142,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self._send(call, 200, json.dumps(owner._reply(call)))
         finally:
-            owner._leave(call)
+            if not call.finished:
+                owner._leave(call)
 
     def _send(
         self, call: RecordedCall, status: int, body: str, headers: dict[str, str] | None = None
     ) -> None:
         call.status = status
+        self.server.owner._leave(call)
         data = body.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -153,7 +157,10 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a timeout test); nothing to do
 
 
 class _Server(ThreadingHTTPServer):
@@ -181,7 +188,9 @@ class ChatServer:
         """Bind a free port on 127.0.0.1 and serve in a background thread."""
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
