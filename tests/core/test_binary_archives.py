@@ -1,0 +1,154 @@
+"""ArchiveUnpacker and check_zip_package: members in memory, one budget, hostile layouts."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+
+import pytest
+
+from content_core.binary import ArchiveUnpacker
+from content_core.binary import media_types as mt
+from content_core.binary.archives import ExpansionBudget, check_zip_package, gunzip, safe_name
+from content_core.errors import ArchiveExtractionError, BinaryFanoutError, BinaryTooLargeError
+from tests.fixtures.corpus import CORPUS
+from tests.fixtures.hostile import (
+    docx_bomb,
+    minimal_docx,
+    overlapping_zip_bomb,
+    seven_zip_bomb,
+    tar_with_traversal,
+    wide_zip,
+    zip_ratio_bomb,
+)
+
+MIB = 1024 * 1024
+
+
+def _budget(max_bytes: int = 64 * MIB, max_files: int = 100) -> ExpansionBudget:
+    return ExpansionBudget(max_bytes=max_bytes, max_files=max_files)
+
+
+@pytest.mark.parametrize(
+    ("path", "media_type"),
+    [
+        ("zip/simple.zip", mt.ZIP),
+        ("tar/bla.tar", mt.TAR),
+        ("7z/bla.7z", mt.SEVEN_ZIP),
+    ],
+)
+def test_corpus_archives_unpack(path: str, media_type: str) -> None:
+    members = list(ArchiveUnpacker().unpack((CORPUS / path).read_bytes(), media_type, _budget()))
+    assert len(members) == 2 and all(m.data for m in members)
+
+
+def test_gzip_yields_the_inner_tar() -> None:
+    budget = _budget()
+    members = list(ArchiveUnpacker().unpack(
+        (CORPUS / "targz/bla.tgz").read_bytes(), mt.GZIP, budget, filename="bla.tgz"
+    ))
+    assert [m.name for m in members] == ["bla.tar"]
+    assert budget.used_bytes == len(members[0].data or b"")
+
+
+def test_encrypted_7z_needs_a_configured_password() -> None:
+    data = (CORPUS / "7z/bla.encrypted.7z").read_bytes()
+    with pytest.raises(ArchiveExtractionError, match="password"):
+        list(ArchiveUnpacker().unpack(data, mt.SEVEN_ZIP, _budget()))
+    members = list(ArchiveUnpacker(passwords=("foo",)).unpack(data, mt.SEVEN_ZIP, _budget()))
+    assert b"oracle.jdbc.driver.OracleDriver" in b"".join(m.data or b"" for m in members)
+
+
+def test_encrypted_zip_member_with_and_without_password() -> None:
+    # zipfile cannot write encrypted members; build one by hand with ZipCrypto's header.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("plain.txt", b"plain member")
+    data = bytearray(buffer.getvalue())
+    # Set the "encrypted" flag bit in both headers: the member now needs a password.
+    data[6] |= 1
+    central = data.find(b"PK\x01\x02")
+    data[central + 8] |= 1
+    members = list(ArchiveUnpacker().unpack(bytes(data), mt.ZIP, _budget()))
+    assert members[0].data is None
+    assert isinstance(members[0].error, ArchiveExtractionError)
+
+
+def test_zip_ratio_bomb_stops_at_the_budget() -> None:
+    data = zip_ratio_bomb(64 * MIB)
+    started = time.monotonic()
+    with pytest.raises(BinaryTooLargeError):
+        list(ArchiveUnpacker().unpack(data, mt.ZIP, _budget(max_bytes=8 * MIB)))
+    assert time.monotonic() - started < 5
+
+
+def test_zip_ratio_limit_applies_inside_a_large_budget() -> None:
+    budget = ExpansionBudget(max_bytes=1024 * MIB, max_files=10, max_ratio=100)
+    with pytest.raises(BinaryTooLargeError, match="expands more than"):
+        list(ArchiveUnpacker().unpack(zip_ratio_bomb(16 * MIB), mt.ZIP, budget))
+    assert budget.used_bytes < 4 * MIB
+
+
+def test_overlapping_entries_are_refused_before_inflating() -> None:
+    started = time.monotonic()
+    with pytest.raises(ArchiveExtractionError, match="overlapping"):
+        list(ArchiveUnpacker().unpack(overlapping_zip_bomb(), mt.ZIP, _budget()))
+    assert time.monotonic() - started < 2
+
+
+def test_member_count_budget() -> None:
+    with pytest.raises(BinaryFanoutError):
+        list(ArchiveUnpacker().unpack(wide_zip(50), mt.ZIP, _budget(max_files=10)))
+
+
+def test_tar_traversal_links_and_devices_are_never_followed(tmp_path: object) -> None:
+    marker = "cc-tar-marker-7731"
+    members = list(ArchiveUnpacker().unpack(tar_with_traversal(marker), mt.TAR, _budget()))
+    by_name = {m.name: m for m in members}
+    # Path parts are gone from names; the contents are read in memory only.
+    assert by_name[f"{marker}-dotdot.txt"].data == f"escaped dotdot {marker}".encode()
+    assert by_name[f"{marker}-absolute.txt"].data == f"escaped absolute {marker}".encode()
+    for special in ("symlink", "hardlink", "device", "fifo"):
+        member = by_name[f"{marker}-{special}"]
+        assert member.data is None and isinstance(member.error, ArchiveExtractionError)
+    assert all("/" not in m.name and not m.name.startswith(".") for m in members)
+
+
+def test_seven_zip_declared_size_over_budget() -> None:
+    data = seven_zip_bomb(16 * MIB)
+    with pytest.raises(BinaryTooLargeError):
+        list(ArchiveUnpacker().unpack(data, mt.SEVEN_ZIP, _budget(max_bytes=4 * MIB)))
+
+
+def test_gunzip_budget_and_damage() -> None:
+    import gzip
+
+    with pytest.raises(BinaryTooLargeError):
+        gunzip(gzip.compress(b"\x00" * (8 * MIB)), _budget(max_bytes=MIB), "z.gz")
+    with pytest.raises(ArchiveExtractionError):
+        gunzip(gzip.compress(b"hello world" * 100)[:-30], _budget(), "z.gz")
+    assert gunzip(gzip.compress(b"a") + gzip.compress(b"b"), _budget(), "z.gz") == b"ab"
+
+
+def test_check_zip_package_counts_office_parts_against_the_budget() -> None:
+    budget = _budget(max_bytes=8 * MIB)
+    assert check_zip_package(minimal_docx("fine"), budget) > 0
+    with pytest.raises(BinaryTooLargeError):
+        check_zip_package(docx_bomb(32 * MIB), _budget(max_bytes=8 * MIB))
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("../../etc/passwd", "passwd"),
+        ("/abs/path/file.txt", "file.txt"),
+        ("..\\..\\windows\\evil.dll", "evil.dll"),
+        ("dir/", "dir"),
+        ("..", "fallback"),
+        (".hidden", "hidden"),
+        ("a\x00b\x1fc.txt", "abc.txt"),
+    ],
+)
+def test_safe_name(raw: str, expected: str) -> None:
+    assert safe_name(raw, "fallback") == expected
