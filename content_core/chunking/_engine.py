@@ -166,6 +166,9 @@ def pack(
                 break
             e = min(e, end_all)
         floor = prev_end + 1 if prev_end > a else a + 1
+        if strip:
+            # Whitespace after the window's edge is stripped, so a boundary there still fits.
+            e = _skip_ws(text, e, end_all)
         while True:
             cut = _choose(text, a, e, floor, levels)
             b = _rstrip(text, a, cut) if strip else cut
