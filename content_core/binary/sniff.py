@@ -109,7 +109,7 @@ def sniff_media_type(
 
 def _sniff_binary(data: bytes, filename: str | None) -> str | None:
     head = data[:64]
-    if head.startswith(b"%PDF-") or b"%PDF-" in data[:1024]:
+    if head.startswith(b"%PDF-"):
         return mt.PDF
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return mt.PNG
@@ -137,6 +137,11 @@ def _sniff_binary(data: bytes, filename: str | None) -> str | None:
         return mt.RTF
     if _is_tar(data):
         return mt.TAR
+    # The PDF header may follow up to 1 KiB of junk (mail or HTTP leftovers), but markup
+    # that merely mentions "%PDF-" is not a PDF.
+    position = data.find(b"%PDF-", 0, 1024)
+    if position > 0 and b"<" not in data[:position]:
+        return mt.PDF
     return None
 
 
