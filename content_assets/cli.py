@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
+from content_assets.assets import ALL_ASSETS
 from content_assets.definitions import DEFAULT_STORE_DIR, build_definitions
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
@@ -17,8 +18,8 @@ from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 
 SAMPLE_QUERY = (
-    "SELECT path, kind, page_count, length(text) AS chars "
-    "FROM current_normalised_artifacts ORDER BY path LIMIT 10"
+    "SELECT path, filename, kind, page_count, length(text) AS chars, error_type "
+    "FROM current_normalised_artifacts ORDER BY path, filename LIMIT 12"
 )
 
 
@@ -69,15 +70,12 @@ def ingest(folder: Path, source_id: str | None, max_batch_files: int) -> int:
             result = job.execute_in_process(
                 instance=instance, partition_key=batch_id, raise_on_error=False
             )
-            for event in result.get_asset_materialization_events():
-                materialization = event.asset_materialization
-                if materialization is None:
-                    continue
-                meta = materialization.metadata
-                rows = meta["dagster/row_count"].value
-                failures = meta["failures"].value
-                note = f" ({failures} failed)" if failures else ""
-                print(f"    {materialization.asset_key.to_user_string():<22} {rows:>7} rows{note}")
+            for asset in ALL_ASSETS:
+                for materialization in result.asset_materializations_for_node(asset.key.path[-1]):
+                    meta = materialization.metadata
+                    rows, failures = meta["dagster/row_count"].value, meta["failures"].value
+                    note = f" ({failures} failed)" if failures else ""
+                    print(f"    {asset.key.to_user_string():<22} {rows:>7} rows{note}")
             status = "ok" if result.success else "FAILED"
             print(f"    run {result.run_id[:8]} {status} in {time.monotonic() - started:.1f}s")
             failed += 0 if result.success else 1
@@ -89,7 +87,7 @@ def _print_summary(store: ContentStore, home: Path) -> None:
     store.ensure_layout()
     print()
     print(f"store:    {store.root}")
-    print(f"catalog:  {store.catalog_path}  (duckdb {store.catalog_path})")
+    print(f"catalog:  {store.catalog_path}  (open it with the DuckDB CLI, or query below)")
     print(f"dagster:  {home.resolve()}  (DAGSTER_HOME={home.resolve()} dagster dev)")
     counts = store.query(
         "SELECT 'current_raw_files' AS view, count(*) AS rows FROM current_raw_files UNION ALL "

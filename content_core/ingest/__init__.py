@@ -8,14 +8,14 @@ from content_core.ingest.discovery import (
     discover,
     discover_pending,
 )
+from content_core.ingest.normalise import build_normalised_artifacts
+from content_core.ingest.report import StageReport
 from content_core.ingest.stages import (
     PipelineConfig,
-    StageReport,
     build_chunks,
     build_compressed_contexts,
     build_extractions,
     build_merged_extractions,
-    build_normalised_artifacts,
     build_raw_files,
     run_batch,
 )

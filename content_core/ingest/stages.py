@@ -10,7 +10,6 @@ import bisect
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,7 +24,9 @@ from content_core.agents import (
 from content_core.binary import sniff_media_type
 from content_core.chunking import ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, compress_text
-from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.ingest.normalise import build_normalised_artifacts
+from content_core.ingest.report import StageReport, preview
+from content_core.processing import ProcessingConfig
 from content_core.store import (
     AGENTIC_EXTRACTIONS,
     CHUNKS,
@@ -38,12 +39,10 @@ from content_core.store import (
 
 __all__ = [
     "PipelineConfig",
-    "StageReport",
     "build_chunks",
     "build_compressed_contexts",
     "build_extractions",
     "build_merged_extractions",
-    "build_normalised_artifacts",
     "build_raw_files",
     "run_batch",
 ]
@@ -60,38 +59,6 @@ class PipelineConfig(BaseModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     compression: CompressionConfig = Field(default_factory=CompressionConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
-
-
-class StageReport(BaseModel):
-    """What one stage wrote for one batch."""
-
-    model_config = ConfigDict(frozen=True)
-
-    table: str
-    batch_id: str
-    rows: int
-    failures: int = 0
-    figures: dict[str, int | float | str] = Field(default_factory=dict)
-    preview_markdown: str = ""
-
-
-def _preview(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], limit: int = 5) -> str:
-    """A small Markdown table of the first rows, values shortened, for the Dagster UI."""
-    if not rows:
-        return "_no rows_"
-
-    def cell(value: Any) -> str:
-        text = "" if value is None else str(value)
-        text = " ".join(text.split()).replace("|", "\\|")
-        return text if len(text) <= 60 else text[:57] + "..."
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows[:limit]]
-    return "\n".join(lines)
-
-
-def _live_raw_rows(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
-    return [r for r in store.read_rows(RAW_FILES, batch_id).to_pylist() if r["change"] != "deleted"]
 
 
 def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
@@ -130,69 +97,8 @@ def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
         batch_id=batch_id,
         rows=count,
         figures={**changes, "bytes": sum(r["size_bytes"] or 0 for r in rows)},
-        preview_markdown=_preview(rows, ["path", "change", "mime_type", "size_bytes"]),
+        preview_markdown=preview(rows, ["path", "change", "mime_type", "size_bytes"]),
     )
-
-
-def build_normalised_artifacts(
-    store: ContentStore, batch_id: str, config: ProcessingConfig
-) -> StageReport:
-    """normalised_artifacts: the fan-out of every raw file, text extracted, failures as rows."""
-    raw = _live_raw_rows(store, batch_id)
-    # The same bytes under two paths are normalised once.
-    unique: dict[str, dict[str, Any]] = {}
-    for row in raw:
-        unique.setdefault(row["sha256"], row)
-    inputs = [
-        FileInput(
-            key=sha,
-            path=store.blobs.path(sha),
-            filename=PurePosixPath(row["path"]).name,
-            declared_type=row["declared_type"],
-        )
-        for sha, row in unique.items()
-    ]
-    results = dict(zip(unique, process_files(inputs, config, blob_store=store.blobs), strict=True))
-    rows = []
-    for row in raw:
-        for record in results[row["sha256"]]:
-            rows.append(
-                {
-                    "batch_id": batch_id,
-                    "source_id": row["source_id"],
-                    "path": row["path"],
-                    **record.model_dump(include=_ARTIFACT_FIELDS),
-                    "derived_from": list(record.derived_from),
-                    "pages": [p.model_dump() for p in record.pages],
-                }
-            )
-    count = store.write_rows(NORMALISED_ARTIFACTS, batch_id, rows)
-    failures = sum(1 for r in rows if r["error_type"])
-    return StageReport(
-        table=NORMALISED_ARTIFACTS,
-        batch_id=batch_id,
-        rows=count,
-        failures=failures,
-        figures={
-            "files": len(raw),
-            "with_text": sum(1 for r in rows if r["text"]),
-            "characters": sum(len(r["text"] or "") for r in rows),
-        },
-        preview_markdown=_preview(rows, ["path", "kind", "media_type", "page_count", "error_type"]),
-    )
-
-
-_ARTIFACT_FIELDS = {
-    "artifact_id",
-    "kind",
-    "media_type",
-    "filename",
-    "page_count",
-    "text",
-    "error_type",
-    "error_message",
-    "stage",
-}
 
 
 def _documents(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
@@ -260,7 +166,7 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
             "max_chunk_tokens": max(tokens, default=0),
             "total_tokens": sum(tokens),
         },
-        preview_markdown=_preview(rows, ["path", "index", "token_count", "page", "content"]),
+        preview_markdown=preview(rows, ["path", "index", "token_count", "page", "content"]),
     )
 
 
@@ -295,7 +201,7 @@ def build_compressed_contexts(
             "tokens_before": sum(r["tokens_before"] for r in rows),
             "tokens_after": sum(r["tokens_after"] for r in rows),
         },
-        preview_markdown=_preview(rows, ["path", "tokens_before", "tokens_after", "text"]),
+        preview_markdown=preview(rows, ["path", "tokens_before", "tokens_after", "text"]),
     )
 
 
@@ -339,7 +245,7 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
             "prompt_tokens": run.prompt_tokens,
             "completion_tokens": run.completion_tokens,
         },
-        preview_markdown=_preview(rows, ["path", "schema_name", "cached", "output_json"]),
+        preview_markdown=preview(rows, ["path", "schema_name", "cached", "output_json"]),
     )
 
 
@@ -350,8 +256,10 @@ def build_merged_extractions(
     extraction_rows = store.read_rows(AGENTIC_EXTRACTIONS, batch_id).to_pylist()
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in extraction_rows}
     fields = set(ExtractionRecord.model_fields)
+    # Whether a run hit the cache is that run's metadata, not part of the stored row.
     records = [
-        ExtractionRecord(**{k: v for k, v in r.items() if k in fields}) for r in extraction_rows
+        ExtractionRecord(**{k: v for k, v in r.items() if k in fields}, cached=False)
+        for r in extraction_rows
     ]
     merged = merge_extractions(records, config)
     rows = [
@@ -363,13 +271,14 @@ def build_merged_extractions(
         for m in merged
     ]
     count = store.write_rows(MERGED_EXTRACTIONS, batch_id, rows)
+    store.mark_finished(batch_id)
     return StageReport(
         table=MERGED_EXTRACTIONS,
         batch_id=batch_id,
         rows=count,
         failures=sum(1 for r in rows if r["error_count"]),
         figures={"strategy": config.merge_strategy, "documents": count},
-        preview_markdown=_preview(rows, ["path", "schema_name", "chunk_count", "output_json"]),
+        preview_markdown=preview(rows, ["path", "schema_name", "chunk_count", "output_json"]),
     )
 
 

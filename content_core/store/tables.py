@@ -106,6 +106,8 @@ SCHEMAS: dict[str, pa.Schema] = {
             ),
             *_ERROR,
             pa.field("stage", pa.string()),
+            pa.field("raw_sha256", pa.string()),  # the raw file's bytes this row came from
+            pa.field("fingerprint", pa.string()),  # configuration and code that made it
         ]
     ),
     CHUNKS: pa.schema(
@@ -149,7 +151,6 @@ SCHEMAS: dict[str, pa.Schema] = {
             pa.field("cache_key", pa.string()),
             pa.field("output_json", pa.large_string()),
             *_ERROR,
-            pa.field("cached", pa.bool_()),
             pa.field("prompt_tokens", pa.int32()),
             pa.field("completion_tokens", pa.int32()),
         ]

@@ -28,7 +28,7 @@ def _tick(
     defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None
 ) -> dg.SensorResult:
     sensor = defs.resolve_sensor_def("source_folder_sensor")
-    context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, resources=defs.resources)
     result = sensor(context)
     assert isinstance(result, dg.SensorResult)
     for request in result.dynamic_partitions_requests or []:

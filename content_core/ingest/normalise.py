@@ -1,0 +1,114 @@
+"""The normalised_artifacts stage: fan every raw file out into artifacts with text, reusing
+what an earlier batch already produced from the same bytes under the same configuration."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import metadata
+from pathlib import PurePosixPath
+from typing import Any
+
+from content_core.ingest.report import StageReport, preview
+from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.store import NORMALISED_ARTIFACTS, RAW_FILES, ContentStore
+
+__all__ = ["build_normalised_artifacts", "normalisation_fingerprint"]
+
+# Per-batch columns; everything else in a row depends only on the raw bytes and the config.
+_BATCH_COLUMNS = ("batch_id", "source_id", "path")
+# Worker failures (time limit, memory cap) may pass on a retry, so they are never reused.
+_TRANSIENT_STAGE = "worker"
+
+
+def normalisation_fingerprint(config: ProcessingConfig) -> str:
+    """The configuration and code version that produced a row: equal means reusable."""
+    try:
+        version = metadata.version("content-pipeline")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return hashlib.sha256(f"{config.fingerprint()}:{version}".encode()).hexdigest()[:16]
+
+
+def _record_row(record: ArtifactRecord, raw_sha256: str, fingerprint: str) -> dict[str, Any]:
+    return {
+        **record.model_dump(exclude={"derived_from", "pages"}),
+        "derived_from": list(record.derived_from),
+        "pages": [page.model_dump() for page in record.pages],
+        "raw_sha256": raw_sha256,
+        "fingerprint": fingerprint,
+    }
+
+
+def _reusable(
+    store: ContentStore, shas: list[str], fingerprint: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Rows an earlier normalisation made from these bytes, one (batch, path) group per sha."""
+    if not shas:
+        return {}
+    table = store.query(
+        f"SELECT * FROM {NORMALISED_ARTIFACTS} "
+        "WHERE raw_sha256 IN (SELECT unnest(?::VARCHAR[])) AND fingerprint = ? "
+        "QUALIFY dense_rank() OVER (PARTITION BY raw_sha256 ORDER BY batch_id DESC, path) = 1",
+        [shas, fingerprint],
+    )
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in table.to_pylist():
+        found.setdefault(row["raw_sha256"], []).append(
+            {k: v for k, v in row.items() if k not in _BATCH_COLUMNS}
+        )
+    return {
+        sha: rows
+        for sha, rows in found.items()
+        if not any(r["stage"] == _TRANSIENT_STAGE for r in rows)
+    }
+
+
+def build_normalised_artifacts(
+    store: ContentStore, batch_id: str, config: ProcessingConfig
+) -> StageReport:
+    """normalised_artifacts: the fan-out of every raw file, text extracted, failures as rows."""
+    raw = [
+        row
+        for row in store.read_rows(RAW_FILES, batch_id).to_pylist()
+        if row["change"] != "deleted"
+    ]
+    # The same bytes under two paths, or seen by an earlier batch, are normalised once.
+    unique: dict[str, dict[str, Any]] = {}
+    for row in raw:
+        unique.setdefault(row["sha256"], row)
+    fingerprint = normalisation_fingerprint(config)
+    by_sha = _reusable(store, list(unique), fingerprint)
+    todo = [sha for sha in unique if sha not in by_sha]
+    inputs = [
+        FileInput(
+            key=sha,
+            path=store.blobs.path(sha),
+            filename=PurePosixPath(unique[sha]["path"]).name,
+            declared_type=unique[sha]["declared_type"],
+        )
+        for sha in todo
+    ]
+    for sha, records in zip(
+        todo, process_files(inputs, config, blob_store=store.blobs), strict=True
+    ):
+        by_sha[sha] = [_record_row(record, sha, fingerprint) for record in records]
+    rows = [
+        {**artifact, "batch_id": batch_id, "source_id": row["source_id"], "path": row["path"]}
+        for row in raw
+        for artifact in by_sha[row["sha256"]]
+    ]
+    count = store.write_rows(NORMALISED_ARTIFACTS, batch_id, rows)
+    return StageReport(
+        table=NORMALISED_ARTIFACTS,
+        batch_id=batch_id,
+        rows=count,
+        failures=sum(1 for r in rows if r["error_type"]),
+        figures={
+            "files": len(raw),
+            "processed": len(todo),
+            "reused": len(unique) - len(todo),
+            "with_text": sum(1 for r in rows if r["text"]),
+            "characters": sum(len(r["text"] or "") for r in rows),
+        },
+        preview_markdown=preview(rows, ["path", "kind", "media_type", "page_count", "error_type"]),
+    )
