@@ -270,7 +270,7 @@ class _Preparer:
             raise SourceError(f"cannot fetch {ref[:80]!r}: only attachments and data URLs")
         from content_core.binary import sniff_media_type
 
-        media_type = sniff_media_type(
+        media_type = _sniff_audio(data) or sniff_media_type(
             data, default=str(declared or "application/octet-stream"), filename=filename
         )
         return _Resolved(_digest(ref), data, filename, media_type)
@@ -319,6 +319,19 @@ class _Preparer:
         return [
             TextPart(text=f"[audio {name} ({fmt}): not included, the model has no audio input]")
         ]
+
+
+def _sniff_audio(data: bytes) -> str | None:
+    """Audio media types by magic bytes (the binary sniffer covers documents and images)."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
+        return "audio/wav"
+    if data[:3] == b"ID3" or data[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2"):
+        return "audio/mpeg"
+    if data[:4] == b"OggS":
+        return "audio/ogg"
+    if data[:4] == b"fLaC":
+        return "audio/flac"
+    return None
 
 
 def _digest(ref: str) -> str:

@@ -1,0 +1,86 @@
+"""The extraction cache: keys, atomic files, and several processes sharing one directory."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from content_core.agents import (
+    AgentConfig,
+    ExtractionCache,
+    ExtractionInput,
+    cache_key,
+    run_extractions,
+)
+from content_core.agents.cache import CachedOutput
+
+
+def _key(i: int) -> str:
+    return cache_key(chunk_text=f"chunk {i}", schema="s@1", model="offline:m", prompt="p")
+
+
+def test_key_covers_every_component() -> None:
+    base = {"chunk_text": "t", "schema": "s", "model": "m", "prompt": "p"}
+    keys = {cache_key(**base)} | {cache_key(**{**base, k: v + "!"}) for k, v in base.items()}
+    assert len(keys) == 5 and all(len(k) == 64 for k in keys)
+
+
+def test_roundtrip_miss_and_corrupt_entry(tmp_path: Path) -> None:
+    cache = ExtractionCache(tmp_path)
+    key = _key(1)
+    assert cache.get(key) is None and key not in cache and len(cache) == 0
+    cache.put(key, CachedOutput('{"a": 1}', "m", 3, 4))
+    assert cache.get(key) == CachedOutput('{"a": 1}', "m", 3, 4)
+    assert key in cache and len(cache) == 1
+    (tmp_path / key[:2] / f"{key}.json").write_text("{truncated", encoding="utf-8")
+    assert cache.get(key) is None  # unreadable entries are misses, so they get recomputed
+    with pytest.raises(ValueError):
+        cache.get("../../etc/passwd")
+
+
+def _writer(root: str, worker: int) -> None:
+    cache = ExtractionCache(Path(root))
+    for round_ in range(2):
+        for i in range(40):
+            cache.put(_key(i), CachedOutput(f'{{"i": {i}}}', "m", worker, round_))
+            hit = cache.get(_key((i * 7) % 40))
+            assert hit is None or hit.output_json == f'{{"i": {(i * 7) % 40}}}'
+
+
+def test_processes_writing_the_same_keys_never_corrupt_entries(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_writer, args=(str(tmp_path), w)) for w in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert [w.exitcode for w in workers] == [0, 0, 0, 0]
+    cache = ExtractionCache(tmp_path)
+    assert len(cache) == 40
+    assert all(cache.get(_key(i)).output_json == f'{{"i": {i}}}' for i in range(40))  # type: ignore[union-attr]
+    assert not [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".json"]
+
+
+def _extract(root: str) -> int:
+    items = [
+        ExtractionInput(
+            chunk_id=f"c{i}",
+            artifact_id="a",
+            path="p",
+            content=f"text {i} a@b.org",
+            index=i,
+            total_chunks=30,
+        )
+        for i in range(30)
+    ]
+    return run_extractions(items, AgentConfig(), cache_dir=Path(root)).calls
+
+
+def test_concurrent_pipeline_runs_share_the_cache(tmp_path: Path) -> None:
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        calls = pool.map(_extract, [str(tmp_path)] * 2)
+    assert all(c <= 30 for c in calls)
+    assert _extract(str(tmp_path)) == 0
+    assert len(ExtractionCache(tmp_path)) == 30

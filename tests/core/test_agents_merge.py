@@ -1,0 +1,197 @@
+"""Merge strategies: concatenation with structural de-dup, deep JSON merge, LLM merge with its
+deterministic fallback, and provenance of every kept value."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from content_core.agents import (
+    AgentConfig,
+    ExtractedFacts,
+    ExtractionInput,
+    MergeStrategy,
+    OpenAICompatibleAgent,
+    amerge_results,
+    merge_extractions,
+    merge_results,
+    merge_with_provenance,
+    run_extractions,
+)
+from tests.support.chat_server import MALFORMED_MARKER, ChatServer
+
+
+@pytest.mark.parametrize(
+    ("results", "strategy", "expected"),
+    [
+        (  # the seed's CONCATENATE_LIST example
+            [
+                {"skills": ["Python", "SQL"], "experience_years": 5},
+                {"skills": ["Docker", "K8s"], "experience_years": 3},
+            ],
+            MergeStrategy.CONCATENATE_LIST,
+            {"skills": ["Python", "SQL", "Docker", "K8s"], "experience_years": 5},
+        ),
+        (  # the seed's MERGE_JSON example
+            [
+                {"contract": {"parties": ["Alice"], "terms": {"duration": "1 year"}}},
+                {"contract": {"parties": ["Bob"], "terms": {"renewal": "auto"}}},
+            ],
+            MergeStrategy.MERGE_JSON,
+            {
+                "contract": {
+                    "parties": ["Alice", "Bob"],
+                    "terms": {"duration": "1 year", "renewal": "auto"},
+                }
+            },
+        ),
+        (  # CONCATENATE_LIST merges nested dicts one level only: inner dicts keep the first
+            [
+                {"contract": {"terms": {"duration": "1 year"}}},
+                {"contract": {"terms": {"renewal": "auto"}}},
+            ],
+            MergeStrategy.CONCATENATE_LIST,
+            {"contract": {"terms": {"duration": "1 year"}}},
+        ),
+        (  # first non-null scalar wins; null never overwrites
+            [{"title": None, "n": 0}, {"title": "Second", "n": 7}, {"title": "Third"}],
+            MergeStrategy.CONCATENATE_LIST,
+            {"title": "Second", "n": 0},
+        ),
+        (  # structural de-dup: case/whitespace for strings, canonical JSON for objects
+            [
+                {"tags": ["Ledger", "audit"], "rows": [{"a": 1, "b": 2}]},
+                {"tags": ["ledger ", "AUDIT", "new"], "rows": [{"b": 2, "a": 1}, {"a": 3}]},
+            ],
+            MergeStrategy.MERGE_JSON,
+            {"tags": ["Ledger", "audit", "new"], "rows": [{"a": 1, "b": 2}, {"a": 3}]},
+        ),
+        ([], MergeStrategy.CONCATENATE_LIST, {}),  # nothing to merge
+        (  # without an agent, LLM_MERGE is the deterministic deep merge
+            [{"a": {"b": [1]}}, {"a": {"b": [1, 2]}}],
+            MergeStrategy.LLM_MERGE,
+            {"a": {"b": [1, 2]}},
+        ),
+    ],
+    ids=[
+        "seed-concat",
+        "seed-deep",
+        "concat-shallow",
+        "first-non-null",
+        "dedup",
+        "empty",
+        "llm-fb",
+    ],
+)
+def test_merge_results(
+    results: list[dict[str, object]], strategy: MergeStrategy, expected: dict[str, object]
+) -> None:
+    assert merge_results(results, strategy=strategy) == expected
+
+
+def test_merge_accepts_models_and_strategy_names() -> None:
+    a = ExtractedFacts(title="A", emails=["x@y.org"])
+    b = ExtractedFacts(title="B", emails=["X@y.org", "z@y.org"])
+    merged = merge_results([a, b], strategy="concatenate_list")
+    assert merged["title"] == "A" and merged["emails"] == ["x@y.org", "z@y.org"]
+    with pytest.raises(ValueError):
+        merge_results([a], strategy="vote")
+    with pytest.raises(TypeError):
+        merge_results([["not", "a", "dict"]])
+
+
+def test_provenance_names_the_chunks_behind_each_value() -> None:
+    outcome = merge_with_provenance(
+        [{"title": None, "tags": ["a", "b"]}, {"title": "T", "tags": ["B", "c"]}],
+        MergeStrategy.MERGE_JSON,
+        sources=["c1", "c2"],
+    )
+    assert outcome.merged == {"title": "T", "tags": ["a", "b", "c"]}
+    assert outcome.provenance == {"title": "c2", "tags": [["c1"], ["c1", "c2"], ["c2"]]}
+    with pytest.raises(ValueError):
+        merge_with_provenance([{}], sources=["a", "b"])
+
+
+def _merged_reply(body: dict[str, object], text: str) -> str:
+    return json.dumps({"title": "Reconciled", "summary": "whole document", "key_terms": ["one"]})
+
+
+async def test_llm_merge_uses_the_agent_and_validates() -> None:
+    results = [{"title": "A", "key_terms": ["x"]}, {"title": "B", "key_terms": ["y"]}]
+    with ChatServer(responder=_merged_reply) as server:
+        agent = OpenAICompatibleAgent("gpt-4o-mini", base_url=server.base_url)
+        outcome = await amerge_results(
+            results,
+            MergeStrategy.LLM_MERGE,
+            agent=agent,
+            schema=ExtractedFacts,
+            sources=["c1", "c2"],
+        )
+        await agent.aclose()
+    assert not outcome.fallback
+    assert outcome.merged["title"] == "Reconciled"
+    prompt = server.calls[0].user_text
+    assert '"key_terms": ["x", "y"]' in prompt  # the mechanical merge is offered as a start
+    assert outcome.provenance["key_terms"] == [["c1"], ["c2"]]
+
+
+async def test_llm_merge_falls_back_when_the_reply_is_bad() -> None:
+    results = [{"title": "A", "key_terms": [MALFORMED_MARKER]}, {"title": "B", "key_terms": []}]
+    with ChatServer() as server:
+        agent = OpenAICompatibleAgent("gpt-4o-mini", base_url=server.base_url)
+        outcome = await amerge_results(results, MergeStrategy.LLM_MERGE, agent=agent)
+        await agent.aclose()
+    assert outcome.fallback and outcome.merged == {"title": "A", "key_terms": [MALFORMED_MARKER]}
+    assert len(server.calls) == 1
+
+
+def test_merged_extractions_over_http_with_llm_merge(tmp_path: Path) -> None:
+    items = [
+        ExtractionInput(
+            chunk_id=f"k{i}",
+            artifact_id="doc",
+            path="doc.md",
+            content=f"Part {i} about lanterns",
+            index=i,
+            total_chunks=3,
+        )
+        for i in range(3)
+    ]
+    with ChatServer() as server:
+        config = AgentConfig(
+            kind="openai", model="gpt-4o-mini", base_url=server.base_url, merge_strategy="llm_merge"
+        )
+        run = run_extractions(items, config, cache_dir=tmp_path)
+        server.responder = _merged_reply
+        merged = merge_extractions(run.records, config)
+    assert len(merged) == 1
+    row = merged[0]
+    assert (row.strategy, row.chunk_count, row.error_count) == ("llm_merge", 3, 0)
+    assert json.loads(row.output_json)["title"] == "Reconciled"
+    provenance = json.loads(row.provenance_json)
+    assert provenance["chunks"] == ["k0", "k1", "k2"] and provenance["llm_fallback"] is False
+    assert sum("Several parts" in c.user_text for c in server.calls) == 1
+
+
+def test_merge_of_a_document_whose_chunks_all_failed() -> None:
+    from content_core.agents import ExtractionRecord
+
+    record = ExtractionRecord(
+        chunk_id="k",
+        artifact_id="d",
+        path="d",
+        schema_name="s",
+        model="m",
+        cache_key="0" * 64,
+        output_json=None,
+        error_type="LLMOutputError",
+        error_message="bad",
+        cached=False,
+        prompt_tokens=0,
+        completion_tokens=0,
+    )
+    (row,) = merge_extractions([record], AgentConfig())
+    assert (row.output_json, row.chunk_count, row.error_count) == ("{}", 1, 1)
+    assert json.loads(row.provenance_json)["failed_chunks"] == ["k"]
