@@ -1,0 +1,180 @@
+"""Text extraction benchmark, in one run over the shared corpus:
+
+1. PDF text: pages/s of our extractor (PDFium) against pypdf on the same PDFs, with a
+   reading-order check (per-page similarity of the two word sequences).
+2. Whole corpus: files/s and `must_contain` hits of our pipeline (`process_files`, in
+   process) against markitdown (`pip install -e '.[bench]'`).
+
+    .venv/bin/python bench/bench_extract.py [--corpus DIR] [--min-seconds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from content_core.extract import extract_text  # noqa: E402
+from content_core.processing import FileInput, ProcessingConfig, process_files  # noqa: E402
+from content_core.store.blobs import BlobStore  # noqa: E402
+
+
+def _rows(corpus: Path) -> list[dict[str, str]]:
+    with (corpus / "MANIFEST.tsv").open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def _repeat(work: Callable[[], int], min_seconds: float) -> tuple[float, int]:
+    """Run `work` (returns units done) until `min_seconds` pass; return (seconds, units)."""
+    units, start = 0, time.perf_counter()
+    while True:
+        units += work()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds:
+            return elapsed, units
+
+
+def _pypdf_pages(data: bytes) -> list[str]:
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    if reader.is_encrypted:
+        reader.decrypt("")
+    return [page.extract_text() or "" for page in reader.pages]
+
+
+def _our_pages(data: bytes) -> list[str]:
+    result = extract_text(data, "application/pdf")
+    return [result.text[s.start : s.end] for s in result.pages]
+
+
+def bench_pdf(corpus: Path, rows: list[dict[str, str]], min_seconds: float) -> None:
+    pdfs: list[tuple[str, bytes]] = []
+    for row in rows:
+        if row["media_type"] != "application/pdf":
+            continue
+        data = (corpus / row["path"]).read_bytes()
+        try:
+            _our_pages(data)
+            _pypdf_pages(data)
+        except Exception as exc:  # noqa: BLE001 - a file neither can open is left out, and said so
+            print(f"  skipped {row['path']}: {type(exc).__name__}")
+            continue
+        pdfs.append((row["path"], data))
+
+    def run(extract: Callable[[bytes], list[str]]) -> Callable[[], int]:
+        return lambda: sum(len(extract(data)) for _, data in pdfs)
+
+    pypdf_s, pypdf_pages = _repeat(run(_pypdf_pages), min_seconds)
+    ours_s, our_pages = _repeat(run(_our_pages), min_seconds)
+    pypdf_rate, our_rate = pypdf_pages / pypdf_s, our_pages / ours_s
+
+    print(f"\n== PDF text: {len(pdfs)} PDFs, {sum(len(_our_pages(d)) for _, d in pdfs)} pages")
+    print(f"{'file':55s} {'pages':>5s} {'order sim':>9s}")
+    similarities: list[float] = []
+    for path, data in pdfs:
+        ours, theirs = _our_pages(data), _pypdf_pages(data)
+        page_sims = []
+        for a, b in zip(ours, theirs, strict=False):
+            words_a, words_b = a.split(), b.split()
+            if not words_a and not words_b:
+                continue
+            matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
+            page_sims.append(matcher.ratio())
+        if page_sims:
+            similarities.extend(page_sims)
+        shown = f"{statistics.mean(page_sims):9.3f}" if page_sims else "  (empty)"
+        print(f"{path:55s} {len(ours):5d} {shown}")
+    print(f"pypdf : {pypdf_rate:9.1f} pages/s")
+    print(f"ours  : {our_rate:9.1f} pages/s  ({our_rate / pypdf_rate:.1f}x pypdf)")
+    print(
+        f"reading order vs pypdf: mean word-sequence similarity {statistics.mean(similarities):.3f}"
+        f", median {statistics.median(similarities):.3f}, min {min(similarities):.3f}"
+        f" over {len(similarities)} pages with text"
+    )
+
+
+def _eligible(row: dict[str, str]) -> bool:
+    return bool(row["must_contain"]) and "OCR" not in row["notes"]
+
+
+def _hit(row: dict[str, str], text: str) -> bool:
+    return " ".join(row["must_contain"].split()) in " ".join(text.split())
+
+
+def bench_corpus(corpus: Path, rows: list[dict[str, str]]) -> None:
+    inputs = [
+        FileInput(key=r["path"], path=corpus / r["path"], filename=Path(r["path"]).name)
+        for r in rows
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        store = BlobStore(Path(folder))
+        start = time.perf_counter()
+        results = process_files(inputs, ProcessingConfig(isolate=False), blob_store=store)
+        ours_s = time.perf_counter() - start
+    our_texts = [" ".join(r.text or "" for r in records) for records in results]
+
+    from markitdown import MarkItDown
+
+    converter = MarkItDown(enable_plugins=False)
+    warm = next(r for r in rows if r["path"].endswith(".docx"))
+    converter.convert(str(corpus / warm["path"]))  # load its models outside the timing
+    their_texts: list[str] = []
+    failures = 0
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for row in rows:
+            try:
+                their_texts.append(converter.convert(str(corpus / row["path"])).text_content)
+            except Exception:  # noqa: BLE001 - a peer's failure on a file is counted, not fatal
+                failures += 1
+                their_texts.append("")
+    theirs_s = time.perf_counter() - start
+
+    eligible = [i for i, row in enumerate(rows) if _eligible(row)]
+    our_hits = [i for i in eligible if _hit(rows[i], our_texts[i])]
+    their_hits = [i for i in eligible if _hit(rows[i], their_texts[i])]
+    our_errors = sum(1 for records in results if records[0].error_type)
+    print(f"\n== Corpus: {len(rows)} files, {len(eligible)} with a must_contain phrase (no OCR)")
+    print(
+        f"ours (process_files, in process): {len(rows) / ours_s:7.1f} files/s, "
+        f"must_contain {len(our_hits)}/{len(eligible)}, raw-file error rows {our_errors}"
+    )
+    print(
+        f"markitdown                      : {len(rows) / theirs_s:7.1f} files/s, "
+        f"must_contain {len(their_hits)}/{len(eligible)}, exceptions {failures}"
+    )
+    print(
+        "missed by ours      :", ", ".join(rows[i]["path"] for i in eligible if i not in our_hits)
+    )
+    print(
+        "missed by markitdown:", ", ".join(rows[i]["path"] for i in eligible if i not in their_hits)
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default = Path(os.environ.get("CONTENT_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
+    parser.add_argument("--corpus", type=Path, default=default)
+    parser.add_argument("--min-seconds", type=float, default=2.0)
+    args = parser.parse_args()
+    rows = _rows(args.corpus)
+    bench_pdf(args.corpus, rows, args.min_seconds)
+    bench_corpus(args.corpus, rows)
+
+
+if __name__ == "__main__":
+    main()
