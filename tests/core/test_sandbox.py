@@ -1,0 +1,105 @@
+"""WorkerPool: isolation, time limits, memory caps, crashes, and warm reuse."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from content_core.errors import EncryptedPdfError
+from content_core.sandbox import TaskFailure, WorkerPool, run_isolated
+
+
+# Task functions live at module level: workers import them by name.
+def square(value: int) -> int:
+    return value * value
+
+
+def pid_of_worker(_: int) -> int:
+    return os.getpid()
+
+
+def sleep_for(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def raise_typed(_: int) -> None:
+    raise EncryptedPdfError("locked.pdf: needs a password")
+
+
+def raise_bug(_: int) -> None:
+    raise KeyError("a bug, not a content error")
+
+
+def die_hard(_: int) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def allocate(mebibytes: int) -> int:
+    block = bytearray(mebibytes * 1024 * 1024)
+    return len(block)
+
+
+@pytest.fixture(scope="module")
+def pool() -> WorkerPool:
+    with WorkerPool(workers=2, memory_mb=512, timeout_s=20) as shared:
+        yield shared
+
+
+def test_results_come_back_in_input_order(pool: WorkerPool) -> None:
+    assert pool.map(square, list(range(20))) == [n * n for n in range(20)]
+
+
+def test_content_errors_become_typed_failures(pool: WorkerPool) -> None:
+    [failure, value] = pool.map(raise_typed, [0]) + pool.map(square, [3])
+    assert failure == TaskFailure("EncryptedPdfError", "locked.pdf: needs a password")
+    assert value == 9
+
+
+def test_unexpected_exceptions_are_reported_not_fatal(pool: WorkerPool) -> None:
+    [failure] = pool.map(raise_bug, [0])
+    assert isinstance(failure, TaskFailure) and failure.error_type == "UnexpectedError.KeyError"
+
+
+def test_timeout_kills_only_that_task(pool: WorkerPool) -> None:
+    started = time.monotonic()
+    results = pool.map(sleep_for, [0.0, 30.0, 0.1, 0.0], timeout_s=1.0)
+    elapsed = time.monotonic() - started
+    assert isinstance(results[1], TaskFailure) and results[1].error_type == "WorkerTimeoutError"
+    assert results[0] == 0.0 and results[2] == 0.1 and results[3] == 0.0
+    assert elapsed < 8
+
+
+def test_a_dead_worker_is_replaced(pool: WorkerPool) -> None:
+    results = pool.map(die_hard, [0]) + pool.map(square, [4, 5])
+    assert isinstance(results[0], TaskFailure)
+    assert results[0].error_type == "WorkerCrashedError"
+    assert "SIGKILL" in results[0].message
+    assert results[1:] == [16, 25]
+
+
+def test_memory_cap_is_enforced(pool: WorkerPool) -> None:
+    [over, under] = pool.map(allocate, [2048, 16])
+    assert isinstance(over, TaskFailure)
+    assert over.error_type in ("WorkerMemoryError", "WorkerCrashedError")
+    assert under == 16 * 1024 * 1024
+
+
+def test_workers_are_long_lived(pool: WorkerPool) -> None:
+    first = set(pool.map(pid_of_worker, list(range(8))))
+    second = set(pool.map(pid_of_worker, list(range(8))))
+    assert first == second and os.getpid() not in first and len(first) <= 2
+
+
+def test_many_small_tasks_are_fast(pool: WorkerPool) -> None:
+    pool.map(square, [1])  # warm
+    started = time.monotonic()
+    assert len(pool.map(square, list(range(500)))) == 500
+    assert time.monotonic() - started < 5
+
+
+def test_run_isolated() -> None:
+    assert run_isolated(square, 7, timeout_s=30) == 49
