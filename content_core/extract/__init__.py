@@ -49,6 +49,7 @@ def _build_default_registry() -> ExtractorRegistry:
     from content_core.extract.csv import CsvExtractor
     from content_core.extract.doc import DocExtractor
     from content_core.extract.docx import DocxExtractor
+    from content_core.extract.epub import EpubExtractor
     from content_core.extract.html import HtmlExtractor
     from content_core.extract.json import JsonExtractor
     from content_core.extract.markdown import MarkdownExtractor
@@ -71,6 +72,7 @@ def _build_default_registry() -> ExtractorRegistry:
     registry.register(XlsxExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(PptxExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(OdfExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(EpubExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(DocExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(XlsExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(PptExtractor(), priority=PRIORITY_SPECIFIC)

@@ -259,3 +259,38 @@ def _fixed_zip_times(data: bytes) -> bytes:
         for member in source.infolist():
             target.writestr(_info(member.filename), source.read(member))
     return out.getvalue()
+
+
+def epub_book() -> bytes:
+    """An EPUB whose spine puts chapter two (stored first) after chapter one."""
+    container = (
+        '<?xml version="1.0"?><container version="1.0" '
+        'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+        '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+        "</rootfiles></container>"
+    )
+    package = (
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+        "<manifest>"
+        '<item id="c2" href="text/ch%202.xhtml" media-type="application/xhtml+xml"/>'
+        '<item id="c1" href="text/ch1.xhtml" media-type="application/xhtml+xml"/>'
+        '<item id="css" href="style.css" media-type="text/css"/>'
+        '</manifest><spine><itemref idref="c1"/><itemref idref="c2"/></spine></package>'
+    )
+
+    def chapter(title: str, body: str) -> str:
+        return (
+            '<?xml version="1.0" encoding="utf-8"?><!DOCTYPE html>'
+            '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head>'
+            f"<body><h1>{title}</h1><p>{body}</p></body></html>"
+        )
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr(_info("mimetype"), "application/epub+zip")
+        archive.writestr(_info("META-INF/container.xml"), container)
+        archive.writestr(_info("OEBPS/content.opf"), package)
+        archive.writestr(_info("OEBPS/text/ch 2.xhtml"), chapter("Second QGG02", "Later text."))
+        archive.writestr(_info("OEBPS/text/ch1.xhtml"), chapter("First QGG01", "Opening text."))
+        archive.writestr(_info("OEBPS/style.css"), "p { margin: 0 }")
+    return out.getvalue()

@@ -124,6 +124,13 @@ VECTORS = [
         pages=2,
     ),
     Case(
+        "epub_book",
+        inputs.epub_book,
+        "application/epub+zip",
+        "epub",
+        ("# First QGG01\n\nOpening text.\n\n# Second QGG02",),
+    ),
+    Case(
         # cp1252 declared in <meta>; script text dropped; data: image keeps its alt only.
         "html_page",
         _const(inputs.HTML_PAGE),
