@@ -31,6 +31,8 @@ _DECL = (
 # A declaration at the left margin, with the comments, attributes and decorators just above it.
 _LEAD = r"(?:[ \t]*(?://|#|/\*|\*|@|\[\[|#\[)[^\n]*\n)*"
 _TOP_DECL = re.compile(rf"(?m)^(?={_LEAD}(?:{_MODIFIERS}\s+)*{_DECL})")
+# The same, right after a blank line: the preferred place to cut.
+_TOP_DECL_AFTER_BLANK = re.compile(rf"(?m)^[ \t]*\n(?={_LEAD}(?:{_MODIFIERS}\s+)*{_DECL})")
 _NESTED_DECL = re.compile(rf"(?m)^(?=[ \t]+(?:{_MODIFIERS}\s+)*{_DECL})")
 # Functions in C-like languages: "type name(args) {" at the margin.
 _C_FUNC = re.compile(r"(?m)^(?=[A-Za-z_][\w:<>,\s\*&]*\([^;{}]*\)\s*(?:const\s*)?\{?\s*$)")
@@ -113,6 +115,7 @@ def code_boundaries(text: str, language: str | None = None) -> list[tuple[Level,
                 (WORD, 0.5),
             ]
     return [
+        (Pattern(_TOP_DECL_AFTER_BLANK, lookbehind=16), 0.3),
         (Pattern(_TOP_DECL, lookbehind=0), 0.3),
         (_AFTER_CLOSE, 0.3),
         (Pattern(_C_FUNC, lookbehind=0), 0.3),

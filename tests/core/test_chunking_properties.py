@@ -21,9 +21,7 @@ from content_core.chunking import (
 from content_core.chunking._measure import TokenMeasure
 from content_core.tokens import TokenEstimator, count_tokens
 
-SETTINGS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXACT = TokenEstimator(encoding_name="cl100k_base")
 
 # Characters that stress the tokenizer's pre-splitting: letters, digits, spaces of several
