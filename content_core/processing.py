@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from content_core.binary import media_types as mt
 from content_core.binary.artifact import BinaryArtifact, kind_for
 from content_core.binary.config import BinaryConfig
+from content_core.binary.images import svg_text
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.sniff import sniff_media_type
@@ -212,6 +213,10 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
                 **base, text=None, error_type=artifact.error_type,
                 error_message=_clean(artifact.error_message or ""), stage="normalise",
             )
+            continue
+        if artifact.media_type == mt.SVG and not artifact.rendition:
+            # An SVG is a picture, but its <title>/<desc>/<text> elements are real text.
+            records[index] = ArtifactRecord(**base, text=_clean(svg_text(artifact.bytes)) or None)
             continue
         if artifact.rendition or artifact.kind in _NO_TEXT_KINDS:
             records[index] = ArtifactRecord(**base, text=None)

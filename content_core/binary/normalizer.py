@@ -192,7 +192,9 @@ class BinaryNormalizer:
                 pages = self.pdf_guard.check(pdf, filename=name).page_count
                 self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
             return None
-        raise UnsupportedBinaryError(f"{name}: no normaliser for {media_type}", media_type=media_type)
+        raise UnsupportedBinaryError(
+            f"{name}: no normaliser for {media_type}", media_type=media_type
+        )
 
     async def _office(self, walk: _Walk, artifact: BinaryArtifact) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename

@@ -1,0 +1,213 @@
+"""process_files: the corpus end to end, records, ids, blobs, isolation and failure rows."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from content_core.binary import BinaryConfig
+from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.store.blobs import BlobStore
+from tests.fixtures.corpus import CORPUS, manifest_rows
+from tests.fixtures.hostile import pdf_with_text
+
+# Failures the corpus may legitimately produce (encrypted inputs without a password, an XML
+# entity bomb refused by the XML extractor).
+EXPECTED_ERRORS = {
+    "ArchiveExtractionError",  # password_protected.xlsx (OLE2-wrapped OOXML)
+    "UnsafeInputError",  # svg/billion-laughs.svg is XML with an entity bomb
+}
+
+
+def _inputs(rows: list[dict[str, str]]) -> list[FileInput]:
+    return [
+        FileInput(key=row["sha256"], path=CORPUS / row["path"], filename=Path(row["path"]).name)
+        for row in rows
+    ]
+
+
+slow_corpus = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def corpus_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, list, BlobStore, float]:
+    rows = manifest_rows()
+    store = BlobStore(tmp_path_factory.mktemp("store"))
+    config = ProcessingConfig(binary=BinaryConfig(passwords=("foo", "password")), workers=2)
+    started = time.monotonic()
+    results = process_files(_inputs(rows), config, blob_store=store)
+    return rows, results, store, time.monotonic() - started
+
+
+def _all_text(records: list[ArtifactRecord]) -> str:
+    return "\n".join(r.text for r in records if r.text)
+
+
+@slow_corpus
+def test_corpus_every_file_processed_without_unhandled_errors(corpus_run: tuple) -> None:
+    rows, results, _, elapsed = corpus_run
+    assert len(results) == len(rows)
+    print(f"corpus: {len(rows)} files in {elapsed:.1f} s")
+    for row, records in zip(rows, results, strict=True):
+        raw = records[0]
+        assert raw.derived_from == () and raw.artifact_id == row["sha256"], row["path"]
+        for record in records:
+            assert not (record.error_type or "").startswith(("Unexpected", "Worker")), (
+                row["path"], record.error_type, record.error_message)
+            if record.error_type:
+                assert record.error_type in EXPECTED_ERRORS, (row["path"], record)
+
+
+@slow_corpus
+def test_corpus_must_contain_hit_rate(corpus_run: tuple) -> None:
+    rows, results, _, _ = corpus_run
+    checked = hits = 0
+    missed = []
+    for row, records in zip(rows, results, strict=True):
+        phrase = row.get("must_contain", "")
+        if not phrase or "needs OCR" in row.get("notes", ""):
+            continue
+        checked += 1
+        if phrase in _all_text(records):
+            hits += 1
+        else:
+            missed.append(row["path"])
+    rate = hits / checked
+    print(f"must_contain: {hits}/{checked} = {rate:.1%}; missed {missed}")
+    assert rate >= 0.95, missed
+
+
+@slow_corpus
+def test_corpus_records_are_safe_for_duckdb(corpus_run: tuple) -> None:
+    import duckdb
+
+    _, results, _, _ = corpus_run
+    texts = [r.text for records in results for r in records if r.text]
+    for text in texts:
+        assert "\x00" not in text
+        text.encode("utf-8")  # raises on lone surrogates
+    connection = duckdb.connect()
+    connection.execute("create table t (text varchar)")
+    connection.executemany("insert into t values (?)", [[t] for t in texts])
+    assert connection.execute("select count(*) from t").fetchone()[0] == len(texts)
+
+
+@slow_corpus
+def test_corpus_blobs_and_chains(corpus_run: tuple) -> None:
+    _, results, store, _ = corpus_run
+    for records in results:
+        ids = {r.artifact_id for r in records}
+        for record in records:
+            if store.has(record.artifact_id):
+                data = store.get(record.artifact_id)
+                assert hashlib.sha256(data).hexdigest() == record.artifact_id
+            else:
+                assert record.error_type is not None  # only failures may lack bytes
+            assert set(record.derived_from) <= ids, record
+            if record.derived_from:
+                assert record.derived_from[0] == records[0].artifact_id
+
+
+@slow_corpus
+def test_corpus_text_pages_are_offsets(corpus_run: tuple) -> None:
+    _, results, _, _ = corpus_run
+    for records in results:
+        for record in records:
+            for span in record.pages:
+                assert record.text is not None
+                assert 0 <= span.start <= span.end <= len(record.text)
+
+
+@slow_corpus
+def test_encrypted_corpus_files_open_with_configured_passwords(corpus_run: tuple) -> None:
+    rows, results, _, _ = corpus_run
+    by_path = {row["path"]: records for row, records in zip(rows, results, strict=True)}
+    assert "File with password" in _all_text(by_path["pdf/password.pdf"])
+    assert "oracle.jdbc.driver.OracleDriver" in _all_text(by_path["7z/bla.encrypted.7z"])
+
+
+def test_without_passwords_encrypted_files_are_typed_errors(tmp_path: Path) -> None:
+    rows = [r for r in manifest_rows() if r["path"] in ("pdf/password.pdf",
+                                                        "7z/bla.encrypted.7z")]
+    results = process_files(_inputs(rows), ProcessingConfig(isolate=False),
+                            blob_store=BlobStore(tmp_path))
+    assert [records[0].error_type for records in results] == [
+        "ArchiveExtractionError", "EncryptedPdfError"
+    ] or [records[0].error_type for records in results] == [
+        "EncryptedPdfError", "ArchiveExtractionError"
+    ]
+    assert all(records[0].stage == "normalise" for records in results)
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> FileInput:
+    path = tmp_path / "raw" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return FileInput(key=name, path=path, filename=name)
+
+
+def test_isolated_and_in_process_runs_agree_and_are_deterministic(tmp_path: Path) -> None:
+    inputs = [_write(tmp_path, "a.pdf", pdf_with_text("determinism marker")),
+              _write(tmp_path, "b.txt", b"plain text marker\n")]
+    shutil.copy(CORPUS / "zip/simple.zip", tmp_path / "raw" / "c.zip")
+    inputs.append(FileInput(key="c", path=tmp_path / "raw" / "c.zip", filename="c.zip"))
+    store = BlobStore(tmp_path / "store")
+    isolated = process_files(inputs, ProcessingConfig(), blob_store=store)
+    again = process_files(inputs, ProcessingConfig(), blob_store=store)
+    in_process = process_files(inputs, ProcessingConfig(isolate=False), blob_store=store)
+    assert isolated == again == in_process
+    assert "determinism marker" in (isolated[0][0].text or "")
+    assert [r.kind for r in isolated[2]] == ["archive", "html", "csv"]
+
+
+def test_timeout_becomes_a_worker_row_and_the_batch_goes_on(tmp_path: Path) -> None:
+    heavy = _write(tmp_path, "heavy.heic", (CORPUS / "heic/example.heic").read_bytes())
+    light = _write(tmp_path, "light.txt", b"still processed\n")
+    config = ProcessingConfig(timeout_s=0.05, workers=1)
+    [heavy_records, light_records] = process_files([heavy, light], config,
+                                                   blob_store=BlobStore(tmp_path / "s"))
+    [row] = heavy_records
+    assert (row.error_type, row.stage, row.kind) == ("WorkerTimeoutError", "worker", "image")
+    assert row.artifact_id == hashlib.sha256(heavy.path.read_bytes()).hexdigest()
+    # The light file may also miss a 50 ms limit on a loaded machine; it must not crash.
+    assert light_records[0].error_type in (None, "WorkerTimeoutError")
+
+
+def test_missing_file_is_a_source_error_row(tmp_path: Path) -> None:
+    item = FileInput(key="gone", path=tmp_path / "nope.bin", filename="nope.bin")
+    [[row]] = process_files([item], ProcessingConfig(isolate=False),
+                            blob_store=BlobStore(tmp_path / "s"))
+    assert row.error_type == "SourceError" and row.stage == "sniff"
+
+
+def test_legacy_office_text_comes_through_the_pdf_rendition(tmp_path: Path) -> None:
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    item = _write(tmp_path, "fake.ppt", (CORPUS / "ppt/fake-power-point.ppt").read_bytes())
+    config = ProcessingConfig(binary=BinaryConfig(office_converter="libreoffice"), workers=1,
+                              timeout_s=120)
+    [records] = process_files([item], config, blob_store=BlobStore(tmp_path / "s"))
+    assert [(r.kind, r.media_type) for r in records] == [
+        ("ppt", "application/vnd.ms-powerpoint"), ("pdf", "application/pdf")
+    ]
+    assert "Adding a Bullet Slide" in (records[0].text or "")
+    assert records[1].text is None and records[0].page_count == records[1].page_count
+
+
+def test_fingerprint_tracks_output_settings_only() -> None:
+    base = ProcessingConfig()
+    assert base.fingerprint() == ProcessingConfig(workers=7, isolate=False).fingerprint()
+    assert base.fingerprint() != ProcessingConfig(
+        binary=BinaryConfig(max_expanded_files=3)
+    ).fingerprint()
+
+
+def test_config_is_frozen_and_strict() -> None:
+    with pytest.raises(ValueError):
+        ProcessingConfig(unknown=1)  # type: ignore[call-arg]
+    with pytest.raises(ValueError):
+        ProcessingConfig().timeout_s = 3  # type: ignore[misc]
