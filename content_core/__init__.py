@@ -67,7 +67,9 @@ _EXPORTS: dict[str, str] = {
     # text extraction
     **{
         name: "content_core.extract"
-        for name in ("ExtractedText", "ExtractorRegistry", "PageSpan", "extract_text")
+        for name in (
+            "ExtractOptions", "ExtractedText", "ExtractorRegistry", "PageSpan", "extract_text"
+        )
     },
     # tokens
     **{

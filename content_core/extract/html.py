@@ -40,13 +40,15 @@ def _converter_class() -> Any:  # Any: a markdownify.MarkdownConverter subclass
     except ImportError as exc:
         raise MissingDependencyError("markdownify is not installed", extra="html") from exc
 
-    class _Converter(MarkdownConverter):  # type: ignore[misc]
+    class _Converter(MarkdownConverter):
+        """markdownify with images reduced to alt text when their source is inline data."""
+
         def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
+            alt = " ".join((el.attrs.get("alt") or "").split())
             src = el.attrs.get("src") or ""
             if src.startswith("data:") or len(src) > _MAX_SRC_CHARS:
-                alt = " ".join((el.attrs.get("alt") or "").split())
                 return f"![{alt}]" if alt else ""
-            return str(super().convert_img(el, text, parent_tags))
+            return f"![{alt}]({src})"
 
     return _Converter
 
