@@ -74,7 +74,7 @@ class ExtractionCache:
             return None
 
     def put(self, key: str, entry: CachedOutput) -> None:
-        """Store `entry` under `key` atomically (write aside, fsync, rename)."""
+        """Store `entry` under `key` atomically (write aside, then rename into place)."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         payload = json.dumps(
@@ -90,10 +90,10 @@ class ExtractionCache:
         # The temporary name starts with "." and lacks ".json", so it is never read as an entry.
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:8]}-", suffix=".tmp", dir=path.parent)
         try:
+            # No fsync: the rename already keeps readers from seeing half an entry, and an
+            # entry torn by a power loss fails to parse, which `get` treats as a miss.
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -235,19 +235,25 @@ async def arun_extractions(
     cached = {i: hit for i, key in enumerate(keys) if (hit := cache.get(key)) is not None}
     todo = [i for i in range(len(items)) if i not in cached]
     outcomes: dict[int, BatchItem] = {}
+    fresh_outputs: dict[str, CachedOutput] = {}
     if todo:
         own_agent = agent is None
         runner = build_agent(config, schema) if own_agent else agent
+        keys_by_prompt: dict[str, list[str]] = {}
+        for i in todo:
+            keys_by_prompt.setdefault(prompts[i], []).append(keys[i])
+        writer = _CachingAgent(runner, cache, keys_by_prompt, model)
         try:
             batch = BatchProcessor(concurrency=config.concurrency)
-            done: list[BatchItem] = await batch.process(runner, [prompts[i] for i in todo])
+            done: list[BatchItem] = await batch.process(writer, [prompts[i] for i in todo])
         finally:
             if own_agent and isinstance(runner, OpenAICompatibleAgent):
                 await runner.aclose()
         outcomes = dict(zip(todo, done, strict=True))
+        fresh_outputs = writer.outputs
 
     records = [
-        _record(item, keys[i], sname, model, cached.get(i), outcomes.get(i), cache)
+        _record(item, keys[i], sname, model, cached.get(i), outcomes.get(i), fresh_outputs)
         for i, item in enumerate(items)
     ]
     fresh = [r for r in records if not r.cached]
@@ -260,6 +266,47 @@ async def arun_extractions(
     )
 
 
+class _CachingAgent:
+    """Wraps the agent so each validated output is cached the moment it arrives.
+
+    Writing while other calls are still in flight keeps the cache's file I/O off the run's
+    critical path, and a run that is interrupted keeps everything it already paid for.
+    """
+
+    def __init__(
+        self, agent: Any, cache: ExtractionCache, keys: dict[str, list[str]], model: str
+    ) -> None:
+        # Any: any object honouring the agent contract.
+        self.agent = agent
+        self.cache = cache
+        self.keys = keys
+        self.model = model
+        self.outputs: dict[str, CachedOutput] = {}  # cache key -> what this run produced
+
+    async def run(self, prompt: str, **kwargs: Any) -> Any:
+        """Run the wrapped agent, then serialise and cache its output."""
+        # Any: the wrapped agent's result; kwargs are passed through unchanged.
+        result = await self.agent.run(prompt, **kwargs)
+        output = result.output
+        output_json = (
+            output.model_dump_json() if isinstance(output, BaseModel) else json.dumps(output)
+        )
+        usage = usage_of(result)
+        entry = CachedOutput(
+            output_json=output_json,
+            model=str(getattr(result, "model", None) or self.model),
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+        )
+        # Only outputs that came back validated (the agent raises otherwise) reach this line.
+        # Chunks rendering to the same prompt share the answer (their keys differ only if the
+        # template leaves the chunk text out).
+        for key in self.keys[prompt]:
+            self.cache.put(key, entry)
+            self.outputs[key] = entry
+        return result
+
+
 def _record(
     item: ExtractionInput,
     key: str,
@@ -267,7 +314,7 @@ def _record(
     model: str,
     hit: CachedOutput | None,
     outcome: BatchItem | None,
-    cache: ExtractionCache,
+    fresh: dict[str, CachedOutput],
 ) -> ExtractionRecord:
     common = {
         "chunk_id": item.chunk_id,
@@ -287,35 +334,28 @@ def _record(
             prompt_tokens=0,
             completion_tokens=0,
         )
-    assert outcome is not None
-    usage = usage_of(outcome.result) if outcome.result is not None else None
-    if outcome.error is not None or outcome.result is None:
+    entry = fresh.get(key)
+    if outcome is None or outcome.error is not None or entry is None:
+        error = outcome.error if outcome is not None else None
         return ExtractionRecord(
             **common,
             model=model,
             output_json=None,
-            error_type=outcome.error_type,
-            error_message=str(outcome.error)[:2000],
+            error_type=type(error).__name__ if error is not None else "LLMError",
+            error_message=str(error)[:2000] if error is not None else "no result",
             cached=False,
             prompt_tokens=0,
             completion_tokens=0,
         )
-    output = outcome.output
-    output_json = output.model_dump_json() if isinstance(output, BaseModel) else json.dumps(output)
-    used_model = str(getattr(outcome.result, "model", None) or model)
-    prompt_tokens = usage.prompt_tokens if usage else 0
-    completion_tokens = usage.completion_tokens if usage else 0
-    # Only validated outputs reach this point, so only they are cached.
-    cache.put(key, CachedOutput(output_json, used_model, prompt_tokens, completion_tokens))
     return ExtractionRecord(
         **common,
-        model=used_model,
-        output_json=output_json,
+        model=entry.model,
+        output_json=entry.output_json,
         error_type=None,
         error_message=None,
         cached=False,
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
+        prompt_tokens=entry.prompt_tokens,
+        completion_tokens=entry.completion_tokens,
     )
 
 

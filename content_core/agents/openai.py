@@ -126,6 +126,17 @@ class OpenAICompatibleAgent:
         if max_output_tokens is not None and self.limits is not None:
             max_output_tokens = min(max_output_tokens, self.limits[1])
         self.max_output_tokens = max_output_tokens
+        # Built once: generating a JSON Schema per call costs more than the call's own parsing.
+        self._response_format: dict[str, Any] | None = None
+        if output_type is not str:
+            self._response_format = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": re.sub(r"[^A-Za-z0-9_-]", "_", output_type.__name__)[:64],
+                    "schema": _schema_for(output_type, strict=strict_schema),
+                    "strict": strict_schema,
+                },
+            }
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: httpx.AsyncClient | None = None
         self._semaphore: asyncio.Semaphore | None = None
@@ -140,6 +151,9 @@ class OpenAICompatibleAgent:
                 timeout=httpx.Timeout(self.timeout_s),
                 limits=httpx.Limits(max_connections=self.concurrency),
                 transport=self._transport,
+                # A plain-http endpoint (a local vLLM or Ollama) needs no TLS context, whose
+                # construction (loading the CA bundle) costs ~0.1 s per event loop.
+                verify=self.url.startswith("https://"),
             )
             self._semaphore = asyncio.Semaphore(self.concurrency)
         return self._client, self._semaphore
@@ -174,15 +188,8 @@ class OpenAICompatibleAgent:
             body["temperature"] = self.temperature
         if self.max_output_tokens is not None:
             body["max_tokens"] = self.max_output_tokens
-        if self.output_type is not str:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": re.sub(r"[^A-Za-z0-9_-]", "_", self.output_type.__name__)[:64],
-                    "schema": _schema_for(self.output_type, strict=self.strict_schema),
-                    "strict": self.strict_schema,
-                },
-            }
+        if self._response_format is not None:
+            body["response_format"] = self._response_format
         return body
 
     async def run(
@@ -206,6 +213,10 @@ class OpenAICompatibleAgent:
 
     def _check_input_size(self, body: dict[str, Any]) -> None:
         if self.limits is None:
+            return
+        texts = [m["content"] for m in body["messages"] if isinstance(m.get("content"), str)]
+        # A BPE token spans at least one UTF-8 byte, so short prompts need no exact count.
+        if sum(len(t.encode()) + _MESSAGE_OVERHEAD_TOKENS for t in texts) <= self.limits[0]:
             return
         estimator = default_estimator()
         tokens = sum(

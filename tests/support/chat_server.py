@@ -105,6 +105,9 @@ def sample_from_schema(schema: dict[str, Any], text: str) -> Any:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
+    # Headers and body go out in two writes; with Nagle's algorithm and the client's delayed
+    # ACK the body would wait ~40 ms, which a latency benchmark must not measure.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
