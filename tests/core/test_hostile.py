@@ -1,0 +1,239 @@
+"""Every known library pitfall, generated here, through the whole pipeline in one batch.
+
+Each input must end as a typed error or a bounded result within its time limit, the batch must
+go on past it, and nothing may be written outside the blob store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from content_core.binary import BinaryConfig
+from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.store.blobs import BlobStore
+from tests.fixtures import hostile
+
+MARKER = "cc-hostile-marker-9403"
+MIB = 1024 * 1024
+TIME_LIMIT_S = 30.0
+
+CONFIG = ProcessingConfig(
+    binary=BinaryConfig(
+        max_uncompressed_bytes=32 * MIB,
+        max_expanded_files=200,
+        max_recursion_depth=4,
+        max_image_pixels=1_000_000,
+    ),
+    timeout_s=TIME_LIMIT_S,
+    memory_mb=1536,
+    workers=2,
+)
+
+Check = Callable[[list[ArtifactRecord]], None]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the file name, also the test id
+    make: Callable[[], bytes]
+    check: Check
+
+
+def raw_error(expected: str) -> Check:
+    def check(records: list[ArtifactRecord]) -> None:
+        assert [r.error_type for r in records] == [expected], [
+            (r.error_type, r.error_message) for r in records
+        ]
+        assert records[0].stage == "normalise"
+
+    return check
+
+
+def typed_or_bounded(phrase: str | None = None) -> Check:
+    def check(records: list[ArtifactRecord]) -> None:
+        raw = records[0]
+        if raw.error_type is not None:
+            assert not raw.error_type.startswith(("Unexpected", "Worker")), raw
+            return
+        if phrase is not None:
+            assert phrase in (raw.text or ""), raw.text[:200] if raw.text else raw
+
+    return check
+
+
+def check_tar(records: list[ArtifactRecord]) -> None:
+    by_name = {r.filename: r for r in records}
+    assert records[0].kind == "archive" and records[0].error_type is None
+    assert f"escaped dotdot {MARKER}" in (by_name[f"{MARKER}-dotdot.txt"].text or "")
+    assert f"escaped absolute {MARKER}" in (by_name[f"{MARKER}-absolute.txt"].text or "")
+    for special in ("symlink", "hardlink", "device", "fifo"):
+        assert by_name[f"{MARKER}-{special}"].error_type == "ArchiveExtractionError"
+
+
+def check_names(records: list[ArtifactRecord]) -> None:
+    names = {r.filename for r in records[2:]}
+    assert names == {f"{MARKER}-a.txt", f"{MARKER}-b.txt", f"{MARKER}-c.txt"}
+    assert MARKER in (records[1].text or "")
+
+
+def check_owner_only(records: list[ArtifactRecord]) -> None:
+    [record] = records
+    assert record.error_type is None and "owner password only" in (record.text or "")
+
+
+def check_fanout_member(records: list[ArtifactRecord]) -> None:
+    errors = [r.error_type for r in records if r.error_type]
+    assert errors == ["BinaryFanoutError"], errors
+    assert records[0].error_type is None
+
+
+def check_wide(records: list[ArtifactRecord]) -> None:
+    members = [r for r in records[1:] if r.error_type is None]
+    assert len(members) == CONFIG.binary.max_expanded_files
+    assert records[-1].error_type == "BinaryFanoutError"
+
+
+def check_svg_rendered(records: list[ArtifactRecord]) -> None:
+    assert [r.media_type for r in records] == ["image/svg+xml", "image/png"], records
+    assert all(r.error_type is None for r in records)
+
+
+def check_no_nul_text(phrase: str) -> Check:
+    def check(records: list[ArtifactRecord]) -> None:
+        text = records[0].text or ""
+        assert phrase in text and "\x00" not in text
+
+    return check
+
+
+def check_surrogates(records: list[ArtifactRecord]) -> None:
+    raw = records[0]
+    if raw.error_type is not None:
+        assert raw.stage == "extract" and not raw.error_type.startswith("Unexpected")
+        return
+    (raw.text or "").encode("utf-8")  # no lone surrogate survives
+
+
+CASES = [
+    Case("ratio-bomb.zip", lambda: hostile.zip_ratio_bomb(64 * MIB),
+         raw_error("BinaryTooLargeError")),
+    Case("overlap-bomb.zip", hostile.overlapping_zip_bomb, raw_error("ArchiveExtractionError")),
+    Case("traversal.tar", lambda: hostile.tar_with_traversal(MARKER), check_tar),
+    Case("bomb.7z", lambda: hostile.seven_zip_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
+    Case("encoded-words.eml", lambda: hostile.encoded_word_header_email(40_000),
+         raw_error("BinaryTooLargeError")),
+    Case("deep-multipart.eml", lambda: hostile.deep_multipart_email(5000),
+         raw_error("BinaryFanoutError")),
+    Case("attachment-names.eml", lambda: hostile.email_with_hostile_attachment_names(MARKER),
+         check_names),
+    Case("owner-only.pdf",
+         lambda: hostile.pdf_with_text("owner password only", owner_password="o"),
+         check_owner_only),
+    Case("user-password.pdf",
+         lambda: hostile.pdf_with_text("secret", user_password="u", owner_password="o"),
+         raw_error("EncryptedPdfError")),
+    Case("broken-stream.pdf", hostile.pdf_with_broken_stream, raw_error("CorruptPdfError")),
+    Case("truncated.pdf", lambda: hostile.pdf_with_text("cut")[:300],
+         raw_error("CorruptPdfError")),
+    Case("pixels-1.5x.png", lambda: hostile.pixel_bomb_png(1500, 1000),
+         raw_error("BinaryTooLargeError")),
+    Case("pixels-huge.png", lambda: hostile.pixel_bomb_png(200_000, 200_000),
+         raw_error("BinaryTooLargeError")),
+    Case("entities.svg", hostile.svg_with_entities, raw_error("ImageConversionError")),
+    Case("self-use.svg", hostile.svg_self_use, check_svg_rendered),
+    Case("huge-canvas.svg", hostile.svg_huge_canvas, check_svg_rendered),
+    Case("bomb.docx", lambda: hostile.docx_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
+    Case("dimension.xlsx", hostile.xlsx_dimension_bomb, typed_or_bounded("dimension claim")),
+    Case("deep.json", lambda: hostile.deep_json(200_000), typed_or_bounded()),
+    Case("utf16-no-bom.txt", lambda: hostile.utf16_without_bom("I love fuzzy blankets\n" * 20),
+         check_no_nul_text("I love fuzzy blankets")),
+    Case("surrogates.json", lambda: json.dumps({"a": "x\ud800y\udfffz"}).encode(),
+         check_surrogates),
+    Case("surrogates-utf8.txt", lambda: b"bad \xed\xa0\x80 bytes \xed\xbf\xbf end\n",
+         check_surrogates),
+    Case("nested.zip", lambda: hostile.nested_zips(8, MARKER), check_fanout_member),
+    Case("wide.zip", lambda: hostile.wide_zip(1000), check_wide),
+]
+
+
+@dataclass(frozen=True)
+class _Run:
+    results: dict[str, list[ArtifactRecord]]
+    elapsed_s: float
+    root: Path
+    store: BlobStore
+    cwd_entries: list[str]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> _Run:
+    root = tmp_path_factory.mktemp("hostile")
+    raw = root / "raw"
+    raw.mkdir()
+    inputs = []
+    for case in CASES:
+        path = raw / case.name
+        path.write_bytes(case.make())
+        inputs.append(FileInput(key=case.name, path=path, filename=case.name))
+    store = BlobStore(root / "store")
+    cwd = root / "cwd"
+    cwd.mkdir()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        started = time.monotonic()
+        results = process_files(inputs, CONFIG, blob_store=store)
+        elapsed = time.monotonic() - started
+    finally:
+        os.chdir(previous)
+    return _Run(
+        results={case.name: records for case, records in zip(CASES, results, strict=True)},
+        elapsed_s=elapsed,
+        root=root,
+        store=store,
+        cwd_entries=sorted(os.listdir(cwd)),
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_input_ends_typed_or_bounded(run: _Run, case: Case) -> None:
+    records = run.results[case.name]
+    assert records, case.name
+    for record in records:
+        assert record.error_type not in ("WorkerTimeoutError", "WorkerCrashedError"), record
+        assert not (record.error_type or "").startswith("Unexpected"), record
+    case.check(records)
+
+
+@pytest.mark.slow
+def test_the_batch_finishes_within_the_time_limit(run: _Run) -> None:
+    print(f"hostile batch: {len(CASES)} files in {run.elapsed_s:.1f} s")
+    assert run.elapsed_s < TIME_LIMIT_S * 2
+
+
+@pytest.mark.slow
+def test_nothing_is_written_outside_the_store(run: _Run) -> None:
+    assert run.cwd_entries == []
+    outside = []
+    for path in run.root.rglob("*"):
+        if path.is_file() and not (
+            path.is_relative_to(run.root / "store") or path.is_relative_to(run.root / "raw")
+        ):
+            outside.append(path)
+    assert outside == []
+    for base in (Path("/tmp"), Path("/etc"), run.root.parent, Path.home()):
+        assert not list(base.glob(f"*{MARKER}*")), base
+    # Every stored file is a blob named by the hash of its bytes.
+    import hashlib
+
+    for path in (run.root / "store").rglob("*"):
+        if path.is_file():
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == path.name
