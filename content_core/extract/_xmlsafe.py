@@ -28,7 +28,9 @@ def check_xml_safe(data: bytes, options: ExtractOptions, *, media_type: str) -> 
         from defusedxml import DefusedXmlException
         from defusedxml.ElementTree import ParseError, fromstring
     except ImportError as exc:
-        raise MissingDependencyError("defusedxml is not installed", extra="xml") from exc
+        raise MissingDependencyError(
+            "defusedxml is not installed (a core dependency: pip install defusedxml)"
+        ) from exc
     try:
         fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as exc:

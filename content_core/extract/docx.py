@@ -54,7 +54,9 @@ def _load_docx() -> Any:  # Any: the python-docx module, imported lazily
     try:
         import docx
     except ImportError as exc:
-        raise MissingDependencyError("python-docx is not installed", extra="office") from exc
+        raise MissingDependencyError(
+            "python-docx is not installed (a core dependency: pip install python-docx)"
+        ) from exc
     return docx
 
 

@@ -38,7 +38,9 @@ def _converter_class() -> Any:  # Any: a markdownify.MarkdownConverter subclass
     try:
         from markdownify import MarkdownConverter
     except ImportError as exc:
-        raise MissingDependencyError("markdownify is not installed", extra="html") from exc
+        raise MissingDependencyError(
+            "markdownify is not installed (a core dependency: pip install markdownify)"
+        ) from exc
 
     class _Converter(MarkdownConverter):
         """markdownify with images reduced to alt text when their source is inline data."""

@@ -19,7 +19,7 @@ __all__ = ["JsonExtractor", "json_depth"]
 
 _JSON_TYPES = frozenset({mt.JSON, "application/ld+json", "text/json"})
 _NDJSON_TYPES = frozenset({mt.NDJSON, "application/jsonl", "application/x-jsonlines"})
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 

@@ -25,7 +25,9 @@ def _load_pdfium() -> Any:  # Any: the pypdfium2 module, imported lazily
     try:
         import pypdfium2
     except ImportError as exc:
-        raise MissingDependencyError("pypdfium2 is not installed", extra="pdf") from exc
+        raise MissingDependencyError(
+            "pypdfium2 is not installed (a core dependency: pip install pypdfium2)"
+        ) from exc
     return pypdfium2
 
 

@@ -19,7 +19,9 @@ def _load_pypdf() -> Any:  # Any: the pypdf module, imported lazily
     try:
         import pypdf
     except ImportError as exc:
-        raise MissingDependencyError("pypdf is not installed", extra="pdf") from exc
+        raise MissingDependencyError(
+            "pypdf is not installed (a core dependency: pip install pypdf)"
+        ) from exc
     return pypdf
 
 

@@ -34,7 +34,9 @@ def _load_olefile() -> Any:  # Any: the olefile module, imported lazily
     try:
         import olefile
     except ImportError as exc:
-        raise MissingDependencyError("olefile is not installed", extra="office") from exc
+        raise MissingDependencyError(
+            "olefile is not installed (a core dependency: pip install olefile)"
+        ) from exc
     return olefile
 
 

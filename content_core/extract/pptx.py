@@ -31,7 +31,9 @@ def _load_pptx() -> Any:  # Any: the python-pptx module, imported lazily
     try:
         import pptx
     except ImportError as exc:
-        raise MissingDependencyError("python-pptx is not installed", extra="office") from exc
+        raise MissingDependencyError(
+            "python-pptx is not installed (a core dependency: pip install python-pptx)"
+        ) from exc
     return pptx
 
 

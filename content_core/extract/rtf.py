@@ -20,7 +20,9 @@ def _load_striprtf() -> Any:  # Any: the striprtf.striprtf module, imported lazi
     try:
         from striprtf import striprtf
     except ImportError as exc:
-        raise MissingDependencyError("striprtf is not installed", extra="office") from exc
+        raise MissingDependencyError(
+            "striprtf is not installed (a core dependency: pip install striprtf)"
+        ) from exc
     return striprtf
 
 

@@ -18,7 +18,9 @@ def _load_xlrd() -> Any:  # Any: the xlrd module, imported lazily
     try:
         import xlrd
     except ImportError as exc:
-        raise MissingDependencyError("xlrd is not installed", extra="office") from exc
+        raise MissingDependencyError(
+            "xlrd is not installed (a core dependency: pip install xlrd)"
+        ) from exc
     return xlrd
 
 

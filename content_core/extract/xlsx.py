@@ -30,7 +30,9 @@ def _load_openpyxl() -> Any:  # Any: the openpyxl module, imported lazily
     try:
         import openpyxl
     except ImportError as exc:
-        raise MissingDependencyError("openpyxl is not installed", extra="office") from exc
+        raise MissingDependencyError(
+            "openpyxl is not installed (a core dependency: pip install openpyxl)"
+        ) from exc
     return openpyxl
 
 
