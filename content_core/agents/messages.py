@@ -357,7 +357,7 @@ def _format_data(payload: Mapping[str, Any]) -> str:
         kind = source.get("type", "data")
         label = source.get("name") or source.get("title") or source.get("id") or ""
         value = next((source[k] for k in ("rows", "content", "data", "value") if k in source), None)
-        if _is_table(value):
+        if isinstance(value, list) and _is_table(value):
             body = _markdown_table(value)
         elif isinstance(value, str):
             body = value

@@ -128,7 +128,9 @@ class OpenAICompatibleAgent:
         self.max_output_tokens = max_output_tokens
         # Built once: generating a JSON Schema per call costs more than the call's own parsing.
         self._response_format: dict[str, Any] | None = None
-        if output_type is not str:
+        self._schema: type[BaseModel] | None = None
+        if isinstance(output_type, type) and issubclass(output_type, BaseModel):
+            self._schema = output_type
             self._response_format = {
                 "type": "json_schema",
                 "json_schema": {
@@ -279,15 +281,15 @@ class OpenAICompatibleAgent:
             raise LLMOutputError("the reply has no text content", stage="extract")
         usage = self._usage(data, body, content)
         model = str(data.get("model") or self.model)
-        if self.output_type is str:
+        if self._schema is None:
             return AgentResult(output=content, model=model, usage=usage)
         fenced = _FENCE.match(content)
         text = fenced.group(1) if fenced else content
         try:
-            output = self.output_type.model_validate_json(text)
+            output = self._schema.model_validate_json(text)
         except ValidationError as exc:
             raise LLMOutputError(
-                f"reply does not validate against {self.output_type.__name__}: "
+                f"reply does not validate against {self._schema.__name__}: "
                 f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}",
                 stage="extract",
             ) from exc
