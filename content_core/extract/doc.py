@@ -128,11 +128,15 @@ def read_doc_text(data: bytes) -> str:
     (ccp_text,) = struct.unpack_from("<i", word, _OFFSET_CCP_TEXT)
     fc_clx, lcb_clx = struct.unpack_from("<II", word, _OFFSET_FC_CLX)
     chunks: list[str] = []
+    # The text is stored in the WordDocument stream, so a genuine file never holds more
+    # characters than that stream has bytes; hostile pieces may all point at the same bytes.
+    remaining = len(word)
     for cp_start, cp_end, offset, compressed in _pieces(table, fc_clx, lcb_clx):
-        if cp_start >= ccp_text:
+        if cp_start >= ccp_text or remaining <= 0:
             break
         end = min(cp_end, ccp_text)
-        length = max(end - cp_start, 0)
+        length = min(max(end - cp_start, 0), remaining)
+        remaining -= length
         if compressed:
             raw = word[offset : offset + length]
             chunks.append(raw.decode("cp1252", errors="replace"))

@@ -243,3 +243,15 @@ def test_truncated_pdf_is_an_extraction_error() -> None:
 def test_legacy_office_garbage_is_an_extraction_error(media_type: str) -> None:
     with pytest.raises(ExtractionError):
         extract_text(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, media_type)
+
+
+def test_csv_quote_heavy_sample_sniffs_fast() -> None:
+    # csv.Sniffer backtracks for seconds on this; the linear sniffer must not.
+    result = _timed(lambda: extract_text(b'"a,' * 20_000, "text/csv"))
+    assert result.handler == "csv"
+
+
+def test_deeply_nested_html_gives_bounded_text() -> None:
+    data = b"<div>" * 20_000 + b"deep QX75" + b"</div>" * 20_000
+    result = _timed(lambda: extract_text(data, "text/html"))
+    assert "deep QX75" in result.text
