@@ -59,6 +59,7 @@ class AgentConfig(BaseModel):
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     schema_path: str | None = None
+    # Template text, or the path of a .md/.txt template file; None = the schema's default.
     prompt: str | None = None
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
@@ -166,6 +167,19 @@ def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Any:
     )
 
 
+def _template(prompt: str | None, schema: type[BaseModel]) -> str:
+    """The prompt template: the schema's default, a template file, or the text itself.
+
+    A one-line value ending in .md or .txt that names an existing file is read from it (prompts
+    live in files); anything else is the template text.
+    """
+    if prompt is None:
+        return default_prompt(schema)
+    if "\n" not in prompt and prompt.endswith((".md", ".txt")) and Path(prompt).is_file():
+        return Path(prompt).read_text(encoding="utf-8")
+    return prompt
+
+
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run `coro` to completion from sync code, even if this thread already runs a loop."""
     try:
@@ -202,7 +216,7 @@ async def arun_extractions(
     """The async form of `run_extractions`."""
     # Any: any object honouring the agent contract.
     schema = load_schema(config.schema_path)
-    template = config.prompt if config.prompt is not None else default_prompt(schema)
+    template = _template(config.prompt, schema)
     sname = schema_name(schema)
     schema_id = f"{sname}@{schema_fingerprint(schema)}"
     schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)

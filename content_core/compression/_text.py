@@ -16,6 +16,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 # Lines that stand alone (headings, table rows, fences) and lines that open a new block.
 _STANDALONE = re.compile(r"^\s{0,3}(#{1,6}\s|\||```|~~~)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 _BLOCK_START = re.compile(r"^\s{0,3}([-*+]\s|\d+[.)]\s|>)")
 _LINE = re.compile(r"[^\n]*(?:\n|$)")
 
@@ -26,6 +27,7 @@ class Span:
 
     start: int
     end: int
+    kind: str = "prose"  # prose, heading, table or code
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,7 +61,7 @@ def split_sentences(text: str) -> list[Span]:
         if not line.strip() or in_fence or fence or _STANDALONE.match(line):
             flush()
             if line.strip():
-                _add_span(text, match.start(), match.end(), spans)
+                _add_span(text, match.start(), match.end(), spans, _line_kind(line, in_fence))
             in_fence = in_fence != fence
             continue
         if _BLOCK_START.match(line):
@@ -69,6 +71,14 @@ def split_sentences(text: str) -> list[Span]:
         block_end = match.end()
     flush()
     return spans
+
+
+def _line_kind(line: str, in_fence: bool) -> str:
+    if in_fence or _FENCE.match(line):
+        return "code"
+    if _HEADING_LINE.match(line):
+        return "heading"
+    return "table"
 
 
 def _split_block(text: str, start: int, end: int, spans: list[Span]) -> None:
@@ -84,12 +94,12 @@ def _closing_len(separator: str) -> int:
     return len(separator) - len(separator.lstrip("\"')]"))
 
 
-def _add_span(text: str, start: int, end: int, spans: list[Span]) -> None:
+def _add_span(text: str, start: int, end: int, spans: list[Span], kind: str = "prose") -> None:
     piece = text[start:end]
     stripped = piece.strip()
     if stripped:
         lead = len(piece) - len(piece.lstrip())
-        spans.append(Span(start + lead, start + lead + len(stripped)))
+        spans.append(Span(start + lead, start + lead + len(stripped), kind))
 
 
 def truncate_to_tokens(

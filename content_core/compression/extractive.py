@@ -12,7 +12,8 @@ from content_core.tokens import TokenEstimator
 __all__ = ["ExtractiveStrategy", "extractive_compress"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+# Headings name what follows; code and table rows rarely summarise a document on their own.
+_KIND_WEIGHT = {"prose": 1.0, "heading": 1.5, "table": 0.7, "code": 0.3}
 
 # Common English function words: they carry no topic, so they do not score.
 _STOPWORDS = frozenset(
@@ -40,16 +41,22 @@ def score_sentences(text: str, spans: list[Span]) -> list[float]:
 
     A span's score is the sum of the (log-damped) document frequencies of its distinct terms,
     divided by the square root of its term count so long sentences do not win by length
-    alone, with a bonus for headings and for the opening sentences of the document.
+    alone, weighted by the span's kind (headings up, code and table rows down), with a bonus
+    for the opening sentences. A repeat of an earlier span (boilerplate) scores zero.
     """
     per_span = [_terms(text[s.start : s.end]) for s in spans]
     freq = Counter(t for terms in per_span for t in set(terms))
     scores: list[float] = []
+    seen: set[str] = set()
     for position, (span, terms) in enumerate(zip(spans, per_span, strict=True)):
+        normalised = " ".join(text[span.start : span.end].split()).casefold()
+        if normalised in seen:
+            scores.append(0.0)
+            continue
+        seen.add(normalised)
         distinct = set(terms)
         base = sum(math.log1p(freq[t]) for t in distinct) / math.sqrt(len(terms) + 1)
-        if _HEADING.match(text[span.start : span.end]):
-            base *= 1.5
+        base *= _KIND_WEIGHT.get(span.kind, 1.0)
         if position < 3:
             base *= 1.3 - 0.1 * position
         scores.append(base)
@@ -72,7 +79,10 @@ def extractive_compress(text: str, max_tokens: int, estimator: TokenEstimator) -
         return truncate_to_tokens(text, max_tokens, estimator)
     scores = score_sentences(text, spans)
     costs = [estimator.estimate(text[s.start : s.end]) + 1 for s in spans]
-    order = sorted(range(len(spans)), key=lambda i: (-scores[i], i))
+    # Only spans that carry some term compete; repeats and bare punctuation are left out.
+    order = sorted((i for i in range(len(spans)) if scores[i] > 0), key=lambda i: (-scores[i], i))
+    if not order:
+        return truncate_to_tokens(text, max_tokens, estimator)
     chosen: set[int] = set()
     used = 0
     for i in order:

@@ -473,3 +473,33 @@ def test_pydantic_ai_agent_plugs_in_unchanged(server: ChatServer, tmp_path: Path
     assert all(r.error_type is None for r in run.records), run.records
     assert len(server.completed) == 3 and run.prompt_tokens > 0
     assert server.calls[0].body["response_format"]["type"] == "json_schema"
+
+
+def test_prompt_template_from_a_file(server: ChatServer, tmp_path: Path) -> None:
+    template = tmp_path / "contacts.md"
+    template.write_text("Only contacts, please.\n<document>\n{content}\n</document>\n")
+    config = http_config(server, prompt=str(template))
+    run_extractions(chunks(1), config, cache_dir=tmp_path / "cache")
+    assert server.calls[0].user_text.startswith("Only contacts, please.\n<document>\nSection 0")
+    # Editing the file changes the prompt, so the cached output no longer applies.
+    template.write_text("Contacts only.\n<document>\n{content}\n</document>\n")
+    assert run_extractions(chunks(1), config, cache_dir=tmp_path / "cache").calls == 1
+
+
+def test_public_surface() -> None:
+    import content_core
+    import content_core.agents as agents
+
+    assert agents.__all__ == sorted(agents.__all__)
+    assert all(hasattr(agents, name) for name in agents.__all__)
+    for name in (
+        "AgentConfig",
+        "BatchProcessor",
+        "MergeStrategy",
+        "OfflineExtractor",
+        "OpenAICompatibleAgent",
+        "merge_results",
+        "prepare_messages",
+        "run_extractions",
+    ):
+        assert getattr(content_core, name) is getattr(agents, name)

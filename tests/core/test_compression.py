@@ -225,3 +225,30 @@ def test_sliding_window_cuts_a_segment_larger_than_the_budget() -> None:
     evicted = window.add(norwich())
     assert evicted == 1 and window.segment_count == 1
     assert window.estimated_tokens <= 10 and norwich().startswith(window.get_context())
+
+
+def test_extractive_skips_repeated_boilerplate_and_prefers_prose_over_code() -> None:
+    boiler = "Confidential: harbour ledger report for the harbour board."
+    text = "\n\n".join(
+        [
+            "# Harbour ledger report",
+            boiler,
+            "The harbour ledger shows lantern repairs rose in March.",
+            "```\nledger = harbour.report(ledger, harbour)\n```",
+            boiler,
+            "Weather notes follow.",
+        ]
+    )
+    out = compress_text(text, CompressionConfig(max_tokens=40)).text
+    assert out.count("Confidential") == 1
+    assert "lantern repairs rose" in out
+    assert "harbour.report" not in out
+
+
+def test_public_surface() -> None:
+    import content_core
+    import content_core.compression as compression
+
+    assert compression.__all__ == sorted(compression.__all__)
+    for name in compression.__all__:
+        assert getattr(content_core, name) is getattr(compression, name)
