@@ -61,10 +61,18 @@ class PdfiumExtractor:
                 f"PDFium cannot open the PDF: {exc}", media_type=blob.info.media_type
             ) from exc
         try:
+            # Filled-in AcroForm values are not part of the page text; PDFium reads them only
+            # once the form environment exists, which must happen before pages load.
+            has_forms = pdfium.raw.FPDF_GetFormType(document) != pdfium.raw.FORMTYPE_NONE
+            if has_forms:
+                document.init_forms()
             count = len(document)
             if count > options.max_pages:
                 logger.warning("PDF has %d pages; reading the first %d", count, options.max_pages)
-            pages = [_page_text(document, index) for index in range(min(count, options.max_pages))]
+            pages = [
+                _page_text(pdfium, document, index, forms=has_forms)
+                for index in range(min(count, options.max_pages))
+            ]
         except pdfium.PdfiumError as exc:
             raise CorruptPdfError(
                 f"PDFium failed while reading a page: {exc}", media_type=blob.info.media_type
@@ -74,13 +82,67 @@ class PdfiumExtractor:
         return build_text(pages, handler=self.name, paged=True)
 
 
-def _page_text(document: Any, index: int) -> str:
+def _page_text(pdfium: Any, document: Any, index: int, *, forms: bool) -> str:
     page = document[index]
     try:
         textpage = page.get_textpage()
         try:
-            return str(textpage.get_text_range())
+            text = str(textpage.get_text_range())
         finally:
             textpage.close()
+        if forms:
+            fields = _form_fields(pdfium.raw, document, page)
+            if fields:
+                text += "\n\nForm fields:\n" + "\n".join(f"- {n}: {v}" for n, v in fields)
+        return text
     finally:
         page.close()
+
+
+_VALUE_FIELD_TYPES = (
+    "FPDF_FORMFIELD_TEXTFIELD",
+    "FPDF_FORMFIELD_COMBOBOX",
+    "FPDF_FORMFIELD_LISTBOX",
+)
+_CHOICE_FIELD_TYPES = ("FPDF_FORMFIELD_CHECKBOX", "FPDF_FORMFIELD_RADIOBUTTON")
+_MAX_FIELD_CHARS = 4096
+
+
+def _form_fields(raw: Any, document: Any, page: Any) -> list[tuple[str, str]]:
+    """Return (name, value) for the page's widgets that carry a value (checked boxes: on)."""
+    env = document.formenv.raw
+    value_types = {getattr(raw, name) for name in _VALUE_FIELD_TYPES}
+    choice_types = {getattr(raw, name) for name in _CHOICE_FIELD_TYPES}
+    fields: list[tuple[str, str]] = []
+    for index in range(raw.FPDFPage_GetAnnotCount(page.raw)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, index)
+        if not annot:
+            continue
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_WIDGET:
+                continue
+            kind = raw.FPDFAnnot_GetFormFieldType(env, annot)
+            if kind not in value_types and kind not in choice_types:
+                continue
+            value = _wide_string(raw, raw.FPDFAnnot_GetFormFieldValue, env, annot)
+            if not value or (kind in choice_types and value == "Off"):
+                continue
+            entry = (_wide_string(raw, raw.FPDFAnnot_GetFormFieldName, env, annot), value)
+            if entry not in fields:
+                fields.append(entry)
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return fields
+
+
+def _wide_string(raw: Any, getter: Any, env: Any, annot: Any) -> str:
+    """Call a PDFium getter that fills a UTF-16LE buffer (two calls: size, then data)."""
+    import ctypes
+
+    size = int(getter(env, annot, None, 0))
+    if size <= 2:
+        return ""
+    size = min(size, 2 * _MAX_FIELD_CHARS + 2)
+    buffer = ctypes.create_string_buffer(size)
+    getter(env, annot, ctypes.cast(buffer, ctypes.POINTER(raw.FPDF_WCHAR)), size)
+    return buffer.raw[: size - 2].decode("utf-16-le", errors="replace").strip()

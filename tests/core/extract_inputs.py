@@ -294,3 +294,40 @@ def epub_book() -> bytes:
         archive.writestr(_info("OEBPS/text/ch1.xhtml"), chapter("First QGG01", "Opening text."))
         archive.writestr(_info("OEBPS/style.css"), "p { margin: 0 }")
     return out.getvalue()
+
+
+def _pdf_from_objects(objects: list[bytes]) -> bytes:
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+    out.write(trailer % (len(objects) + 1, xref))
+    return out.getvalue()
+
+
+def pdf_with_form() -> bytes:
+    """One page with a filled text field, a checked box and an unchecked one."""
+    content = b"BT /F1 12 Tf 72 720 Td (Order form QG111) Tj ET"
+    return _pdf_from_objects(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [6 0 R 7 0 R 8 0 R] >> >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> /Annots [6 0 R 7 0 R 8 0 R] >>",
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (Customer) /V (Ada QG112) "
+            b"/Rect [72 600 300 620] /P 3 0 R >>",
+            b"<< /Type /Annot /Subtype /Widget /FT /Btn /T (Express) /V /Yes /AS /Yes "
+            b"/Rect [72 560 90 578] /P 3 0 R >>",
+            b"<< /Type /Annot /Subtype /Widget /FT /Btn /T (Gift) /V /Off /AS /Off "
+            b"/Rect [72 520 90 538] /P 3 0 R >>",
+        ]
+    )

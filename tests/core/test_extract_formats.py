@@ -51,6 +51,16 @@ VECTORS = [
         pages=2,
     ),
     Case(
+        # Filled AcroForm values are appended to the page; unchecked boxes are left out.
+        "pdf_form",
+        inputs.pdf_with_form,
+        "application/pdf",
+        "pdfium",
+        ("Order form QG111", "Form fields:\n- Customer: Ada QG112\n- Express: Yes"),
+        absent=("Gift",),
+        pages=1,
+    ),
+    Case(
         "docx_mixed",
         inputs.docx_mixed,
         inputs.DOCX,
