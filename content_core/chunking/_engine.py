@@ -114,10 +114,14 @@ class Span:
     overlap: int
 
 
+_NON_WS = re.compile(r"[^ \t\n\r\f\v]")
+
+
 def _skip_ws(text: str, a: int, hi: int) -> int:
-    while a < hi and text[a] in WS:
-        a += 1
-    return a
+    if a < hi and text[a] not in WS:
+        return a
+    match = _NON_WS.search(text, a, hi)
+    return hi if match is None else match.start()
 
 
 def _rstrip(text: str, a: int, b: int) -> int:

@@ -28,6 +28,7 @@ _HARD_SAFE_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k
 _SMALL_SPAN = 96
 # How far from a span's edge to look for a hard boundary before encoding the span whole.
 _EDGE_WINDOW = 256
+_TAIL_WINDOWS = (24, 96, _EDGE_WINDOW)
 
 
 class CharDoc:
@@ -107,29 +108,32 @@ class TokenDoc:
         self._enc = encoding
         self._encode = encoding.encode_ordinary
         self._hard = encoding_name in _HARD_SAFE_ENCODINGS
-        tokens = encoding.encode_to_numpy(text, disallowed_special=())
+        if hasattr(encoding, "encode_to_numpy"):
+            tokens = encoding.encode_to_numpy(text, disallowed_special=())
+        else:  # tiktoken before 0.8
+            tokens = np.asarray(encoding.encode_ordinary(text), dtype=np.uint32)
         self.n_tokens = int(tokens.shape[0])
         byte_starts = np.zeros(self.n_tokens + 1, dtype=np.int64)
         np.cumsum(_byte_lengths(encoding_name)[tokens], out=byte_starts[1:])
         if text.isascii():
             starts = byte_starts
         else:
+            # A char offset is the byte offset minus the UTF-8 continuation bytes before it;
+            # a token boundary inside a multi-byte character maps to that character's end.
             data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-            char_starts = np.zeros(data.shape[0] + 1, dtype=np.int64)
-            np.cumsum((data & 0xC0) != 0x80, out=char_starts[1:])
-            # A token boundary inside a multi-byte character maps to that character's end.
-            starts = char_starts[byte_starts]
+            continuation = np.flatnonzero((data & 0xC0) == 0x80)
+            starts = byte_starts - continuation.searchsorted(byte_starts)
         self._starts = starts
         self._starts_list: list[int] | None = None
 
     # -- token <-> char
     def _tok_floor(self, c: int) -> int:
         """Index of the token that contains char position c (n_tokens at the end)."""
-        return int(np.searchsorted(self._starts, c, "right")) - 1
+        return int(self._starts.searchsorted(c, "right")) - 1
 
     def _tok_at(self, c: int) -> int:
         """Number of tokens before char c, when c is a token boundary."""
-        return int(np.searchsorted(self._starts, c, "left"))
+        return int(self._starts.searchsorted(c, "left"))
 
     def char_of_token(self, i: int) -> int:
         """Char position where token i starts (the text's end for i >= n_tokens)."""
@@ -139,7 +143,12 @@ class TokenDoc:
 
     # -- the measure interface
     def size(self, a: int, b: int) -> int:
-        """Exact tokens of text[a:b]."""
+        """Exact tokens of text[a:b].
+
+        With hard boundaries m1 (first after a) and m2 (last before b), the tokens of
+        text[m1:m2] are exactly those of the whole text between them, so only the two edges
+        are encoded.
+        """
         if b - a <= _SMALL_SPAN or not self._hard:
             return len(self._encode(self.text[a:b]))
         text = self.text
@@ -148,14 +157,18 @@ class TokenDoc:
             return len(self._encode(text[a:b]))
         m1 = first.start() + 1
         m2 = -1
-        lo = max(m1, b - _EDGE_WINDOW)
-        for match in _HARD.finditer(text, lo, b + 1):
-            m2 = match.start() + 1
+        for width in _TAIL_WINDOWS:
+            lo = max(m1, b - width)
+            for match in _HARD.finditer(text, lo, b + 1):
+                m2 = match.start() + 1
+            if m2 >= 0 or lo == m1:
+                break
         if m2 < m1:
             return len(self._encode(text[a:b]))
         head = len(self._encode(text[a:m1])) if m1 > a else 0
         tail = len(self._encode(text[m2:b])) if b > m2 else 0
-        return head + self._tok_at(m2) - self._tok_at(m1) + tail
+        starts = self._starts
+        return head + int(starts.searchsorted(m2)) - int(starts.searchsorted(m1)) + tail
 
     def reach(self, a: int, budget: int) -> int:
         """About the farthest end e with size(a, e) <= budget (at least a + 1)."""
