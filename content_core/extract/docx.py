@@ -32,6 +32,7 @@ DOCX_TYPES = frozenset(
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_DOC_PROPERTIES = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}docPr"
 _P, _TBL, _TR, _TC, _SDT = f"{_W}p", f"{_W}tbl", f"{_W}tr", f"{_W}tc", f"{_W}sdt"
 _TEXT_TAGS = frozenset({f"{_W}t", f"{_M}t"})
 _BREAK_TAGS = frozenset({f"{_W}br", f"{_W}cr"})
@@ -74,6 +75,10 @@ def _inline_text(element: Any, out: list[str]) -> None:
             out.append("-")
         elif tag in _SKIP_TAGS or not isinstance(tag, str):
             continue
+        elif tag == _DOC_PROPERTIES:
+            description = " ".join((child.get("descr") or "").split())
+            if description:
+                out.append(f"![{description}]")
         elif tag == f"{_W}txbxContent":
             out.append("\n" + "\n".join(_paragraph_texts(child)) + "\n")
         else:

@@ -4,14 +4,18 @@ titles and speaker notes, through python-pptx after the zip guard."""
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.extract._cells import cell_to_str
 from content_core.extract._tables import markdown_table
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["PptxExtractor"]
 
@@ -25,6 +29,7 @@ _PPTX_TYPES = frozenset(
 )
 # Group shapes nest; a hostile file could nest them deeply.
 _MAX_GROUP_DEPTH = 32
+_MAX_CHART_ROWS = 1000
 
 
 def _load_pptx() -> Any:  # Any: the python-pptx module, imported lazily
@@ -52,11 +57,7 @@ def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
                 yield table
             continue
         if getattr(shape, "has_chart", False):
-            chart = shape.chart
-            if chart.has_title and chart.chart_title.has_text_frame:
-                title = chart.chart_title.text_frame.text.strip()
-                if title:
-                    yield f"Chart: {title}"
+            yield from _chart_blocks(shape.chart)
             continue
         if getattr(shape, "has_text_frame", False):
             text = shape.text_frame.text.strip()
@@ -66,6 +67,33 @@ def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
         description = _alt_text(shape)
         if description:
             yield f"![{description}]"
+
+
+def _chart_blocks(chart: Any) -> Iterator[str]:
+    """Yield the chart's title and its data as a table (categories by series)."""
+    try:
+        if chart.has_title and chart.chart_title.has_text_frame:
+            title = chart.chart_title.text_frame.text.strip()
+            if title:
+                yield f"Chart: {title}"
+        for plot in chart.plots:
+            categories = [str(c) for c in plot.categories]
+            series = list(plot.series)
+            if not series:
+                continue
+            rows = [["", *(str(s.name) for s in series)]]
+            columns = [list(s.values) for s in series]
+            for index, category in enumerate(categories[:_MAX_CHART_ROWS]):
+                rows.append(
+                    [category, *(cell_to_str(c[index]) if index < len(c) else "" for c in columns)]
+                )
+            table = markdown_table(rows)
+            if table:
+                yield table
+    # python-pptx parses chart XML lazily; an unusual or broken chart part should cost the
+    # chart's data, not the whole presentation.
+    except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        logger.debug("chart data unreadable: %s", exc)
 
 
 def _is_title(shape: Any) -> bool:

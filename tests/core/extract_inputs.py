@@ -116,6 +116,19 @@ def pptx_slides() -> bytes:
     for r, row in enumerate([["Line", "Amount"], ["Travel QG408", "100"]]):
         for c, value in enumerate(row):
             shape.table.cell(r, c).text = value
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    chart_slide = presentation.slides.add_slide(presentation.slide_layouts[5])
+    chart_slide.shapes.title.text = "Growth QG409"
+    data = CategoryChartData()
+    data.categories = ["2023", "2024"]
+    data.add_series("Revenue QG410", (1.5, 2.0))
+    chart = chart_slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(4), Inches(3), data
+    ).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Revenue chart QG411"
     out = io.BytesIO()
     presentation.save(out)
     return out.getvalue()

@@ -100,8 +100,11 @@ VECTORS = [
             "Build QG405",
             "Notes:\nSpeaker note QG406",
             "| Travel QG408 | 100 |",
+            "Chart: Revenue chart QG411",
+            "|  | Revenue QG410 |",
+            "| 2024 | 2 |",
         ),
-        pages=3,
+        pages=4,
     ),
     Case(
         "odt_text",
