@@ -29,6 +29,7 @@ from content_core.agents.schemas import (
     schema_name,
 )
 from content_core.compression.strategies import render_template
+from content_core.errors import LLMUnavailableError
 
 __all__ = [
     "AgentConfig",
@@ -196,14 +197,24 @@ def run_extractions(
     *,
     cache_dir: Path,
     agent: Any = None,
+    raise_on_outage: bool = True,
 ) -> ExtractionRun:
     """Extract from every chunk: cached outputs are reused, the rest go through the agent.
 
     Records come back in input order; a chunk whose call fails (unavailable endpoint, invalid
     reply) is one record with `error_type` set, and is not cached, so the next run retries it.
     `agent` overrides the agent built from `config` (e.g. a pydantic-ai Agent).
+
+    Raises:
+        LLMUnavailableError: every call of the run failed as unavailable (the endpoint is down
+            or rate-limits everything) and `raise_on_outage` is set, so that the caller's retry
+            policy applies instead of a table full of error rows. Outputs already cached stay.
     """
-    return _run_sync(arun_extractions(items, config, cache_dir=cache_dir, agent=agent))
+    return _run_sync(
+        arun_extractions(
+            items, config, cache_dir=cache_dir, agent=agent, raise_on_outage=raise_on_outage
+        )
+    )
 
 
 async def arun_extractions(
@@ -212,6 +223,7 @@ async def arun_extractions(
     *,
     cache_dir: Path,
     agent: Any = None,
+    raise_on_outage: bool = True,
 ) -> ExtractionRun:
     """The async form of `run_extractions`."""
     # Any: any object honouring the agent contract.
@@ -265,6 +277,7 @@ async def arun_extractions(
                 await runner.aclose()
         outcomes = dict(zip(todo, done, strict=True))
         fresh_outputs = writer.outputs
+        _raise_on_outage(done, raise_on_outage)
 
     records = [
         _record(item, keys[i], sname, model, cached.get(i), outcomes.get(i), fresh_outputs)
@@ -278,6 +291,18 @@ async def arun_extractions(
         prompt_tokens=sum(r.prompt_tokens for r in fresh),
         completion_tokens=sum(r.completion_tokens for r in fresh),
     )
+
+
+def _raise_on_outage(done: Sequence[BatchItem], enabled: bool) -> None:
+    errors = [item.error for item in done if item.error is not None]
+    if enabled and done and len(errors) == len(done):
+        if all(isinstance(e, LLMUnavailableError) for e in errors):
+            first = errors[0]
+            assert isinstance(first, LLMUnavailableError)
+            raise LLMUnavailableError(
+                f"all {len(done)} agent calls failed as unavailable; first: {first.message}",
+                stage="extract",
+            ) from first
 
 
 class _CachingAgent:

@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
 _MESSAGE_OVERHEAD_TOKENS = 4
+# OpenAI reasoning models refuse `temperature` and `max_tokens` (they take
+# `max_completion_tokens`); the name may carry a provider prefix ("openai/o3-mini").
+_REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d|gpt-5)(?![\w.]*-chat)", re.IGNORECASE)
 
 
 def model_limits(model: str) -> tuple[int, int] | None:
@@ -102,7 +105,7 @@ class OpenAICompatibleAgent:
         max_backoff_s: float = 30.0,
         max_retry_after_s: float = 120.0,
         max_output_tokens: int | None = None,
-        temperature: float | None = 0.0,
+        temperature: float | None = 0.0,  # dropped for reasoning models, which refuse it
         strict_schema: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
@@ -119,7 +122,8 @@ class OpenAICompatibleAgent:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.max_retry_after_s = max_retry_after_s
-        self.temperature = temperature
+        self.reasoning = _REASONING_MODEL.match(model) is not None
+        self.temperature = None if self.reasoning else temperature
         self.strict_schema = strict_schema
         self._transport = transport
         self.limits = model_limits(model)
@@ -189,7 +193,8 @@ class OpenAICompatibleAgent:
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.max_output_tokens is not None:
-            body["max_tokens"] = self.max_output_tokens
+            key = "max_completion_tokens" if self.reasoning else "max_tokens"
+            body[key] = self.max_output_tokens
         if self._response_format is not None:
             body["response_format"] = self._response_format
         return body
@@ -275,6 +280,7 @@ class OpenAICompatibleAgent:
             raise LLMOutputError(
                 f"malformed chat-completions reply: {response.text[:200]!r}", stage="extract"
             ) from exc
+        truncated = data["choices"][0].get("finish_reason") == "length"
         if message.get("refusal"):
             raise LLMOutputError(f"the model refused: {message['refusal']}", stage="extract")
         if not isinstance(content, str):
@@ -288,8 +294,9 @@ class OpenAICompatibleAgent:
         try:
             output = self._schema.model_validate_json(text)
         except ValidationError as exc:
+            cut = " (the reply was cut at the output token limit)" if truncated else ""
             raise LLMOutputError(
-                f"reply does not validate against {self._schema.__name__}: "
+                f"reply does not validate against {self._schema.__name__}{cut}: "
                 f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}",
                 stage="extract",
             ) from exc

@@ -503,3 +503,31 @@ def test_public_surface() -> None:
         "run_extractions",
     ):
         assert getattr(content_core, name) is getattr(agents, name)
+
+
+@pytest.mark.parametrize(
+    ("model", "reasoning"),
+    [("gpt-4o-mini", False), ("o3-mini", True), ("openai/gpt-5", True), ("llama3.1", False)],
+)
+def test_reasoning_models_get_the_parameters_they_accept(model: str, reasoning: bool) -> None:
+    body = OpenAICompatibleAgent(model, max_output_tokens=512).request_body("x")
+    assert ("temperature" in body) is not reasoning
+    assert body.get("max_completion_tokens" if reasoning else "max_tokens") == 512
+
+
+def test_an_outage_raises_so_the_caller_can_retry(server: ChatServer, tmp_path: Path) -> None:
+    config = http_config(server, max_retries=0)
+    server.script(*[Fault(503) for _ in range(3)])
+    with pytest.raises(LLMUnavailableError, match="all 3 agent calls"):
+        run_extractions(chunks(3), config, cache_dir=tmp_path)
+    server.script(*[Fault(503) for _ in range(3)])
+    kept = run_extractions(chunks(3), config, cache_dir=tmp_path, raise_on_outage=False)
+    assert {r.error_type for r in kept.records} == {"LLMUnavailableError"}
+    # One unavailable chunk among good ones is just that chunk's error row.
+    server.script(Fault(503))
+    partial = run_extractions(chunks(3), config, cache_dir=tmp_path)
+    assert sorted(str(r.error_type) for r in partial.records) == [
+        "LLMUnavailableError",
+        "None",
+        "None",
+    ]
