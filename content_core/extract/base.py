@@ -6,6 +6,7 @@ DuckDB and JSON consumers reject (NUL, lone surrogates) and computes page spans.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,7 +83,11 @@ class ExtractOptions(BaseModel):
     max_json_depth: int = Field(default=256, gt=0)
     max_xml_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
     include_comments: bool = True
-    """Include reviewer comments (DOCX) and speaker notes (PPTX)."""
+    """Include reviewer comments (DOCX) and speaker notes (PPTX, ODP)."""
+
+    def fingerprint(self) -> str:
+        """Return a short hash of every option, stored with results that depend on them."""
+        return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()[:16]
 
 
 class SniffInfo(BaseModel):

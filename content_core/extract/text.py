@@ -26,7 +26,6 @@ _TEXTUAL_APPLICATION_TYPES = frozenset(
         "application/sql",
         "application/x-tex",
         "application/x-subrip",
-        "application/rtf",
     }
 )
 

@@ -255,3 +255,10 @@ def test_docx_headings_lists_tables_headers() -> None:
 def test_docx_not_a_zip() -> None:
     with pytest.raises(ExtractionError):
         extract_text(b"PK\x03\x04 truncated", DOCX)
+
+
+def test_options_fingerprint_tracks_every_field() -> None:
+    assert ExtractOptions().fingerprint() == ExtractOptions().fingerprint()
+    assert ExtractOptions(max_pages=5).fingerprint() != ExtractOptions().fingerprint()
+    with pytest.raises(ValueError):
+        ExtractOptions(unknown_knob=1)  # type: ignore[call-arg]
