@@ -30,6 +30,8 @@ __all__ = ["OpenAICompatibleAgent", "model_limits"]
 logger = logging.getLogger(__name__)
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
+# Open reasoning models served locally (Qwen3, DeepSeek-R1) may prefix the answer with this.
+_THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 _MESSAGE_OVERHEAD_TOKENS = 4
 # OpenAI reasoning models refuse `temperature` and `max_tokens` (they take
 # `max_completion_tokens`); the name may carry a provider prefix ("openai/o3-mini").
@@ -289,8 +291,9 @@ class OpenAICompatibleAgent:
         model = str(data.get("model") or self.model)
         if self._schema is None:
             return AgentResult(output=content, model=model, usage=usage)
-        fenced = _FENCE.match(content)
-        text = fenced.group(1) if fenced else content
+        answer = _THINK.sub("", content, count=1)
+        fenced = _FENCE.match(answer)
+        text = fenced.group(1) if fenced else answer
         try:
             output = self._schema.model_validate_json(text)
         except ValidationError as exc:

@@ -531,3 +531,19 @@ def test_an_outage_raises_so_the_caller_can_retry(server: ChatServer, tmp_path: 
         "None",
         "None",
     ]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '```json\n{"title": "T"}\n```',
+        '<think>The user wants JSON.</think>\n{"title": "T"}',
+    ],
+    ids=["fenced", "think-prefix"],
+)
+async def test_common_reply_wrappers_are_unwrapped(reply: str) -> None:
+    with ChatServer(responder=lambda body, text: reply) as server:
+        agent = OpenAICompatibleAgent("qwen3", base_url=server.base_url)
+        result = await agent.run("x")
+        await agent.aclose()
+    assert result.output == ExtractedFacts(title="T")
