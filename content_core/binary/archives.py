@@ -9,6 +9,7 @@ zip packages inside Office files (`check_zip_package`).
 from __future__ import annotations
 
 import io
+import lzma
 import posixpath
 import stat
 import tarfile
@@ -119,7 +120,8 @@ class ArchiveUnpacker:
     def _zip(self, data: bytes, budget: ExpansionBudget, name: str) -> Iterator[ArchiveMember]:
         try:
             archive = zipfile.ZipFile(io.BytesIO(data))
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError,
+                RuntimeError) as exc:
             raise ArchiveExtractionError(f"{name}: not a readable zip ({exc})") from exc
         with archive:
             infos = archive.infolist()
@@ -201,10 +203,12 @@ class ArchiveUnpacker:
     ) -> Iterator[ArchiveMember]:
         try:
             import py7zr
-            from py7zr.exceptions import DecompressionBombError
+            from py7zr.exceptions import AbsolutePathError, ArchiveError, DecompressionBombError
         except ImportError as exc:  # pragma: no cover - py7zr is a core dependency
             raise MissingDependencyError("py7zr is required for 7z", extra="binary") from exc
         failures = (
+            ArchiveError,
+            AbsolutePathError,
             py7zr.Bad7zFile,
             py7zr.PasswordRequired,
             py7zr.UnsupportedCompressionMethodError,
@@ -218,6 +222,7 @@ class ArchiveUnpacker:
             AttributeError,
             NotImplementedError,
             zlib.error,
+            lzma.LZMAError,
             LookupError,
         )
         passwords: tuple[str | None, ...] = (None, *self.passwords)
@@ -432,7 +437,8 @@ def check_zip_package(data: bytes, budget: ExpansionBudget, *, filename: str = "
     name = filename or "<package>"
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError,
+            RuntimeError) as exc:
         raise ArchiveExtractionError(f"{name}: not a readable zip package ({exc})") from exc
     total = 0
     with archive:

@@ -172,6 +172,7 @@ class EmailUnpacker:
         failures = (
             ExMsgBaseException, OSError, ValueError, KeyError, TypeError, IndexError,
             AttributeError, NotImplementedError, UnicodeError, RecursionError, EOFError,
+            LookupError,
         )
         try:
             message = extract_msg.openMsg(data)

@@ -60,7 +60,7 @@ class PdfGuard:
         name = filename or "<pdf>"
         try:
             from pypdf import PdfReader, PdfWriter
-            from pypdf.errors import PdfReadError, PdfStreamError
+            from pypdf.errors import PdfReadError, PdfStreamError, PyPdfError
         except ImportError as exc:  # pragma: no cover - pypdf is a core dependency
             raise MissingDependencyError("pypdf is required to check PDFs", extra="binary") from exc
 
@@ -75,6 +75,7 @@ class PdfGuard:
         # ValueError, TypeError, AttributeError, ... from half-parsed objects); all of them mean
         # the file is malformed.
         parse_errors = (
+            PyPdfError,
             PdfReadError,
             PdfStreamError,
             ValueError,
@@ -128,7 +129,7 @@ class PdfGuard:
     def _unlock(self, reader: object, name: str) -> tuple[bool, bool]:
         """Return (opened with the empty user password, needed a configured password)."""
         from pypdf import PasswordType
-        from pypdf.errors import PdfReadError
+        from pypdf.errors import PyPdfError
 
         decrypt = reader.decrypt  # type: ignore[attr-defined]
         try:
@@ -137,7 +138,7 @@ class PdfGuard:
             for password in self.passwords:
                 if decrypt(password) != PasswordType.NOT_DECRYPTED:
                     return False, True
-        except (PdfReadError, NotImplementedError, ValueError, KeyError) as exc:
+        except (PyPdfError, NotImplementedError, ValueError, KeyError) as exc:
             raise EncryptedPdfError(
                 f"{name}: encrypted with an unsupported scheme ({exc})",
                 media_type="application/pdf",

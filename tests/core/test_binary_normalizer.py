@@ -157,3 +157,29 @@ def test_artifact_is_frozen() -> None:
     artifact = BinaryArtifact(bytes=b"x", media_type=mt.PLAIN, filename="x", kind="text")
     with pytest.raises(ValueError):
         artifact.kind = "other"  # type: ignore[misc]
+
+
+def test_package_exports_resolve() -> None:
+    import content_core
+    import content_core.binary as binary
+
+    expected = {
+        "ArchiveUnpacker", "BinaryArtifact", "BinaryConfig", "BinaryNormalizer", "EmailUnpacker",
+        "GotenbergConverter", "ImageNormalizer", "LibreOfficeConverter", "NoOpOfficeConverter",
+        "NormalisedImage", "OFFICE_MEDIA_TYPES", "OfficeConverter", "PdfGuard",
+        "build_office_converter", "sniff_media_type",
+    }
+    assert set(binary.__all__) == expected
+    for name in expected:
+        assert getattr(binary, name) is getattr(content_core, name)
+
+
+def test_binary_config_has_every_seed_field() -> None:
+    fields = set(BinaryConfig.model_fields)
+    assert {
+        "normalize_enabled", "max_bytes", "max_recursion_depth", "max_expanded_files",
+        "max_uncompressed_bytes", "wrap_text_as_pdf", "email_render_header", "office_converter",
+        "gotenberg_url", "gotenberg_timeout_s", "libreoffice_path", "libreoffice_timeout_s",
+    } <= fields
+    with pytest.raises(ValueError):
+        BinaryConfig(office_converter="word")  # type: ignore[arg-type]

@@ -237,3 +237,40 @@ def test_nothing_is_written_outside_the_store(run: _Run) -> None:
     for path in (run.root / "store").rglob("*"):
         if path.is_file():
             assert hashlib.sha256(path.read_bytes()).hexdigest() == path.name
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning")  # Pillow warns about each corrupt TIFF tag
+async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> None:
+    """Seeded mutation fuzzing: flipped bytes, truncations and splices of real files must end
+    as records or typed errors, never as a foreign exception."""
+    import random
+
+    from content_core.binary import BinaryNormalizer
+    from content_core.errors import ContentError
+    from content_core.processing import _records
+    from tests.fixtures.corpus import CORPUS, manifest_rows
+
+    rows = [r for r in manifest_rows() if not r["path"].startswith(("heic/example",
+                                                                       "avif/example"))]
+    rng = random.Random(20261129)
+    normalizer = BinaryNormalizer(config=BinaryConfig(max_uncompressed_bytes=64 * MIB))
+    store = BlobStore(tmp_path / "store")
+    started = time.monotonic()
+    for _ in range(300):
+        data = bytearray((CORPUS / rng.choice(rows)["path"]).read_bytes())
+        if data:
+            mode = rng.randrange(3)
+            if mode == 0:
+                for _ in range(rng.randint(1, 20)):
+                    data[rng.randrange(len(data))] = rng.randrange(256)
+            elif mode == 1:
+                data = data[: rng.randrange(len(data))]
+            else:
+                at = rng.randrange(len(data))
+                data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
+        try:
+            _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store)
+        except ContentError:
+            continue
+    assert time.monotonic() - started < 60
