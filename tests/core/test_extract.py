@@ -262,3 +262,42 @@ def test_options_fingerprint_tracks_every_field() -> None:
     assert ExtractOptions(max_pages=5).fingerprint() != ExtractOptions().fingerprint()
     with pytest.raises(ValueError):
         ExtractOptions(unknown_knob=1)  # type: ignore[call-arg]
+
+
+SAMPLE = "Grüße aus Köln, QE1 — 15 € bitte.\n" * 3
+
+
+@pytest.mark.parametrize(
+    ("data", "declared", "expected"),
+    [
+        (SAMPLE.encode("utf-8"), None, "utf-8"),
+        (b"\xef\xbb\xbf" + SAMPLE.encode(), None, "utf-8"),  # BOM wins
+        (SAMPLE.encode("utf-16"), None, "utf-16-le"),  # BOM (little-endian on this platform)
+        (SAMPLE.encode("utf-16-be"), None, "utf-16-be"),  # no BOM: NULs on even bytes
+        (SAMPLE.encode("utf-16-le"), None, "utf-16-le"),  # no BOM: NULs on odd bytes
+        (SAMPLE.encode("utf-32-le"), None, "utf-32-le"),  # no BOM: three NULs in four
+        (SAMPLE.encode("utf-32-be"), None, "utf-32-be"),
+        (SAMPLE.encode("cp1252"), None, "cp1252"),  # Latin guesses collapse to cp1252
+        (SAMPLE.encode("cp1252"), "latin-1", "iso8859-1"),  # a hint that decodes is used
+        (SAMPLE.encode("utf-8"), "latin-1", "utf-8"),  # valid UTF-8 outranks the hint
+        ("日本語のテキスト、髙橋さん。".encode("cp932") * 4, None, "cp932"),
+    ],
+    ids=[
+        "utf8",
+        "utf8-bom",
+        "utf16-bom",
+        "utf16be-nobom",
+        "utf16le-nobom",
+        "utf32le-nobom",
+        "utf32be-nobom",
+        "cp1252",
+        "hint-latin1",
+        "hint-ignored",
+        "cp932",
+    ],
+)
+def test_detect_encoding(data: bytes, declared: str | None, expected: str) -> None:
+    from content_core.extract._decode import decode_bytes, detect_encoding
+
+    assert detect_encoding(data, declared=declared) == expected
+    assert "\x00" not in decode_bytes(data, declared=declared)
