@@ -26,6 +26,7 @@ _SAMPLE_BYTES = 64 * 1024
 # Latin single-byte code pages that charset-normalizer cannot tell apart on short samples;
 # when cp1252 fits as well as its first pick, cp1252 (by far the most common) wins.
 _WESTERN_DEFAULT = "cp1252"
+_LATIN1_ALIASES = frozenset({"iso8859-1", "ascii"})
 
 
 def _bom_encoding(data: bytes) -> tuple[str, int] | None:
@@ -63,9 +64,12 @@ def _known(encoding: str | None) -> str | None:
     if not encoding:
         return None
     try:
-        return codecs.lookup(encoding).name
+        name = codecs.lookup(encoding).name
     except LookupError:
         return None
+    # As browsers do (WHATWG Encoding): text labelled Latin-1 or ASCII is read as cp1252,
+    # whose printable 0x80-0x9F (euro sign, curly quotes) Latin-1 turns into C1 controls.
+    return _WESTERN_DEFAULT if name in _LATIN1_ALIASES else name
 
 
 def detect_encoding(data: bytes, *, declared: str | None = None) -> str:
@@ -84,7 +88,7 @@ def detect_encoding(data: bytes, *, declared: str | None = None) -> str:
     else:
         return "utf-8"
     hint = _known(declared)
-    if hint is not None and hint not in ("utf-8", "ascii"):
+    if hint is not None and hint != "utf-8":
         try:
             data.decode(hint)
         except UnicodeDecodeError:

@@ -278,7 +278,7 @@ SAMPLE = "Grüße aus Köln, QE1 — 15 € bitte.\n" * 3
         (SAMPLE.encode("utf-32-le"), None, "utf-32-le"),  # no BOM: three NULs in four
         (SAMPLE.encode("utf-32-be"), None, "utf-32-be"),
         (SAMPLE.encode("cp1252"), None, "cp1252"),  # Latin guesses collapse to cp1252
-        (SAMPLE.encode("cp1252"), "latin-1", "iso8859-1"),  # a hint that decodes is used
+        (SAMPLE.encode("cp1252"), "latin-1", "cp1252"),  # Latin-1 labels read as cp1252
         (SAMPLE.encode("utf-8"), "latin-1", "utf-8"),  # valid UTF-8 outranks the hint
         ("日本語のテキスト、髙橋さん。".encode("cp932") * 4, None, "cp932"),
     ],
