@@ -246,7 +246,12 @@ class ArchiveUnpacker:
                             f"{name}: declares {declared} bytes, over the budget left "
                             f"({budget.bytes_left})"
                         )
-                    archive.extract(path=None, factory=collector)
+                    links = [e.filename for e in entries if e.is_symlink]
+                    regular = [e.filename for e in entries
+                               if not e.is_directory and not e.is_symlink]
+                    # Links are never materialised, not even in memory: only regular files
+                    # are extracted.
+                    archive.extract(path=None, targets=regular, factory=collector)
             except (BinaryTooLargeError, BinaryFanoutError):
                 raise
             except failures as exc:
@@ -261,6 +266,12 @@ class ArchiveUnpacker:
             for index, (member_name, content) in enumerate(collector.members):
                 budget.charge_file(name)
                 yield ArchiveMember(safe_name(member_name, f"member-{index + 1}"), content)
+            for link in links:
+                budget.charge_file(name)
+                display = safe_name(link, "link")
+                yield ArchiveMember(display, None, ArchiveExtractionError(
+                    f"{name}: member {display!r} is a link; not followed"
+                ))
             return
         message = str(last) if last else "unreadable"
         if last is not None and "password" in f"{type(last).__name__} {message}".lower():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from tests.fixtures.hostile import (
     minimal_docx,
     overlapping_zip_bomb,
     seven_zip_bomb,
+    seven_zip_with_symlink,
     tar_with_traversal,
     wide_zip,
     zip_ratio_bomb,
@@ -152,3 +154,11 @@ def test_check_zip_package_counts_office_parts_against_the_budget() -> None:
 )
 def test_safe_name(raw: str, expected: str) -> None:
     assert safe_name(raw, "fallback") == expected
+
+
+def test_seven_zip_symlinks_are_reported_not_extracted(tmp_path: Path) -> None:
+    data = seven_zip_with_symlink(tmp_path)
+    members = list(ArchiveUnpacker().unpack(data, mt.SEVEN_ZIP, _budget()))
+    assert [(m.name, m.data) for m in members] == [("regular.txt", b"regular 7z member"),
+                                                    ("link", None)]
+    assert isinstance(members[1].error, ArchiveExtractionError)
