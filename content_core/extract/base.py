@@ -30,9 +30,10 @@ __all__ = [
 # downstream splitter could mistake for a document boundary.
 PAGE_SEPARATOR = "\n\n"
 
-# NUL and the C0 controls other than tab/newline/carriage return/form feed, plus lone
-# surrogates (a str may hold them, UTF-8 and DuckDB cannot).
-_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff]")
+# NUL and the C0 controls other than tab/newline/carriage return/form feed, lone
+# surrogates (a str may hold them, UTF-8 and DuckDB cannot) and the noncharacters U+FFFE/FFFF
+# (PDFium marks a hyphen it removed at a line break with U+FFFE; dropping it rejoins the word).
+_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 _NEWLINES = re.compile("\r\n?")
 
 
@@ -147,7 +148,7 @@ def clean_text(text: str) -> str:
 
 
 def _replacement(match: re.Match[str]) -> str:
-    return "\ufffd" if match.group() >= "\ud800" else ""
+    return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else ""
 
 
 def build_text(parts: Sequence[str], *, handler: str, paged: bool) -> ExtractedText:

@@ -301,3 +301,8 @@ def test_detect_encoding(data: bytes, declared: str | None, expected: str) -> No
 
     assert detect_encoding(data, declared=declared) == expected
     assert "\x00" not in decode_bytes(data, declared=declared)
+
+
+def test_pdfium_line_break_hyphen_marker_is_dropped() -> None:
+    # PDFium reports "ef-<newline>ficient" as "ef\ufffeficient".
+    assert clean_text("ef\ufffeficient \uffff") == "efficient "
