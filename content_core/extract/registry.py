@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["ExtractorRegistry"]
 
 _DEFAULT_OPTIONS = ExtractOptions()
+_MAX_MESSAGE_CHARS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +99,12 @@ class ExtractorRegistry:
                 missing.append(exc)
                 attempts.append(ExtractionAttempt(handler.name, exc.error_type, exc.message))
             except ContentError as exc:
-                attempts.append(ExtractionAttempt(handler.name, exc.error_type, exc.message))
+                attempts.append(ExtractionAttempt(handler.name, exc.error_type, _short(exc)))
             # The one deliberate broad catch (STYLE 7): a third-party parser may raise anything
             # on hostile bytes, and the next handler deserves its chance.
             except Exception as exc:
                 logger.debug("extractor %s failed on %s", handler.name, info.media_type)
-                attempts.append(ExtractionAttempt(handler.name, type(exc).__name__, str(exc)))
+                attempts.append(ExtractionAttempt(handler.name, type(exc).__name__, _short(exc)))
             else:
                 return _ensure_clean(result)
         if not tried:
@@ -121,6 +122,12 @@ class ExtractorRegistry:
             media_type=info.media_type,
             stage="extract",
         )
+
+
+def _short(exc: BaseException) -> str:
+    """The exception's message, cleaned and cut: parsers sometimes quote the whole input."""
+    text = clean_text(str(exc))
+    return text if len(text) <= _MAX_MESSAGE_CHARS else text[:_MAX_MESSAGE_CHARS] + "..."
 
 
 def _ensure_clean(result: ExtractedText) -> ExtractedText:
