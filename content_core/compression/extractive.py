@@ -12,6 +12,8 @@ from content_core.tokens import TokenEstimator
 __all__ = ["ExtractiveStrategy", "extractive_compress"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+# URLs and path-like tokens (also a URL's wrapped tail, "k/sport1/hi/...") carry no topic.
+_URLISH = re.compile(r"\S*(?:https?://|www\.)\S*|\S*/\S*/\S*|\S+@\S+\.\w+")
 # Headings name what follows; code and table rows rarely summarise a document on their own.
 _KIND_WEIGHT = {"prose": 1.0, "heading": 1.5, "table": 0.7, "code": 0.3}
 
@@ -42,23 +44,38 @@ def score_sentences(text: str, spans: list[Span]) -> list[float]:
     A span's score is the sum of the (log-damped) document frequencies of its distinct terms,
     divided by the square root of its term count so long sentences do not win by length
     alone, weighted by the span's kind (headings up, code and table rows down), with a bonus
-    for the opening sentences. A repeat of an earlier span (boilerplate) scores zero.
+    for the first full prose sentences and a penalty for fragments and link lists. A span
+    that repeats an earlier one up to numbers and links (boilerplate) scores zero.
     """
-    per_span = [_terms(text[s.start : s.end]) for s in spans]
+    pieces = [text[s.start : s.end] for s in spans]
+    plain = [_URLISH.sub(" ", piece) for piece in pieces]
+    per_span = [_terms(p) for p in plain]
     freq = Counter(t for terms in per_span for t in set(terms))
     scores: list[float] = []
     seen: set[str] = set()
+    opening = 0
     for position, (span, terms) in enumerate(zip(spans, per_span, strict=True)):
-        normalised = " ".join(text[span.start : span.end].split()).casefold()
-        if normalised in seen:
+        # Sentences that differ only in numbers, dates or links (citation lists, log lines)
+        # count once.
+        shape = " ".join(sorted({t for t in terms if not any(c.isdigit() for c in t)}))
+        if not shape or shape in seen:
             scores.append(0.0)
             continue
-        seen.add(normalised)
+        seen.add(shape)
         distinct = set(terms)
         base = sum(math.log1p(freq[t]) for t in distinct) / math.sqrt(len(terms) + 1)
         base *= _KIND_WEIGHT.get(span.kind, 1.0)
-        if position < 3:
-            base *= 1.3 - 0.1 * position
+        # Mostly links: a reference list, not content.
+        if len(plain[position].strip()) < 0.5 * len(pieces[position]):
+            base *= 0.2
+        # Earlier sentences matter more (documents state their subject first).
+        base *= 1.5 - 0.5 * position / len(spans)
+        if len(terms) < 4:
+            base *= 0.5  # fragments: a wrapped line's tail, a lone label
+        elif span.kind == "prose" and opening < 3 and pieces[position].endswith((".", "!", "?")):
+            # The first full sentences usually say what the whole document is about.
+            base *= 2.0 - 0.3 * opening
+            opening += 1
         scores.append(base)
     return scores
 

@@ -252,3 +252,14 @@ def test_public_surface() -> None:
     assert compression.__all__ == sorted(compression.__all__)
     for name in compression.__all__:
         assert getattr(content_core, name) is getattr(compression, name)
+
+
+async def test_summarization_runs_offline_with_the_offline_extractor() -> None:
+    from content_core.agents import OfflineExtractor
+
+    # The offline agent's facts carry a `summary`, which the strategy reads; no model needed.
+    out = await ContextCompressor(SummarizationStrategy(OfflineExtractor())).compress(
+        norwich(), max_tokens=60
+    )
+    assert 0 < EXACT.estimate(out) <= 60
+    assert "Roberts" in out
