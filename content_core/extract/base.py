@@ -54,10 +54,11 @@ class PageSpan(BaseModel):
 
 
 class ExtractedText(BaseModel):
-    """The text of one blob, with page (or slide) spans where the format has pages.
+    """The text of one blob, with a span per page where the format has pages.
 
-    `pages` is empty for formats without pages (plain text, DOCX, HTML, ...). `handler` names
-    the extractor that produced the text.
+    A "page" is a PDF page, a slide (PPTX, PPT, ODP) or a worksheet (XLSX, XLS, ODS), in
+    document order; pages are joined by `PAGE_SEPARATOR`. `pages` is empty for formats
+    without pages (plain text, DOCX, HTML, ...). `handler` names the extractor that answered.
     """
 
     model_config = ConfigDict(frozen=True)
