@@ -547,3 +547,13 @@ async def test_common_reply_wrappers_are_unwrapped(reply: str) -> None:
         result = await agent.run("x")
         await agent.aclose()
     assert result.output == ExtractedFacts(title="T")
+
+
+async def test_the_agent_enforces_its_own_concurrency_limit() -> None:
+    # BatchProcessor allows 10 at once; the agent's own limit of 3 still holds at the server.
+    with ChatServer(latency_s=0.03) as slow:
+        agent = OpenAICompatibleAgent("gpt-4o-mini", base_url=slow.base_url, concurrency=3)
+        items = await BatchProcessor(concurrency=10).process(agent, [f"c{i}" for i in range(15)])
+        await agent.aclose()
+    assert all(item.ok for item in items)
+    assert slow.max_in_flight == 3

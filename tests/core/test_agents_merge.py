@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from content_core.agents import (
     AgentConfig,
@@ -195,3 +197,30 @@ def test_merge_of_a_document_whose_chunks_all_failed() -> None:
     (row,) = merge_extractions([record], AgentConfig())
     assert (row.output_json, row.chunk_count, row.error_count) == ("{}", 1, 1)
     assert json.loads(row.provenance_json)["failed_chunks"] == ["k"]
+
+
+_values = st.one_of(st.none(), st.integers(-3, 3), st.sampled_from(["a", "A ", "b", "c"]))
+_results = st.lists(
+    st.fixed_dictionaries(
+        {"tags": st.lists(st.sampled_from(["x", "X", "y", " z", "z"]), max_size=4)},
+        optional={"n": _values, "meta": st.fixed_dictionaries({"k": _values})},
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(results=_results, strategy=st.sampled_from(list(MergeStrategy)))
+def test_merge_properties(results: list[dict[str, object]], strategy: MergeStrategy) -> None:
+    outcome = merge_with_provenance(results, strategy)
+    tags = outcome.merged.get("tags", [])
+    normalised = [" ".join(str(t).split()).casefold() for t in tags]
+    assert len(normalised) == len(set(normalised)), "list items are unique after merging"
+    if results:
+        assert len(outcome.provenance["tags"]) == len(tags)
+        # Every kept item names the first result it came from, first.
+        for item, sources in zip(tags, outcome.provenance["tags"], strict=True):
+            assert item in results[int(sources[0])]["tags"]
+    firsts = [r["n"] for r in results if r.get("n") is not None]
+    assert outcome.merged.get("n") == (firsts[0] if firsts else None)
+    assert merge_with_provenance(results, strategy).merged == outcome.merged  # deterministic

@@ -263,3 +263,9 @@ async def test_summarization_runs_offline_with_the_offline_extractor() -> None:
     )
     assert 0 < EXACT.estimate(out) <= 60
     assert "Roberts" in out
+
+
+def test_extractive_leads_with_the_opening_sentences_of_a_real_document() -> None:
+    result = compress_text(norwich(), CompressionConfig(max_tokens=200))
+    assert result.text.startswith("His footballing career started at Watford")
+    assert "web.archive.org" not in result.text  # the reference list is not content
