@@ -200,26 +200,29 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
         if artifact.rendition and artifact.error_type is None and artifact.derived_from:
             renditions.setdefault(artifact.derived_from[-1], []).append(index)
     for index, artifact in enumerate(artifacts):
-        base = {
-            "artifact_id": ids[index],
-            "derived_from": artifact.derived_from,
-            "kind": artifact.kind,
-            "media_type": artifact.media_type,
-            "filename": _clean(artifact.filename),
-            "page_count": artifact.page_count,
-        }
+        base = ArtifactRecord(
+            artifact_id=ids[index],
+            derived_from=artifact.derived_from,
+            kind=artifact.kind,
+            media_type=artifact.media_type,
+            filename=_clean(artifact.filename),
+            page_count=artifact.page_count,
+            text=None,
+        )
         if artifact.error_type is not None:
-            records[index] = ArtifactRecord(
-                **base, text=None, error_type=artifact.error_type,
-                error_message=_clean(artifact.error_message or ""), stage="normalise",
-            )
+            records[index] = base.model_copy(update={
+                "error_type": artifact.error_type,
+                "error_message": _clean(artifact.error_message or ""),
+                "stage": "normalise",
+            })
             continue
         if artifact.media_type == mt.SVG and not artifact.rendition:
             # An SVG is a picture, but its <title>/<desc>/<text> elements are real text.
-            records[index] = ArtifactRecord(**base, text=_clean(svg_text(artifact.bytes)) or None)
+            text = _clean(svg_text(artifact.bytes))
+            records[index] = base.model_copy(update={"text": text or None})
             continue
         if artifact.rendition or artifact.kind in _NO_TEXT_KINDS:
-            records[index] = ArtifactRecord(**base, text=None)
+            records[index] = base
             continue
         fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])
                      if artifacts[i].media_type == mt.PDF]
@@ -228,7 +231,7 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
 
 
 def _with_text(
-    artifact: BinaryArtifact, base: dict[str, object], fallbacks: list[BinaryArtifact]
+    artifact: BinaryArtifact, base: ArtifactRecord, fallbacks: list[BinaryArtifact]
 ) -> ArtifactRecord:
     """Extract the text of a document artifact, falling back on its PDF rendition (legacy
     Office formats, password-decrypted PDFs)."""
@@ -242,24 +245,18 @@ def _with_text(
                 continue
             break
         else:
-            return ArtifactRecord(
-                **base,  # type: ignore[arg-type]
-                text=None,
-                error_type=exc.error_type,
-                error_message=_clean(exc.message),
-                stage="extract",
-            )
+            return base.model_copy(update={
+                "error_type": exc.error_type,
+                "error_message": _clean(exc.message),
+                "stage": "extract",
+            })
     except RecursionError as exc:
-        return ArtifactRecord(
-            **base,  # type: ignore[arg-type]
-            text=None, error_type="ExtractionError",
-            error_message=f"input nests too deeply ({exc})", stage="extract",
-        )
-    return ArtifactRecord(
-        **base,  # type: ignore[arg-type]
-        text=_clean(extracted.text),
-        pages=extracted.pages,
-    )
+        return base.model_copy(update={
+            "error_type": "ExtractionError",
+            "error_message": f"input nests too deeply ({exc})",
+            "stage": "extract",
+        })
+    return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
 
 
 def _clean(text: str) -> str:

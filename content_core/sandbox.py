@@ -219,19 +219,19 @@ class WorkerPool:
             )
             now = time.monotonic()
             for worker in list(busy):
-                index = worker.task
-                assert index is not None
+                task_index = worker.task
+                assert task_index is not None
                 if worker.connection in ready:
                     try:
                         status, payload = worker.connection.recv()
                     except (EOFError, OSError):
                         status, payload = "dead", None
                     if status == "ok":
-                        results[index] = payload
+                        results[task_index] = payload
                     elif status == "err":
-                        results[index] = TaskFailure(*payload)
+                        results[task_index] = TaskFailure(*payload)
                     else:
-                        results[index] = self._crash_failure(worker)
+                        results[task_index] = self._crash_failure(worker)
                         busy.remove(worker)
                         worker.kill()
                         self._idle.append(_Worker(self._context, self.memory_bytes))
@@ -240,13 +240,13 @@ class WorkerPool:
                     worker.task = None
                     self._idle.append(worker)
                 elif worker.process.sentinel in ready or not worker.process.is_alive():
-                    results[index] = self._crash_failure(worker)
+                    results[task_index] = self._crash_failure(worker)
                     busy.remove(worker)
                     worker.kill()
                     self._idle.append(_Worker(self._context, self.memory_bytes))
                 elif now >= worker.deadline:
-                    _log.warning("task %d ran past %.1f s; killing its worker", index, limit)
-                    results[index] = TaskFailure(
+                    _log.warning("task %d ran past %.1f s; killing its worker", task_index, limit)
+                    results[task_index] = TaskFailure(
                         "WorkerTimeoutError", f"ran past the time limit of {limit:g} s"
                     )
                     busy.remove(worker)

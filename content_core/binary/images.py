@@ -11,14 +11,17 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from content_core.binary import media_types as mt
 from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
 
-__all__ = ["ImageNormalizer", "NormalisedImage"]
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
+
+__all__ = ["ImageNormalizer", "NormalisedImage", "svg_text"]
 
 _PASS_THROUGH = frozenset({mt.PNG, mt.JPEG, mt.GIF, mt.WEBP})
 _SVG_DEFAULT_SIZE = 1024.0
@@ -116,12 +119,12 @@ class ImageNormalizer:
                 media_type=media_type,
             )
 
-    def _tiff_to_pdf(self, image: object, frames: int, name: str) -> NormalisedImage:
+    def _tiff_to_pdf(self, image: PilImage, frames: int, name: str) -> NormalisedImage:
         from PIL import ImageSequence
 
         pages = []
         total = 0
-        for frame in ImageSequence.Iterator(image):  # type: ignore[arg-type]
+        for frame in ImageSequence.Iterator(image):
             total += frame.size[0] * frame.size[1]
             if total > self.max_pixels:
                 raise BinaryTooLargeError(
@@ -190,23 +193,20 @@ def _pillow(media_type: str) -> Any:  # Any: the PIL.Image module
     return Image
 
 
-def _pdf_ready(frame: object) -> object:
-    mode = frame.mode  # type: ignore[attr-defined]
-    if mode in ("RGB", "L", "CMYK"):
+def _pdf_ready(frame: PilImage) -> PilImage:
+    if frame.mode in ("RGB", "L", "CMYK"):
         return frame
-    if mode == "1":
-        return frame.convert("L")  # type: ignore[attr-defined]
-    return frame.convert("RGB")  # type: ignore[attr-defined]
+    return frame.convert("L" if frame.mode == "1" else "RGB")
 
 
-def _to_png(image: object, name: str, media_type: str) -> NormalisedImage:
-    image.load()  # type: ignore[attr-defined]
-    mode = image.mode  # type: ignore[attr-defined]
+def _to_png(image: PilImage, name: str, media_type: str) -> NormalisedImage:
+    image.load()
+    mode = image.mode
     if mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"):
-        image = image.convert("RGBA" if "A" in mode else "RGB")  # type: ignore[attr-defined]
+        image = image.convert("RGBA" if "A" in mode else "RGB")
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG")  # type: ignore[attr-defined]
-    width, height = image.size  # type: ignore[attr-defined]
+    image.save(buffer, format="PNG")
+    width, height = image.size
     return NormalisedImage(
         data=buffer.getvalue(), media_type=mt.PNG, width=width, height=height, converted=True
     )
