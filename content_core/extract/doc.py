@@ -123,7 +123,7 @@ def read_doc_text(data: bytes) -> str:
                 )
             table_name = "1Table" if flags & _F_WHICH_TABLE else "0Table"
             table = ole.openstream(table_name).read()
-    except OSError as exc:
+    except (OSError, ValueError, IndexError) as exc:
         raise _fail(str(exc)) from exc
     (ccp_text,) = struct.unpack_from("<i", word, _OFFSET_CCP_TEXT)
     fc_clx, lcb_clx = struct.unpack_from("<II", word, _OFFSET_FC_CLX)

@@ -101,7 +101,7 @@ def read_ppt_slides(data: bytes) -> list[str]:
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
             stream = ole.openstream("PowerPoint Document").read()
-    except OSError as exc:
+    except (OSError, ValueError, IndexError) as exc:
         raise ExtractionError(f"not a PowerPoint 97 file: {exc}", media_type=mt.PPT) from exc
     collector = _Collector(stream)
     collector.walk(0, len(stream), 0, None)
