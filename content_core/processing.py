@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
+import multiprocessing
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +32,8 @@ from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore
 
 __all__ = ["ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
+
+_log = logging.getLogger(__name__)
 
 _SNIFF_PREFIX_BYTES = 1024 * 1024
 # Kinds whose bytes are containers or pictures: no text of their own.
@@ -118,7 +122,12 @@ def process_files(
     tasks = [_Task(item, config.binary, Path(blob_store.root)) for item in inputs]
     if not tasks:
         return []
-    if not config.isolate:
+    isolate = config.isolate
+    if isolate and multiprocessing.current_process().daemon:
+        # A daemonic process may not start children; run in this process instead.
+        _log.warning("process_files called from a daemonic process: running without isolation")
+        isolate = False
+    if not isolate:
         results: list[list[ArtifactRecord] | TaskFailure] = []
         for task in tasks:
             try:

@@ -211,3 +211,23 @@ def test_config_is_frozen_and_strict() -> None:
         ProcessingConfig(unknown=1)  # type: ignore[call-arg]
     with pytest.raises(ValueError):
         ProcessingConfig().timeout_s = 3  # type: ignore[misc]
+
+
+def _process_inside_daemon(folder: str) -> None:
+    root = Path(folder)
+    item = FileInput(key="t", path=root / "in.txt", filename="in.txt")
+    [[record]] = process_files([item], ProcessingConfig(), blob_store=BlobStore(root / "s"))
+    (root / "out.txt").write_text(record.text or "")
+
+
+def test_daemonic_callers_fall_back_to_in_process(tmp_path: Path) -> None:
+    import multiprocessing
+
+    (tmp_path / "in.txt").write_text("daemon marker text\n")
+    process = multiprocessing.get_context("spawn").Process(
+        target=_process_inside_daemon, args=(str(tmp_path),), daemon=True
+    )
+    process.start()
+    process.join(120)
+    assert process.exitcode == 0
+    assert "daemon marker text" in (tmp_path / "out.txt").read_text()
