@@ -92,6 +92,13 @@ def test_pixel_limit_is_an_error_even_where_pillow_only_warns(width: int, height
     assert time.monotonic() - started < 2
 
 
+def test_multi_frame_tiff_pixels_count_across_frames() -> None:
+    frames = [Image.new("L", (200, 200), shade) for shade in range(0, 250, 5)]  # 50 frames
+    data = _encode(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    with pytest.raises(BinaryTooLargeError, match="frames"):
+        ImageNormalizer(max_pixels=1_000_000).normalise(data, mt.TIFF)
+
+
 def test_truncated_image_is_a_conversion_error() -> None:
     data = _encode(Image.new("RGB", (50, 50), "red"), "BMP")[:100]
     with pytest.raises(ImageConversionError):

@@ -150,6 +150,7 @@ CASES = [
     Case("self-use.svg", hostile.svg_self_use, check_svg_rendered),
     Case("huge-canvas.svg", hostile.svg_huge_canvas, check_svg_rendered),
     Case("bomb.docx", lambda: hostile.docx_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
+    Case("bomb.xlsx", lambda: hostile.xlsx_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
     Case("dimension.xlsx", hostile.xlsx_dimension_bomb, typed_or_bounded("dimension claim")),
     Case("deep.json", lambda: hostile.deep_json(200_000), typed_or_bounded()),
     Case("utf16-no-bom.txt", lambda: hostile.utf16_without_bom("I love fuzzy blankets\n" * 20),
