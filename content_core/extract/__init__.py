@@ -5,6 +5,32 @@ from content_core.extract import extract_text
 result = extract_text(data, "application/pdf", filename="report.pdf")
 result.text, result.pages  # one PageSpan per PDF page
 ```
+
+Built-in handlers, in dispatch order (priority, then registration):
+
+| handler  | media types                  | library             | pages      |
+| -------- | ---------------------------- | ------------------- | ---------- |
+| pdfium   | PDF (+ AcroForm values)      | pypdfium2           | PDF pages  |
+| docx     | DOCX / DOTX / DOCM           | python-docx + lxml  | -          |
+| xlsx     | XLSX / XLTX / XLSM           | openpyxl            | worksheets |
+| pptx     | PPTX / PPSX / POTX / PPTM    | python-pptx         | slides     |
+| odf      | ODT / ODS / ODP / ODG        | lxml                | slides, sheets |
+| epub     | EPUB                         | lxml + html handler | -          |
+| doc      | Word 97-2003                 | olefile             | -          |
+| xls      | Excel 97-2003                | xlrd                | worksheets |
+| ppt      | PowerPoint 97-2003           | olefile             | slides     |
+| svg      | SVG (title, desc, text)      | defusedxml + lxml   | -          |
+| rtf      | RTF                          | striprtf            | -          |
+| pypdf    | PDF, when PDFium fails       | pypdf               | PDF pages  |
+| html     | HTML / XHTML to Markdown     | bs4 + markdownify   | -          |
+| csv      | CSV / TSV as a table         | csv                 | -          |
+| json     | JSON / NDJSON, pretty        | json                | -          |
+| xml      | XML / RSS / Atom, pretty     | defusedxml + lxml   | -          |
+| markdown | Markdown (decoded as is)     | -                   | -          |
+| text     | any other text, last resort  | charset-normalizer  | -          |
+
+Zip-based packages pass `_zipguard` first; XML passes `_xmlsafe`; every result passes
+`build_text`/`clean_text` (no NUL, no lone surrogates). Limits live in `ExtractOptions`.
 """
 
 from __future__ import annotations
