@@ -236,7 +236,14 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
         fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])
                      if artifacts[i].media_type == mt.PDF]
         records[index] = _with_text(artifact, base, fallbacks)
-    return [r for r in records if r is not None]
+    unique: list[ArtifactRecord] = []
+    emitted: set[str] = set()
+    for record in records:
+        # Two failures of the same name and reason under one parent share an id: keep one.
+        if record is not None and record.artifact_id not in emitted:
+            emitted.add(record.artifact_id)
+            unique.append(record)
+    return unique
 
 
 def _with_text(

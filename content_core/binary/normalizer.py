@@ -53,6 +53,9 @@ def failure_id(parent_id: str, name: str, error: str) -> str:
 class _Walk:
     budget: ExpansionBudget
     out: list[BinaryArtifact] = field(default_factory=list)
+    # Ids already emitted: the same bytes reached twice within one raw file (a logo attached
+    # twice, a file in two nested archives) are normalised and listed once.
+    seen: set[str] = field(default_factory=set)
 
 
 class BinaryNormalizer:
@@ -137,6 +140,10 @@ class BinaryNormalizer:
     ) -> None:
         """Append the artifact for `data` and everything derived from it; raise only at the
         root (depth 0), record the error on the artifact below it."""
+        digest = _sha256(data)
+        if digest in walk.seen:
+            return
+        walk.seen.add(digest)
         index = len(walk.out)
         artifact = _artifact(data, media_type, name, parents, member_name=member_name)
         walk.out.append(artifact)
@@ -294,6 +301,10 @@ class BinaryNormalizer:
         suffix: str,
         page_count: int | None,
     ) -> None:
+        digest = _sha256(data)
+        if digest in walk.seen:
+            return
+        walk.seen.add(digest)
         walk.out.append(
             BinaryArtifact(
                 bytes=data,

@@ -183,3 +183,19 @@ def test_binary_config_has_every_seed_field() -> None:
     } <= fields
     with pytest.raises(ValueError):
         BinaryConfig(office_converter="word")  # type: ignore[arg-type]
+
+
+async def test_the_same_bytes_are_listed_once_per_raw_file() -> None:
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as archive:
+        archive.writestr("logo.txt", "same bytes")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a/logo.txt", "same bytes")
+        archive.writestr("b/logo-copy.txt", "same bytes")
+        archive.writestr("inner.zip", inner.getvalue())
+        archive.writestr("inner-again.zip", inner.getvalue())
+    artifacts = await BinaryNormalizer().normalise(buffer.getvalue(), filename="dups.zip")
+    ids = [_sha(a.bytes) for a in artifacts]
+    assert len(ids) == len(set(ids)) == 3  # outer zip, logo.txt, inner.zip
+
