@@ -12,20 +12,25 @@ import fcntl
 import hashlib
 import logging
 import mimetypes
+import os
+import stat
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict
 
-from content_core.sources import FileStat, LocalFolderSource
-from content_core.store import ContentStore
+from content_core.sources import LocalFolderSource
+from content_core.store import ContentStore, sha256_hex
 from content_core.store.tables import write_parquet_atomic
 
 logger = logging.getLogger(__name__)
@@ -100,14 +105,37 @@ class _Known:
     deleted: bool
 
 
+def _manifest_glob(store: ContentStore, source_id: str) -> str | None:
+    """A glob over the source's manifests, or None when it has none (DuckDB rejects empty globs).
+
+    The glob may match another source whose id extends this one; callers filter on source_id.
+    """
+    if not store.list_batches(source_id):
+        return None
+    pattern = str(store.root / "batches" / f"{source_id}-*.parquet")
+    return "'" + pattern.replace("'", "''") + "'"
+
+
+_LATEST = (
+    "SELECT path, change, sha256, size_bytes, mtime_ns, ctime_ns, inode, batch_seq, batch_id "
+    "FROM read_parquet({glob}, union_by_name = true) WHERE source_id = ? "
+    "QUALIFY row_number() OVER (PARTITION BY path ORDER BY batch_seq DESC) = 1"
+)
+
+
 def known_state(store: ContentStore, source_id: str) -> dict[str, _Known]:
-    """Return the latest recorded version of every path of `source_id`, from the manifests."""
-    table = store.query(
-        "SELECT path, change, sha256, size_bytes, mtime_ns, ctime_ns, inode, batch_seq "
-        "FROM batches WHERE source_id = ? "
-        "QUALIFY row_number() OVER (PARTITION BY path ORDER BY batch_seq DESC) = 1",
-        [source_id],
-    )
+    """Return the latest recorded version of every path of `source_id`, from the manifests.
+
+    Discovery itself never builds this dict (it compares in DuckDB); it serves inspection.
+    """
+    glob = _manifest_glob(store, source_id)
+    if glob is None:
+        return {}
+    connection = duckdb.connect(":memory:")
+    try:
+        table = connection.execute(_LATEST.format(glob=glob), [source_id]).to_arrow_table()
+    finally:
+        connection.close()
     state: dict[str, _Known] = {}
     for row in table.to_pylist():
         signature = None
@@ -122,18 +150,12 @@ def known_state(store: ContentStore, source_id: str) -> dict[str, _Known]:
     return state
 
 
-def _last_seq(store: ContentStore, source_id: str) -> tuple[int, str | None]:
-    row = store.query(
-        "SELECT batch_seq, batch_id FROM batches WHERE source_id = ? "
-        "ORDER BY batch_seq DESC LIMIT 1",
-        [source_id],
-    ).to_pylist()
-    return (row[0]["batch_seq"], row[0]["batch_id"]) if row else (0, None)
-
-
 @contextmanager
 def _source_lock(store: ContentStore, source_id: str) -> Iterator[None]:
-    """One discovery per source at a time, across processes (sensor, schedule, CLI)."""
+    """One discovery per source at a time, across processes (sensor, schedule, CLI).
+
+    An flock dies with its process, so a discovery killed mid-way never leaves the source locked.
+    """
     lock_path = store.root / "state" / f"{source_id}.lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+") as handle:
@@ -145,62 +167,100 @@ def _source_lock(store: ContentStore, source_id: str) -> Iterator[None]:
 
 
 class _HashCache:
-    """path -> (stat signature, sha256) for files whose stat moved but bytes may not have."""
+    """path -> (stat signature, sha256) for files whose stat moved but bytes may not have.
+
+    Kept as Arrow and joined in DuckDB; only the rows learnt by this pass live in Python.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.entries: dict[str, tuple[str, str]] = {}
-        self.dirty = False
-        if path.is_file():
-            for row in pq.read_table(path).to_pylist():
-                self.entries[row["path"]] = (row["signature"], row["sha256"])
+        self.learnt: dict[str, tuple[str, str]] = {}
 
-    def lookup(self, path: str, signature: str) -> str | None:
-        hit = self.entries.get(path)
-        return hit[1] if hit and hit[0] == signature else None
+    def table(self) -> pa.Table:
+        """The stored cache (empty when there is none or it is unreadable)."""
+        if self.path.is_file():
+            try:
+                return pq.read_table(self.path).select(_HASH_CACHE_SCHEMA.names)
+            except (OSError, pa.ArrowException, KeyError) as exc:
+                logger.warning("hash cache %s unreadable (%s); starting afresh", self.path, exc)
+        return _HASH_CACHE_SCHEMA.empty_table()
 
     def remember(self, path: str, signature: str, sha256: str) -> None:
-        self.entries[path] = (signature, sha256)
-        self.dirty = True
+        self.learnt[path] = (signature, sha256)
 
     def save(self) -> None:
-        if not self.dirty:
+        """Merge what this pass learnt into the stored cache (atomic replace)."""
+        if not self.learnt:
             return
-        paths = sorted(self.entries)
-        table = pa.table(
+        paths = sorted(self.learnt)
+        fresh = pa.table(
             {
                 "path": paths,
-                "signature": [self.entries[p][0] for p in paths],
-                "sha256": [self.entries[p][1] for p in paths],
+                "signature": [self.learnt[p][0] for p in paths],
+                "sha256": [self.learnt[p][1] for p in paths],
             },
             schema=_HASH_CACHE_SCHEMA,
         )
-        write_parquet_atomic(table, self.path)
+        old = self.table().cast(_HASH_CACHE_SCHEMA)
+        kept = old.filter(pc.invert(pc.is_in(old.column("path"), value_set=fresh.column("path"))))
+        write_parquet_atomic(pa.concat_tables([kept, fresh]), self.path)
+        self.learnt.clear()
+
+
+_SMALL_FILE = 4 << 20  # read in one call and hashed in memory; bigger files stream to a temp
+
+
+def _stat_of(path: str, info: os.stat_result) -> _Listed:
+    return _Listed(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def _read_stable(
-    source: LocalFolderSource, store: ContentStore, item: FileStat
-) -> tuple[str, FileStat] | None:
-    """Copy a file into the blob store; None when it vanished or changed while being read."""
-    path = source.absolute(item.path)
+    source: LocalFolderSource, store: ContentStore, listed: _Listed
+) -> tuple[str, _Listed] | None:
+    """Copy a file into the blob store; None when it vanished or changed while being read.
+
+    The file's stat before and after reading must be equal and match the bytes read, so a
+    version being written is never pinned (its bytes may reach the blob store unreferenced,
+    which is harmless). A listing that is stale by now is fine: the version read is recorded
+    with its own stat.
+    """
+    path = source.absolute(listed.path)
     try:
-        sha256, size = store.blobs.put_file(path)
-        after = path.stat(follow_symlinks=False)
+        before = os.stat(path, follow_symlinks=False)
+        if not stat.S_ISREG(before.st_mode):
+            return None  # replaced by a folder or a link: the next pass sees what it is now
+        if before.st_size <= _SMALL_FILE:
+            with open(path, "rb") as handle:
+                data = handle.read(_SMALL_FILE + 1)
+            size = len(data)
+            sha256 = sha256_hex(data)
+            if size == before.st_size and not store.blobs.has(sha256):
+                store.blobs.put(data)
+        else:
+            sha256, size = store.blobs.put_file(path)
+        after = os.stat(path, follow_symlinks=False)
     except FileNotFoundError:
         return None  # vanished between listing and reading: its deletion shows next pass
     except OSError as exc:
         logger.warning("cannot read %s: %s; retrying next pass", path, exc)
         return None
-    stable = FileStat(
-        path=item.path,
-        size_bytes=after.st_size,
-        mtime_ns=after.st_mtime_ns,
-        ctime_ns=after.st_ctime_ns,
-        inode=after.st_ino,
-    )
-    if stable.signature != item.signature or size != after.st_size:
+    stable = _stat_of(listed.path, after)
+    if stable != _stat_of(listed.path, before) or size != after.st_size:
         return None  # written to while we read it: never pin a half-written version
     return sha256, stable
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    path: str
+    size_bytes: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+    @property
+    def signature(self) -> str:
+        return f"{self.size_bytes}:{self.mtime_ns}:{self.ctime_ns}:{self.inode}"
 
 
 def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[ManifestEntry]) -> str:
@@ -208,6 +268,191 @@ def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[Mani
     for entry in entries:
         digest.update(f"{entry.path}\0{entry.change}\0{entry.sha256}\n".encode())
     return f"{source_id}-{seq:06d}-{digest.hexdigest()[:10]}"
+
+
+# Every path whose listing differs from its latest manifest row, in listing order, deletions
+# last; with the known version's hash and the cache's hash for the listed signature.
+_CANDIDATES = """
+WITH known AS ({latest}),
+scan_sig AS (
+    SELECT *, concat_ws(':', size_bytes, mtime_ns, ctime_ns, inode) AS signature FROM scan
+)
+SELECT coalesce(s.path, k.path) AS path, s.size_bytes, s.mtime_ns, s.ctime_ns, s.inode,
+       k.change AS known_change, k.sha256 AS known_sha256, c.sha256 AS cached_sha256
+FROM scan_sig s
+FULL OUTER JOIN known k ON s.path = k.path
+LEFT JOIN hash_cache c ON c.path = s.path AND c.signature = s.signature
+WHERE (s.path IS NULL AND k.change <> 'deleted')
+   OR (s.path IS NOT NULL AND (
+        k.path IS NULL OR k.change = 'deleted'
+        OR s.size_bytes IS DISTINCT FROM k.size_bytes OR s.mtime_ns IS DISTINCT FROM k.mtime_ns
+        OR s.ctime_ns IS DISTINCT FROM k.ctime_ns OR s.inode IS DISTINCT FROM k.inode))
+ORDER BY s.ord NULLS LAST, path
+"""
+
+
+def _listing(source: LocalFolderSource) -> pa.Table:
+    listed = source.stat_table()
+    return listed.append_column("ord", pa.array(range(listed.num_rows), pa.int64()))
+
+
+@dataclass(slots=True)
+class _Plan:
+    candidates: list[dict[str, object]]
+    scanned: int
+    last_seq: int
+    last_batch: str | None
+
+
+def _load_latest(connection: duckdb.DuckDBPyConnection, glob: str | None, source_id: str) -> None:
+    if glob is None:
+        connection.execute(
+            "CREATE TABLE manifest_latest (path VARCHAR, change VARCHAR, sha256 VARCHAR, "
+            "size_bytes BIGINT, mtime_ns BIGINT, ctime_ns BIGINT, inode BIGINT, "
+            "batch_seq BIGINT, batch_id VARCHAR)"
+        )
+    else:
+        connection.execute(
+            f"CREATE TABLE manifest_latest AS {_LATEST.format(glob=glob)}", [source_id]
+        )
+
+
+def _plan(source: LocalFolderSource, store: ContentStore, cache: _HashCache) -> _Plan:
+    """List the folder once and compare it with the manifests in DuckDB (no per-file Python).
+
+    The manifests load on a DuckDB thread while the folder is listed.
+    """
+    glob = _manifest_glob(store, source.source_id)
+    connection = duckdb.connect(":memory:")
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            loading = pool.submit(_load_latest, connection.cursor(), glob, source.source_id)
+            scan = _listing(source)
+            loading.result()
+        connection.register("scan", scan)
+        connection.register("hash_cache", cache.table())
+        # Paths are latest-per-path, so the newest batch always shows among them.
+        top = connection.execute(
+            "SELECT batch_seq, batch_id FROM manifest_latest ORDER BY batch_seq DESC LIMIT 1"
+        ).fetchone()
+        last_seq, last_batch = (int(top[0]), str(top[1])) if top else (0, None)
+        cursor = connection.execute(_CANDIDATES.format(latest="SELECT * FROM manifest_latest"))
+        names = [column[0] for column in cursor.description]
+        candidates = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    finally:
+        connection.close()
+    return _Plan(
+        candidates=candidates, scanned=scan.num_rows, last_seq=last_seq, last_batch=last_batch
+    )
+
+
+def _deletion(path: str) -> ManifestEntry:
+    return ManifestEntry(
+        path=path,
+        change="deleted",
+        sha256=None,
+        size_bytes=None,
+        mtime_ns=None,
+        ctime_ns=None,
+        inode=None,
+        declared_type=None,
+    )
+
+
+@dataclass(slots=True)
+class _Pass:
+    batches: list[BatchManifest]
+    has_more: bool
+    scanned: int
+
+
+def _discover(
+    source: LocalFolderSource,
+    store: ContentStore,
+    *,
+    max_batch_files: int,
+    time_budget_s: float | None,
+    max_batches: int | None,
+    started: float,
+) -> _Pass:
+    """One listing, then as many batches as the budget allows, each manifest written at once."""
+    if max_batch_files < 1:
+        raise ValueError("max_batch_files must be at least 1")
+    store.ensure_layout()
+    with _source_lock(store, source.source_id):
+        cache = _HashCache(store.root / "state" / f"{source.source_id}.hashes.parquet")
+        plan = _plan(source, store, cache)
+        seq, previous = plan.last_seq, plan.last_batch
+        batches: list[BatchManifest] = []
+        entries: list[ManifestEntry] = []
+        has_more = False
+
+        def flush() -> None:
+            nonlocal seq, previous, entries
+            seq += 1
+            batch = BatchManifest(
+                batch_id=_batch_id(source.source_id, seq, previous, entries),
+                source_id=source.source_id,
+                source_root=str(source.root),
+                seq=seq,
+                entries=tuple(entries),
+            )
+            _write_manifest(store, batch)
+            batches.append(batch)
+            previous, entries = batch.batch_id, []
+
+        for row in plan.candidates:
+            if time_budget_s is not None and time.monotonic() - started > time_budget_s:
+                has_more = True
+                break
+            path = str(row["path"])
+            known_live = row["known_change"] is not None and row["known_change"] != "deleted"
+            if row["size_bytes"] is None:  # listed before, gone now
+                entries.append(_deletion(path))
+            else:
+                listed = _Listed(
+                    path,
+                    int(row["size_bytes"]),
+                    int(row["mtime_ns"]),
+                    int(row["ctime_ns"]),
+                    int(row["inode"]),
+                )
+                if known_live and row["cached_sha256"] == row["known_sha256"]:
+                    continue  # metadata-only change, checked on an earlier pass
+                read = _read_stable(source, store, listed)
+                if read is None:
+                    has_more = True  # changing or vanished: the next pass looks again
+                    continue
+                sha256, stable = read
+                cache.remember(path, stable.signature, sha256)
+                if known_live and sha256 == row["known_sha256"]:
+                    continue  # touched (chmod, same-bytes rewrite): nothing to ingest
+                declared, _ = mimetypes.guess_type(path, strict=False)
+                entries.append(
+                    ManifestEntry(
+                        path=path,
+                        change="modified" if known_live else "added",
+                        sha256=sha256,
+                        size_bytes=stable.size_bytes,
+                        mtime_ns=stable.mtime_ns,
+                        ctime_ns=stable.ctime_ns,
+                        inode=stable.inode,
+                        declared_type=declared,
+                    )
+                )
+            if len(entries) >= max_batch_files:
+                flush()
+                if max_batches is not None and len(batches) >= max_batches:
+                    has_more = True
+                    break
+        if entries:
+            if max_batches is None or len(batches) < max_batches:
+                flush()
+            else:
+                has_more = True
+        # After the manifests: losing the cache costs re-hashing, never a change.
+        cache.save()
+    return _Pass(batches=batches, has_more=has_more, scanned=plan.scanned)
 
 
 def discover(
@@ -224,85 +469,19 @@ def discover(
     `max_batch_files` changes go into the batch; `has_more` says whether a next pass is due.
     """
     started = time.monotonic()
-    store.ensure_layout()
-    with _source_lock(store, source.source_id):
-        known = known_state(store, source.source_id)
-        cache = _HashCache(store.root / "state" / f"{source.source_id}.hashes.parquet")
-        entries: list[ManifestEntry] = []
-        seen: set[str] = set()
-        has_more = False
-        scanned = 0
-        for item in source.scan():
-            scanned += 1
-            seen.add(item.path)
-            record = known.get(item.path)
-            if record is not None and not record.deleted and record.signature == item.signature:
-                continue
-            if has_more:
-                continue
-            full = len(entries) >= max_batch_files
-            late = time_budget_s is not None and time.monotonic() - started > time_budget_s
-            if full or late:
-                has_more = True
-                continue
-            cached = cache.lookup(item.path, item.signature)
-            if record is not None and not record.deleted and cached == record.sha256:
-                continue  # metadata-only change already checked
-            read = _read_stable(source, store, item)
-            if read is None:
-                has_more = True
-                continue
-            sha256, stable = read
-            cache.remember(item.path, stable.signature, sha256)
-            if record is not None and not record.deleted and sha256 == record.sha256:
-                continue  # touched (chmod, same-bytes rewrite): nothing to ingest
-            declared, _ = mimetypes.guess_type(item.path, strict=False)
-            entries.append(
-                ManifestEntry(
-                    path=item.path,
-                    change="added" if record is None or record.deleted else "modified",
-                    sha256=sha256,
-                    size_bytes=stable.size_bytes,
-                    mtime_ns=stable.mtime_ns,
-                    ctime_ns=stable.ctime_ns,
-                    inode=stable.inode,
-                    declared_type=declared,
-                )
-            )
-        for path in sorted(set(known) - seen):
-            if known[path].deleted:
-                continue
-            if len(entries) >= max_batch_files:
-                has_more = True
-                break
-            entries.append(
-                ManifestEntry(
-                    path=path,
-                    change="deleted",
-                    sha256=None,
-                    size_bytes=None,
-                    mtime_ns=None,
-                    ctime_ns=None,
-                    inode=None,
-                    declared_type=None,
-                )
-            )
-        batch = None
-        if entries:
-            last_seq, last_batch = _last_seq(store, source.source_id)
-            seq = last_seq + 1
-            batch = BatchManifest(
-                batch_id=_batch_id(source.source_id, seq, last_batch, entries),
-                source_id=source.source_id,
-                source_root=str(source.root),
-                seq=seq,
-                entries=tuple(entries),
-            )
-            _write_manifest(store, batch)
-        # After the manifest: losing the cache costs re-hashing, never a change.
-        cache.save()
+    result = _discover(
+        source,
+        store,
+        max_batch_files=max_batch_files,
+        time_budget_s=time_budget_s,
+        max_batches=1,
+        started=started,
+    )
     return DiscoveryResult(
-        batch=batch, has_more=has_more, scanned=scanned, elapsed_s=time.monotonic() - started
+        batch=result.batches[0] if result.batches else None,
+        has_more=result.has_more,
+        scanned=result.scanned,
+        elapsed_s=time.monotonic() - started,
     )
 
 
@@ -361,19 +540,16 @@ def discover_pending(
     ever lost; `is_finished` (default: its last table exists) keeps finished batches out.
     """
     started = time.monotonic()
-    discovered: list[str] = []
-    has_more = True
-    scanned = 0
-    while has_more:
-        remaining = time_budget_s - (time.monotonic() - started)
-        if remaining <= 0:
-            break
-        result = discover(source, store, max_batch_files=max_batch_files, time_budget_s=remaining)
-        scanned = result.scanned
-        has_more = result.has_more
-        if result.batch is None:
-            break
-        discovered.append(result.batch.batch_id)
+    result = _discover(
+        source,
+        store,
+        max_batch_files=max_batch_files,
+        time_budget_s=time_budget_s,
+        max_batches=None,
+        started=started,
+    )
+    discovered = [batch.batch_id for batch in result.batches]
+    has_more, scanned = result.has_more, result.scanned
     finished = is_finished or store.is_finished
     pending = [b for b in store.list_batches(source.source_id) if not finished(b)]
     return PendingBatches(

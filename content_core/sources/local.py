@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import os
+import shutil
 import stat
+import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict
 
 from content_core.errors import SourceError
@@ -37,6 +41,33 @@ def source_id_for_folder(folder: Path) -> str:
     return f"{name}-{digest}"
 
 
+STAT_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("size_bytes", pa.int64()),
+        ("mtime_ns", pa.int64()),
+        ("ctime_ns", pa.int64()),
+        ("inode", pa.int64()),
+    ]
+)
+_FIND_FORMAT = "%P\\0%s\\0%T@\\0%C@\\0%i\\0"
+
+_is_reg = stat.S_ISREG
+_is_dir = stat.S_ISDIR
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _nanoseconds(stamps: list[bytes]) -> pa.Array:
+    """`seconds.fraction` strings (find's %T@) to exact integer nanoseconds."""
+    parts = pc.split_pattern(pa.array(stamps, pa.binary()).cast(pa.string()), ".")
+    seconds = pc.list_element(parts, 0).cast(pa.int64())
+    fraction = pc.utf8_slice_codeunits(pc.utf8_rpad(pc.list_element(parts, 1), 9, "0"), 0, 9)
+    return pc.add(pc.multiply(seconds, 1_000_000_000), fraction.cast(pa.int64()))
+
+
 class LocalFolderSource:
     """Walks a folder tree; never follows symlinks and ignores special files."""
 
@@ -53,40 +84,102 @@ class LocalFolderSource:
         Raises:
             SourceError: the folder itself cannot be listed.
         """
+        for path, size, mtime_ns, ctime_ns, inode in self.stat_rows():
+            yield FileStat(
+                path=path, size_bytes=size, mtime_ns=mtime_ns, ctime_ns=ctime_ns, inode=inode
+            )
+
+    def stat_rows(self) -> Iterator[tuple[str, int, int, int, int]]:
+        """Yield `(path, size, mtime_ns, ctime_ns, inode)` for every regular file, in path order.
+
+        The fast form of `scan` that discovery uses: plain tuples, one `lstat` per entry, no
+        model built per file (a folder of 100,000 files lists in well under a second).
+
+        Raises:
+            SourceError: the folder itself cannot be listed.
+        """
         if not self.root.is_dir():
             raise SourceError(f"source folder {self.root} does not exist or is not a folder")
-        yield from self._walk(self.root, "")
+        yield from self._walk(str(self.root), "")
 
-    def _walk(self, folder: Path, prefix: str) -> Iterator[FileStat]:
+    def stat_table(self) -> pa.Table:
+        """Every regular file as one Arrow table of `STAT_SCHEMA`, sorted by path.
+
+        What discovery compares with the manifests. GNU find lists a folder of 100,000 files
+        several times faster than Python's scandir (one C process, no object per file); the
+        Python walk is the fallback (no GNU find, or an `exclude_predicate` to call).
+
+        Raises:
+            SourceError: the folder itself cannot be listed.
+        """
+        if not self.root.is_dir():
+            raise SourceError(f"source folder {self.root} does not exist or is not a folder")
+        listed = self._find() if self.config.exclude_predicate is None else None
+        if listed is None:
+            rows = list(self.stat_rows())
+            columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[]] * 5
+            listed = pa.table(columns, schema=STAT_SCHEMA)
+        return listed.sort_by("path")
+
+    def _find(self) -> pa.Table | None:
+        """List with GNU find; None when it is missing or fails (the caller walks instead)."""
+        find = shutil.which("find")
+        if find is None:
+            return None
+        prune = [] if self.config.include_hidden else ["-name", ".*", "-prune", "-o"]
+        command = [find, ".", "-mindepth", "1", *prune, "-type", "f", "-printf", _FIND_FORMAT]
+        try:
+            completed = subprocess.run(
+                command, cwd=self.root, capture_output=True, check=False, timeout=600
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        # Files vanishing mid-listing make find warn and exit 1; anything else is a failure.
+        if completed.returncode not in (0, 1) or (completed.returncode and not completed.stdout):
+            return None
+        fields = completed.stdout.split(b"\0")[:-1]
+        if len(fields) % 5:
+            return None
+        try:
+            return pa.table(
+                [
+                    pa.array(fields[0::5], pa.binary()).cast(pa.string()),
+                    pa.array(fields[1::5], pa.binary()).cast(pa.string()).cast(pa.int64()),
+                    _nanoseconds(fields[2::5]),
+                    _nanoseconds(fields[3::5]),
+                    pa.array(fields[4::5], pa.binary()).cast(pa.string()).cast(pa.int64()),
+                ],
+                schema=STAT_SCHEMA,
+            )
+        except pa.ArrowInvalid:
+            return None  # not GNU find's format, or a name that is not UTF-8: walk instead
+
+    def _walk(self, folder: str, prefix: str) -> Iterator[tuple[str, int, int, int, int]]:
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_entry_name)
         except OSError:
             if prefix:  # a sub-folder that vanished or is unreadable: skip it, keep the rest
                 return
             raise
+        hidden = self.config.include_hidden
+        exclude = self.config.exclude_predicate
         for entry in entries:
-            if not self.config.include_hidden and entry.name.startswith("."):
+            name = entry.name
+            if not hidden and name[0] == ".":
                 continue
-            relative = prefix + entry.name
-            if self.config.exclude_predicate is not None and self.config.exclude_predicate(
-                Path(relative)
-            ):
+            relative = prefix + name
+            if exclude is not None and exclude(Path(relative)):
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:  # vanished between listing and stat; the next scan sees it gone
                 continue
-            if stat.S_ISDIR(info.st_mode):
-                yield from self._walk(Path(entry.path), relative + "/")
-            elif stat.S_ISREG(info.st_mode):
-                yield FileStat(
-                    path=relative,
-                    size_bytes=info.st_size,
-                    mtime_ns=info.st_mtime_ns,
-                    ctime_ns=info.st_ctime_ns,
-                    inode=info.st_ino,
-                )
+            mode = info.st_mode
+            if _is_reg(mode):
+                yield relative, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+            elif _is_dir(mode):
+                yield from self._walk(entry.path, relative + "/")
 
     def absolute(self, relative: str) -> Path:
         """Return the absolute path of a file given relative to the folder."""
