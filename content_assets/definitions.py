@@ -45,9 +45,10 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
                 kind=env("CONTENT_AGENT"),
                 model=env("CONTENT_AGENT_MODEL"),
                 base_url=env("OPENAI_BASE_URL"),
-                api_key=env("OPENAI_API_KEY"),
                 schema_path=env("CONTENT_AGENT_SCHEMA"),
-            )
+            ),
+            # A secret: resolved from the process environment at run time, never shown in the UI.
+            **({"api_key": dg.EnvVar("OPENAI_API_KEY")} if env("OPENAI_API_KEY") else {}),
         ),
     }
 

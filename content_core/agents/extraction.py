@@ -119,7 +119,7 @@ class ExtractionRecord(BaseModel):
     output_json: str | None
     error_type: str | None
     error_message: str | None
-    cached: bool
+    cached: bool = False  # whether this run read it from the cache (not stored in the table)
     prompt_tokens: int
     completion_tokens: int
 
@@ -370,8 +370,10 @@ def _record(
             error_type=None,
             error_message=None,
             cached=True,
-            prompt_tokens=0,
-            completion_tokens=0,
+            # What producing this output cost when it was made; the run's own spend (the
+            # ExtractionRun totals) counts fresh calls only. A rerun so rewrites identical rows.
+            prompt_tokens=hit.prompt_tokens,
+            completion_tokens=hit.completion_tokens,
         )
     entry = fresh.get(key)
     if outcome is None or outcome.error is not None or entry is None:

@@ -256,10 +256,8 @@ def build_merged_extractions(
     extraction_rows = store.read_rows(AGENTIC_EXTRACTIONS, batch_id).to_pylist()
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in extraction_rows}
     fields = set(ExtractionRecord.model_fields)
-    # Whether a run hit the cache is that run's metadata, not part of the stored row.
     records = [
-        ExtractionRecord(**{k: v for k, v in r.items() if k in fields}, cached=False)
-        for r in extraction_rows
+        ExtractionRecord(**{k: v for k, v in r.items() if k in fields}) for r in extraction_rows
     ]
     merged = merge_extractions(records, config)
     rows = [
