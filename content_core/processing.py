@@ -172,6 +172,13 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
     that leave nothing to record but the error."""
     item = task.item
     try:
+        size = item.path.stat().st_size
+        if size > task.binary.max_bytes:
+            # Refused before reading: identified by a streamed hash and a sniffed prefix.
+            return [_worker_failure(item, TaskFailure(
+                "BinaryTooLargeError",
+                f"{item.filename}: {size} bytes, over max_bytes={task.binary.max_bytes}",
+            ))]
         data = item.path.read_bytes()
     except OSError as exc:
         return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
@@ -325,6 +332,8 @@ def _worker_failure(item: FileInput, failure: TaskFailure) -> ArtifactRecord:
         artifact_id = failure_id("", item.key, failure.message)
     media_type = sniff_media_type(prefix, filename=item.filename) if prefix else mt.OCTET_STREAM
     stage = "worker" if failure.error_type.startswith("Worker") else "normalise"
+    if failure.error_type == "BinaryTooLargeError":
+        stage = "sniff"
     return _error_record(
         artifact_id, (), media_type, item.filename, failure.error_type, failure.message, stage,
         kind=kind_for(media_type),

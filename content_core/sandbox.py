@@ -263,6 +263,10 @@ class WorkerPool:
             reason = f"killed by signal {signal.Signals(-code).name}"
         else:
             reason = f"exit code {code}"
+            if code == 1:
+                # The usual cause: a script without an `if __name__ == "__main__":` guard,
+                # which each forkserver/spawn worker re-imports and re-runs.
+                reason += "; if every task fails so, guard the calling script's entry point"
         return TaskFailure("WorkerCrashedError", f"the worker process died ({reason})")
 
     def close(self) -> None:

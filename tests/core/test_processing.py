@@ -231,3 +231,11 @@ def test_daemonic_callers_fall_back_to_in_process(tmp_path: Path) -> None:
     process.join(120)
     assert process.exitcode == 0
     assert "daemon marker text" in (tmp_path / "out.txt").read_text()
+
+
+def test_files_over_max_bytes_are_refused_before_reading(tmp_path: Path) -> None:
+    item = _write(tmp_path, "big.txt", b"x" * 5000)
+    config = ProcessingConfig(binary=BinaryConfig(max_bytes=1000), isolate=False)
+    [[row]] = process_files([item], config, blob_store=BlobStore(tmp_path / "s"))
+    assert (row.error_type, row.stage, row.kind) == ("BinaryTooLargeError", "sniff", "text")
+    assert row.artifact_id == hashlib.sha256(b"x" * 5000).hexdigest()
