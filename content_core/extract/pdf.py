@@ -85,6 +85,10 @@ class PdfiumExtractor:
 def _page_text(pdfium: Any, document: Any, index: int, *, forms: bool) -> str:
     page = document[index]
     try:
+        if page.get_rotation():
+            # PDFium orders the lines of a /Rotate 90 page bottom-up; reading order comes out
+            # right in the unrotated frame (the change stays in memory, nothing is saved).
+            page.set_rotation(0)
         textpage = page.get_textpage()
         try:
             text = str(textpage.get_text_range())

@@ -344,3 +344,21 @@ def pdf_with_form() -> bytes:
             b"/Rect [72 520 90 538] /P 3 0 R >>",
         ]
     )
+
+
+def pdf_rotated_page(rotate: int) -> bytes:
+    """One page shown rotated by `rotate` degrees, three upright lines top to bottom."""
+    lines = [b"First line QG121", b"Second line QG122", b"Third line QG123"]
+    content = b"".join(
+        b"BT /F1 12 Tf 72 %d Td (%s) Tj ET\n" % (700 - 20 * i, line) for i, line in enumerate(lines)
+    )
+    return _pdf_from_objects(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate %d /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>" % rotate,
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )

@@ -306,3 +306,11 @@ def test_detect_encoding(data: bytes, declared: str | None, expected: str) -> No
 def test_pdfium_line_break_hyphen_marker_is_dropped() -> None:
     # PDFium reports "ef-<newline>ficient" as "ef\ufffeficient".
     assert clean_text("ef\ufffeficient \uffff") == "efficient "
+
+
+@pytest.mark.parametrize("rotate", [0, 90, 180, 270])
+def test_pdf_rotated_pages_keep_reading_order(rotate: int) -> None:
+    from tests.core.extract_inputs import pdf_rotated_page
+
+    text = extract_text(pdf_rotated_page(rotate), "application/pdf").text
+    assert text.index("QG121") < text.index("QG122") < text.index("QG123")
