@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from content_core.binary import media_types as mt
 from content_core.binary.artifact import BinaryArtifact, kind_for
 from content_core.binary.config import BinaryConfig
-from content_core.binary.images import svg_text
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.sniff import sniff_media_type
@@ -232,12 +231,9 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
                 "stage": "normalise",
             })
             continue
-        if artifact.media_type == mt.SVG and not artifact.rendition:
-            # An SVG is a picture, but its <title>/<desc>/<text> elements are real text.
-            text = _clean(svg_text(artifact.bytes))
-            records[index] = base.model_copy(update={"text": text or None})
-            continue
-        if artifact.rendition or artifact.kind in _NO_TEXT_KINDS:
+        # An SVG is a picture, but its <title>/<desc>/<text> elements are real text.
+        is_svg = artifact.media_type == mt.SVG
+        if artifact.rendition or (artifact.kind in _NO_TEXT_KINDS and not is_svg):
             records[index] = base
             continue
         fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])

@@ -21,7 +21,7 @@ from content_core.errors import BinaryTooLargeError, ImageConversionError, Missi
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["ImageNormalizer", "NormalisedImage", "svg_text"]
+__all__ = ["ImageNormalizer", "NormalisedImage"]
 
 _PASS_THROUGH = frozenset({mt.PNG, mt.JPEG, mt.GIF, mt.WEBP})
 _SVG_DEFAULT_SIZE = 1024.0
@@ -282,27 +282,3 @@ def _length(value: str | None) -> float | None:
         return None
     return float(match.group(1)) * _UNIT_PX.get(match.group(2) or "px", 1.0)
 
-
-def svg_text(data: bytes) -> str:
-    """Return the human-readable text of an SVG (<title>, <desc>, <text>), one line each.
-
-    Parsed with DTDs and entities forbidden; an SVG that cannot be parsed safely has no text.
-    """
-    from defusedxml import DefusedXmlException
-    from defusedxml import ElementTree as SafeTree
-
-    try:
-        root = SafeTree.fromstring(data, forbid_dtd=False, forbid_entities=True,
-                                   forbid_external=True)
-    except (DefusedXmlException, SyntaxError):
-        return ""
-    lines: list[str] = []
-    for element in root.iter():
-        tag = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else ""
-        if tag in ("title", "desc", "text"):
-            words = " ".join("".join(element.itertext()).split())
-            if words:
-                lines.append(words)
-        if len(lines) > 10_000:
-            break
-    return "\n".join(lines)
