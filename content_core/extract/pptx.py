@@ -47,26 +47,37 @@ def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
     if depth > _MAX_GROUP_DEPTH:
         return
     for shape in shapes:
-        if getattr(shape, "shape_type", None) == _GROUP and hasattr(shape, "shapes"):
-            yield from _shape_blocks(shape.shapes, depth + 1)
+        try:
+            blocks = list(_one_shape(shape, depth))
+        # python-pptx raises these on shape kinds it does not model (NotImplementedError for
+        # unrecognised auto shapes); such a shape loses its text, the slide keeps the rest.
+        except _SHAPE_ERRORS as exc:
+            logger.debug("shape skipped: %s", exc)
             continue
-        if getattr(shape, "has_table", False):
-            rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
-            table = markdown_table(rows)
-            if table:
-                yield table
-            continue
-        if getattr(shape, "has_chart", False):
-            yield from _chart_blocks(shape.chart)
-            continue
-        if getattr(shape, "has_text_frame", False):
-            text = shape.text_frame.text.strip()
-            if text:
-                yield _as_title(text) if _is_title(shape) else text
-            continue
-        description = _alt_text(shape)
-        if description:
-            yield f"![{description}]"
+        yield from blocks
+
+
+def _one_shape(shape: Any, depth: int) -> Iterator[str]:
+    if _tag(shape).endswith("}grpSp") and hasattr(shape, "shapes"):
+        yield from _shape_blocks(shape.shapes, depth + 1)
+        return
+    if getattr(shape, "has_table", False):
+        rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
+        table = markdown_table(rows)
+        if table:
+            yield table
+        return
+    if getattr(shape, "has_chart", False):
+        yield from _chart_blocks(shape.chart)
+        return
+    if getattr(shape, "has_text_frame", False):
+        text = shape.text_frame.text.strip()
+        if text:
+            yield _as_title(text) if _is_title(shape) else text
+        return
+    description = _alt_text(shape)
+    if description:
+        yield f"![{description}]"
 
 
 def _chart_blocks(chart: Any) -> Iterator[str]:
@@ -119,7 +130,13 @@ def _alt_text(shape: Any) -> str:
     return ""
 
 
-_GROUP = 6  # MSO_SHAPE_TYPE.GROUP; compared as an int so the enum import stays lazy
+def _tag(shape: Any) -> str:
+    element = getattr(shape, "_element", None)
+    tag = getattr(element, "tag", "")
+    return tag if isinstance(tag, str) else ""
+
+
+_SHAPE_ERRORS = (NotImplementedError, ValueError, KeyError, AttributeError, TypeError, IndexError)
 
 
 class PptxExtractor:
