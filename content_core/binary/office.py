@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import multiprocessing.util
 import os
 import shutil
 import signal
@@ -119,8 +120,15 @@ class LibreOfficeConverter:
 
     async def _run(self, executable: str, data: bytes, extension: str, name: str) -> bytes:
         if self._profile is None or not self._profile.exists():
-            self._profile = Path(tempfile.mkdtemp(prefix="cc-soffice-profile-"))
-        scratch = Path(tempfile.mkdtemp(prefix="cc-soffice-"))
+            _sweep_stale_folders()
+            self._profile = Path(tempfile.mkdtemp(prefix=f"{_PROFILE_PREFIX}{os.getpid()}-"))
+            # Worker processes end through os._exit, which skips atexit; multiprocessing's
+            # finalizers do run there.
+            multiprocessing.util.Finalize(
+                self, shutil.rmtree, args=(str(self._profile),),
+                kwargs={"ignore_errors": True}, exitpriority=10,
+            )
+        scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
         try:
             source = scratch / f"input{extension}"
             source.write_bytes(data)
@@ -182,6 +190,32 @@ class LibreOfficeConverter:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown: best effort only
             self.close()
+
+
+_PROFILE_PREFIX = "cc-soffice-profile-"
+_SCRATCH_PREFIX = "cc-soffice-scratch-"
+
+
+def _sweep_stale_folders() -> None:
+    """Remove profile and scratch folders left by processes that were killed (a worker past
+    its time limit gets SIGKILL and cannot clean up)."""
+    root = Path(tempfile.gettempdir())
+    for prefix in (_PROFILE_PREFIX, _SCRATCH_PREFIX):
+        for folder in root.glob(f"{prefix}*"):
+            owner = folder.name[len(prefix):].split("-", 1)[0]
+            if not owner.isdigit() or _alive(int(owner)):
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _child_setup() -> None:

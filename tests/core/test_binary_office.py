@@ -138,3 +138,21 @@ async def test_gotenberg_unreachable_is_typed() -> None:
     converter = GotenbergConverter(url=f"http://127.0.0.1:{port}", timeout_s=5)
     with pytest.raises(OfficeConversionError, match="unreachable"):
         await converter.convert(minimal_docx("x"), media_type=mt.DOCX)
+
+
+def test_folders_of_killed_converters_are_swept() -> None:
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from content_core.binary.office import _PROFILE_PREFIX, _sweep_stale_folders
+
+    dead_pid = 4_000_000  # above pid_max: never a live process
+    root = Path(tempfile.gettempdir())
+    stale = Path(tempfile.mkdtemp(prefix=f"{_PROFILE_PREFIX}{dead_pid}-", dir=root))
+    live = Path(tempfile.mkdtemp(prefix=f"{_PROFILE_PREFIX}{os.getpid()}-", dir=root))
+    try:
+        _sweep_stale_folders()
+        assert not stale.exists() and live.exists()
+    finally:
+        live.rmdir()
