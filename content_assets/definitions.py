@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import dagster as dg
 
 from content_assets.assets import ALL_ASSETS
+from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
 from content_assets.jobs import ingest_batch_job
 from content_assets.resources import (
     AgentResource,
@@ -57,9 +58,9 @@ def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
     """The project's Definitions for a given environment (tests pass their own)."""
     return dg.Definitions(
         assets=ALL_ASSETS,
-        jobs=[ingest_batch_job],
+        jobs=[ingest_batch_job, compact_store_job],
         sensors=[source_folder_sensor],
-        schedules=[hourly_ingest_batch_job_schedule],
+        schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
     )
 

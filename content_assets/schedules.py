@@ -5,7 +5,7 @@ import dagster as dg
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import ContentStoreResource, SourceFolderResource
-from content_assets.triggers import pending_batches
+from content_assets.triggers import batch_run_requests, pending_batches
 
 
 @dg.schedule(
@@ -19,11 +19,17 @@ def hourly_ingest_batch_job_schedule(
     store: ContentStoreResource,
     source_folder: SourceFolderResource,
 ) -> list[dg.RunRequest] | dg.SkipReason:
-    """Schedules cannot return partition requests, so new partitions are added directly."""
+    """Schedules cannot return partition requests, so new partitions are added directly.
+
+    The same discovery and run requests as the sensor: every unfinished batch without a live
+    run, so a batch whose run died an hour ago is retried too.
+    """
     found = pending_batches(
         context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder
     )
-    if not found.new_batch_ids:
-        return dg.SkipReason(f"no new batch in {found.scanned} files")
-    context.instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))
-    return [dg.RunRequest(partition_key=b, run_key=b) for b in found.new_batch_ids]
+    if found.new_batch_ids:
+        context.instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))
+    requests = batch_run_requests(context.instance, ingest_batch_job.name, found.batch_ids)
+    if not requests:
+        return dg.SkipReason(f"nothing to run after scanning {found.scanned} files")
+    return requests

@@ -5,7 +5,7 @@ import dagster as dg
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES, ingest_batches
 from content_assets.resources import ContentStoreResource, SourceFolderResource
-from content_assets.triggers import cursor_for, pending_batches
+from content_assets.triggers import batch_run_requests, cursor_for, pending_batches
 
 
 @dg.sensor(
@@ -13,22 +13,32 @@ from content_assets.triggers import cursor_for, pending_batches
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Discovers added, modified and deleted files in the source folder; one batch "
-    "partition and one run per discovery that found changes.",
+    "partition per at most max_batch_files changes, one run per batch (retried with a new run "
+    "key when a run failed or its worker died).",
 )
 def source_folder_sensor(
     context: dg.SensorEvaluationContext,
     store: ContentStoreResource,
     source_folder: SourceFolderResource,
 ) -> dg.SensorResult:
-    """Manifest first (in discovery), then partitions and runs, then the cursor."""
+    """Manifests first (in discovery), then partitions and runs, then the cursor.
+
+    A tick killed at any point repeats work on the next one but loses nothing: the manifests
+    are the state, and every unfinished batch without a live run is requested again.
+    """
     found = pending_batches(
         context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder
     )
     cursor = cursor_for(found, context.cursor)
-    if not found.batch_ids:
-        return dg.SensorResult(skip_reason=f"no change in {found.scanned} files", cursor=cursor)
+    requests = batch_run_requests(context.instance, ingest_batch_job.name, found.batch_ids)
+    partitions = (
+        [ingest_batches.build_add_request(list(found.new_batch_ids))] if found.new_batch_ids else []
+    )
+    if not requests and not partitions:
+        reason = f"no change in {found.scanned} files"
+        if found.batch_ids:
+            reason = f"{len(found.batch_ids)} batch(es) under way or waiting for a manual rerun"
+        return dg.SensorResult(skip_reason=reason, cursor=cursor)
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(partition_key=b, run_key=b) for b in found.batch_ids],
-        dynamic_partitions_requests=[ingest_batches.build_add_request(list(found.new_batch_ids))],
-        cursor=cursor,
+        run_requests=requests, dynamic_partitions_requests=partitions, cursor=cursor
     )

@@ -1,13 +1,37 @@
-"""What the sensor, the schedule and the CLI share: one discovery call and the cursor."""
+"""What the sensor, the schedule and the CLI share: one discovery call, the run requests of the
+batches that still need a run (retries included), and the tiny cursor."""
 
 import json
+import logging
+import os
+import re
+import socket
+
+import dagster as dg
 
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import ContentStoreResource, SourceFolderResource
 from content_core.ingest import PendingBatches, discover_pending
 
+logger = logging.getLogger(__name__)
+
 # Under the sensor's 60 s evaluation limit, with room for Dagster's own work.
 TICK_BUDGET_S = 40.0
+# Runs a trigger launches for one batch before leaving it to a person (a rerun or a backfill).
+MAX_ATTEMPTS = 3
+# In-process callers (the CLI, scripts) tag their runs with their pid so a dead one is seen.
+WORKER_PID_TAG = "content/worker_pid"
+WORKER_HOST_TAG = "content/worker_host"
+PARTITION_TAG = "dagster/partition"
+
+_PID_EVENT = re.compile(r"Started process for run \(pid: (\d+)\)")
+_ACTIVE = {
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+}
 
 
 def pending_batches(
@@ -26,14 +50,123 @@ def pending_batches(
     )
 
 
+def worker_tags() -> dict[str, str]:
+    """Tags an in-process run should carry so a trigger can tell when its process died."""
+    return {WORKER_PID_TAG: str(os.getpid()), WORKER_HOST_TAG: socket.gethostname()}
+
+
+def _worker_pid(instance: dg.DagsterInstance, run: dg.DagsterRun) -> int | None:
+    """The pid of the process executing `run` on this host, when Dagster or the caller said it."""
+    tags = run.tags
+    if WORKER_PID_TAG in tags and tags.get(WORKER_HOST_TAG) == socket.gethostname():
+        return int(tags[WORKER_PID_TAG])
+    if type(instance.run_launcher).__name__ != "DefaultRunLauncher":
+        return None  # workers elsewhere (Docker, Kubernetes): run monitoring's business
+    for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+        match = _PID_EVENT.search(record.message or "")
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def fail_dead_runs(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
+    """Mark `run` failed when its worker process on this host is gone (killed, crashed).
+
+    The default run launcher cannot report worker health, so run monitoring alone would only
+    catch such a run at its maximum runtime. Returns True when the run was marked failed.
+    """
+    if run.status != dg.DagsterRunStatus.STARTED:
+        return False
+    pid = _worker_pid(instance, run)
+    if pid is None or _alive(pid):
+        return False
+    instance.report_run_failed(run, f"worker process {pid} is gone; the batch will be retried")
+    return True
+
+
+def run_key(batch_id: str, attempt: int) -> str:
+    """The run key of the `attempt`-th run (1-based) of a batch: the batch id, then suffixed."""
+    return batch_id if attempt <= 1 else f"{batch_id}#attempt-{attempt}"
+
+
+def batch_run_requests(
+    instance: dg.DagsterInstance,
+    job_name: str,
+    batch_ids: tuple[str, ...] | list[str],
+    *,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> list[dg.RunRequest]:
+    """Run requests for the unfinished batches that have no run under way.
+
+    A batch whose earlier runs ended (failed, canceled, or succeeded while the store lost the
+    result) gets a new run key, so Dagster's run-key deduplication never strands it; runs whose
+    worker died are marked failed first. After `max_attempts` a batch waits for a person.
+    """
+    if not batch_ids:
+        return []
+    records = instance.get_run_records(
+        filters=dg.RunsFilter(job_name=job_name, tags={PARTITION_TAG: list(batch_ids)})
+    )
+    runs: dict[str, list[dg.DagsterRun]] = {}
+    for record in records:
+        run = record.dagster_run
+        runs.setdefault(run.tags.get(PARTITION_TAG, ""), []).append(run)
+    requests = []
+    for batch_id in batch_ids:
+        history = runs.get(batch_id, [])
+        active = [r for r in history if r.status in _ACTIVE and not fail_dead_runs(instance, r)]
+        if active:
+            continue
+        attempt = len(history) + 1
+        if attempt > max_attempts:
+            logger.warning(
+                "batch %s failed %d runs; rerun it by hand (or backfill)", batch_id, len(history)
+            )
+            continue
+        requests.append(
+            dg.RunRequest(
+                partition_key=batch_id,
+                run_key=run_key(batch_id, attempt),
+                tags={"content/attempt": str(attempt)},
+            )
+        )
+    return requests
+
+
 def cursor_for(found: PendingBatches, previous: str | None) -> str:
     """A small JSON cursor: the newest batch seen and whether changes are left for next tick.
 
     The state itself lives in the store, so the cursor stays tiny whatever the folder size.
     """
-    last = json.loads(previous)["last_batch"] if previous else None
+    last = json.loads(previous).get("last_batch") if previous else None
     newest = found.batch_ids[-1] if found.batch_ids else last
-    return json.dumps({"last_batch": newest, "has_more": found.has_more}, sort_keys=True)
+    if found.discovered:
+        newest = found.discovered[-1]
+    return json.dumps(
+        {"last_batch": newest, "has_more": found.has_more, "pending": len(found.batch_ids)},
+        sort_keys=True,
+    )
 
 
-__all__ = ["INGEST_BATCHES", "TICK_BUDGET_S", "cursor_for", "pending_batches"]
+__all__ = [
+    "INGEST_BATCHES",
+    "MAX_ATTEMPTS",
+    "TICK_BUDGET_S",
+    "WORKER_PID_TAG",
+    "batch_run_requests",
+    "cursor_for",
+    "fail_dead_runs",
+    "pending_batches",
+    "run_key",
+    "worker_tags",
+]

@@ -18,9 +18,11 @@ from content_core.store.tables import PIPELINE_TABLES
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CompactionReport", "compact_store"]
+__all__ = ["CompactionReport", "compact_store", "sweep_stale_temp_files"]
 
 _EMPTY = "_empty"
+# Older than this, a temporary file belongs to a writer that died (a write takes seconds).
+STALE_TEMP_S = 3600.0
 
 
 class CompactionReport(BaseModel):
@@ -84,13 +86,48 @@ def _compact_table(store: ContentStore, table: str, min_files: int) -> Compactio
     )
 
 
+def sweep_stale_temp_files(store: ContentStore, *, older_than_s: float = STALE_TEMP_S) -> int:
+    """Delete temporary files that killed writers left behind; return how many went.
+
+    Atomic writes go through dot-named `*.tmp` files (tables, manifests, state, catalog) and
+    `.tmp-*` files (blobs) that no view or reader ever opens, so a crash leaves only litter.
+    Only files older than `older_than_s` are removed, so a live writer keeps its own.
+    """
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for folder in ("tables", "batches", "state", "blobs"):
+        base = store.root / folder
+        if not base.is_dir():
+            continue
+        for pattern in (".*.tmp", ".tmp-*"):
+            for path in base.rglob(pattern):
+                try:
+                    if path.is_file() and path.stat().st_mtime < cutoff:
+                        path.unlink()
+                        removed += 1
+                except FileNotFoundError:
+                    continue
+    for path in store.root.glob(".*.tmp"):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue
+    if removed:
+        logger.info("removed %d stale temporary files from %s", removed, store.root)
+    return removed
+
+
 def compact_store(store: ContentStore, *, min_files: int = 2) -> list[CompactionReport]:
     """Compact every table of `store` that has at least `min_files` data files.
 
     Safe while batches are written and queried: readers see each batch in exactly one file
-    throughout, and only one compaction runs at a time per store.
+    throughout, and only one compaction runs at a time per store. Stale temporary files of
+    killed writers are swept first (`sweep_stale_temp_files`).
     """
     store.ensure_layout()
+    sweep_stale_temp_files(store)
     lock_path = store.root / "state" / "compaction.lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+") as handle:

@@ -28,13 +28,21 @@ def test_definitions_hold_the_expected_objects(tmp_path: Path) -> None:
     repository = defs.get_repository_def()
     keys = {key.to_user_string() for key in repository.asset_graph.get_all_asset_keys()}
     assert keys == EXPECTED_ASSETS
-    assert {job.name for job in repository.get_all_jobs()} >= {"ingest_batch_job"}
+    assert {job.name for job in repository.get_all_jobs()} >= {
+        "ingest_batch_job",
+        "compact_store_job",
+    }
     assert {s.name for s in repository.sensor_defs} == {"source_folder_sensor"}
-    assert {s.name for s in repository.schedule_defs} == {"hourly_ingest_batch_job_schedule"}
+    assert {s.name for s in repository.schedule_defs} == {
+        "hourly_ingest_batch_job_schedule",
+        "daily_compact_store_job_schedule",
+    }
     sensor = defs.resolve_sensor_def("source_folder_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
     schedule = defs.resolve_schedule_def("hourly_ingest_batch_job_schedule")
     assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    compaction = defs.resolve_schedule_def("daily_compact_store_job_schedule")
+    assert compaction.default_status == dg.DefaultScheduleStatus.STOPPED
     for key in EXPECTED_ASSETS:
         spec = repository.asset_graph.get(dg.AssetKey(key))
         assert spec.description and spec.group_name == "content"
