@@ -74,6 +74,12 @@ _HTML_START = re.compile(
 )
 _XML_ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+# Text whose name says "plain text or source code": never a table or markdown, whatever
+# its commas or "# comment" lines look like.
+_PLAIN_SUFFIXES = frozenset(
+    {".txt", ".text", ".log", ".py", ".sh", ".bash", ".ini", ".cfg", ".conf", ".toml", ".yaml",
+     ".yml", ".js", ".ts", ".java", ".c", ".h", ".cpp", ".go", ".rs", ".rb", ".sql", ".r"}
+)
 
 
 def sniff_media_type(
@@ -321,9 +327,9 @@ def _sniff_text(text: str, data: bytes, filename: str | None) -> str:
             return found
     if suffix in (".md", ".markdown", ".mdown", ".mkd"):
         return mt.MARKDOWN
-    table = _sniff_delimited(text)
-    if suffix in (".txt", ".text", ".log"):
+    if suffix in _PLAIN_SUFFIXES:
         return mt.PLAIN
+    table = _sniff_delimited(text)
     if table is not None:
         if suffix == ".tsv" or suffix == ".tab":
             return mt.TSV if table == mt.TSV or "\t" in text else table

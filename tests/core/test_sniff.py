@@ -105,6 +105,7 @@ VECTORS = [
     ("markdown-by-hint", b"Some words\n", "notes.md", mt.MARKDOWN),
     ("markdown-by-headings", b"# Title\n\ntext\n\n## Part\n", None, mt.MARKDOWN),
     ("txt-hint-beats-commas", b"a,b\nc,d\n", "notes.txt", mt.PLAIN),
+    ("code-hint-beats-headings", b"# setup\nx = 1\n# run\nprint(x)\n", "run.py", mt.PLAIN),
     ("plain", "plain words, naïve café\n".encode(), None, mt.PLAIN),
     ("utf16-no-bom", utf16_without_bom("I love fuzzy blankets\n"), None, mt.PLAIN),
     ("utf16-bom", "\ufeffhello text".encode("utf-16-le"), None, mt.PLAIN),
