@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
@@ -249,9 +250,10 @@ class DocxExtractor:
             MissingDependencyError: python-docx is not installed.
         """
         docx = _load_docx()
-        open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        data = as_plain_package(blob.data, archive, WORD_VARIANTS, WORD_MAIN)
         try:
-            document = docx.Document(io.BytesIO(blob.data))
+            document = docx.Document(io.BytesIO(data))
         except (KeyError, ValueError, OSError) as exc:
             raise ExtractionError(
                 f"not a readable Word document: {exc}", media_type=blob.info.media_type

@@ -11,6 +11,11 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError, MissingDependencyError
 from content_core.extract._cells import cell_to_str
+from content_core.extract._ooxml import (
+    PRESENTATION_MAIN,
+    PRESENTATION_VARIANTS,
+    as_plain_package,
+)
 from content_core.extract._tables import markdown_table
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -156,10 +161,11 @@ class PptxExtractor:
             ExtractionError: python-pptx cannot read the presentation.
         """
         pptx = _load_pptx()
-        open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        data = as_plain_package(blob.data, archive, PRESENTATION_VARIANTS, PRESENTATION_MAIN)
         pages: list[str] = []
         try:
-            presentation = pptx.Presentation(io.BytesIO(blob.data))
+            presentation = pptx.Presentation(io.BytesIO(data))
             for number, slide in enumerate(presentation.slides, start=1):
                 if number > options.max_pages:
                     break

@@ -327,3 +327,54 @@ def test_doc_field_codes_are_dropped() -> None:
     data = (CORPUS / "doc/fake-doc-emphasized-text.doc").read_bytes()
     text = extract_text(data, "application/msword").text
     assert "A Link example" in text and "HYPERLINK" not in text
+
+
+def _with_main_type(data: bytes, plain: str, variant: str) -> bytes:
+    import io
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            body = source.read(member)
+            if member.filename == "[Content_Types].xml":
+                assert plain.encode() in body
+                body = body.replace(plain.encode(), variant.encode())
+            target.writestr(member.filename, body)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("build", "media_type", "plain", "variant", "marker"),
+    [
+        (
+            inputs.docx_mixed,
+            inputs.DOCX,
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+            "application/vnd.ms-word.document.macroEnabled.main+xml",
+            "Quarterly report QG203",
+        ),
+        (
+            inputs.docx_mixed,
+            inputs.DOCX,
+            "wordprocessingml.document.main+xml",
+            "wordprocessingml.template.main+xml",
+            "Quarterly report QG203",
+        ),
+        (
+            inputs.pptx_slides,
+            inputs.PPTX,
+            "presentationml.presentation.main+xml",
+            "presentationml.slideshow.main+xml",
+            "Launch plan QG401",
+        ),
+    ],
+    ids=["docm", "dotx", "ppsx"],
+)
+def test_macro_template_and_slideshow_variants(
+    build: Callable[[], bytes], media_type: str, plain: str, variant: str, marker: str
+) -> None:
+    # python-docx/python-pptx refuse these main-part content types; the XML is the same.
+    data = _with_main_type(build(), plain, variant)
+    assert marker in extract_text(data, media_type).text
