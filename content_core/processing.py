@@ -118,7 +118,8 @@ def process_files(
     a worker process of a warm pool under `memory_mb` and `timeout_s`; a worker that is killed
     turns into a "worker"-stage failure record for that file only.
     """
-    tasks = [_Task(item, config.binary, Path(blob_store.root)) for item in inputs]
+    binary = _within_file_limit(config)
+    tasks = [_Task(item, binary, Path(blob_store.root)) for item in inputs]
     if not tasks:
         return []
     isolate = config.isolate
@@ -151,6 +152,20 @@ def process_files(
         else:
             out.append(result)
     return out
+
+
+def _within_file_limit(config: ProcessingConfig) -> BinaryConfig:
+    """Give Office renderers at most 3/4 of the per-file limit, so that a slow rendering fails
+    as a recorded rendition failure while the document keeps its natively extracted text,
+    instead of the worker being killed with everything in it."""
+    budget = config.timeout_s * 0.75
+    binary = config.binary
+    if binary.libreoffice_timeout_s <= budget and binary.gotenberg_timeout_s <= budget:
+        return binary
+    return binary.model_copy(update={
+        "libreoffice_timeout_s": min(binary.libreoffice_timeout_s, budget),
+        "gotenberg_timeout_s": min(binary.gotenberg_timeout_s, budget),
+    })
 
 
 # ------------------------------------------------------------------------------ worker side

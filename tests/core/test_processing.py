@@ -239,3 +239,22 @@ def test_files_over_max_bytes_are_refused_before_reading(tmp_path: Path) -> None
     [[row]] = process_files([item], config, blob_store=BlobStore(tmp_path / "s"))
     assert (row.error_type, row.stage, row.kind) == ("BinaryTooLargeError", "sniff", "text")
     assert row.artifact_id == hashlib.sha256(b"x" * 5000).hexdigest()
+
+
+def test_slow_office_rendering_fails_alone_and_the_document_keeps_its_text(
+    tmp_path: Path,
+) -> None:
+    from tests.fixtures.hostile import minimal_docx
+    from tests.support.gotenberg_server import GotenbergServer
+
+    item = _write(tmp_path, "slow.docx", minimal_docx("text survives slow rendering"))
+    with GotenbergServer(use_soffice=False, delay_s=10) as server:
+        config = ProcessingConfig(
+            binary=BinaryConfig(office_converter="gotenberg", gotenberg_url=server.url),
+            timeout_s=4,
+            workers=1,
+        )
+        [records] = process_files([item], config, blob_store=BlobStore(tmp_path / "s"))
+    assert records[0].kind == "docx" and "text survives slow rendering" in (records[0].text or "")
+    assert records[1].error_type == "OfficeConversionError"
+    assert "timed out" in (records[1].error_message or "")

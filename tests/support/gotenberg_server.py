@@ -11,6 +11,7 @@ import email.policy
 import json
 import shutil
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import PurePosixPath
 
@@ -38,8 +39,9 @@ _BY_EXTENSION = {
 class GotenbergServer:
     """Run the stand-in in a background thread; use as a context manager; `url` is its base."""
 
-    def __init__(self, *, use_soffice: bool = True) -> None:
+    def __init__(self, *, use_soffice: bool = True, delay_s: float = 0.0) -> None:
         self.use_soffice = use_soffice and shutil.which("soffice") is not None
+        self.delay_s = delay_s  # answer this late, to exercise client time limits
         self.requests: list[tuple[str, str]] = []  # (route, received file name)
         self._converter = LibreOfficeConverter(timeout_s=120) if self.use_soffice else None
         self._lock = threading.Lock()
@@ -117,6 +119,8 @@ class GotenbergServer:
                 part = files[0]
                 name = part.get_filename() or ""
                 owner.requests.append((self.path, name))
+                if owner.delay_s:
+                    time.sleep(owner.delay_s)
                 status, payload = owner.convert(name, part.get_payload(decode=True) or b"")
                 kind = "application/pdf" if status == 200 else "text/plain"
                 self._reply(status, payload, kind)
