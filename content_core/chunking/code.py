@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from content_core.chunking._common import LINE, PARAGRAPH, WORD
 from content_core.chunking._engine import Level, Pattern, Positions
+from content_core.chunking._mdscan import line_starts
 from content_core.chunking._measure import CharDoc, TokenDoc
-from content_core.chunking.markdown import _line_starts
 from content_core.chunking.recursive import FixedSizeChunker
 from content_core.tokens import TokenEstimator
 
@@ -49,7 +49,7 @@ def _python_boundaries(text: str) -> tuple[list[int], list[int], list[int], list
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    lines = _line_starts(text)
+    lines = line_starts(text)
 
     def start_of(node: ast.stmt) -> int:
         first = node.lineno

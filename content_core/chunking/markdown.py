@@ -3,9 +3,6 @@ chunk and a hard budget that counts the breadcrumb."""
 
 from __future__ import annotations
 
-import functools
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from content_core.chunking._common import (
@@ -18,117 +15,16 @@ from content_core.chunking._common import (
     spans_to_chunks,
 )
 from content_core.chunking._engine import Level, Positions, Span, pack
+from content_core.chunking._mdscan import Section, markdown_sections
 from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
 from content_core.chunking.base import Chunk
 from content_core.tokens import DEFAULT_ENCODING, TokenEstimator
 
-__all__ = ["MarkdownChunker", "markdown_sections"]
+__all__ = ["MarkdownChunker"]
 
-_NEWLINE = re.compile(r"\r\n?|\n")
 _ELLIPSIS = "\u2026"
 # The breadcrumb may take at most this share of the budget; the body keeps the rest.
 _BREADCRUMB_SHARE = 3
-
-
-@functools.lru_cache(maxsize=1)
-def _parser() -> Any:  # Any: markdown_it.MarkdownIt, imported lazily
-    """A CommonMark block parser with GFM tables; inline parsing is off (not needed here)."""
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark").enable("table")
-    md.disable(["inline", "text_join"])
-    return md
-
-
-@dataclass(frozen=True, slots=True)
-class _Section:
-    start: int  # char offset of the heading line (or 0 for the preamble)
-    body: int  # char offset where the text after the heading lines begins
-    end: int
-    path: tuple[str, ...]  # heading texts from the top level down to this section
-
-
-def _line_starts(text: str) -> list[int]:
-    """Char offset of every line start, with lines broken as markdown-it breaks them."""
-    starts = [0]
-    starts.extend(m.end() for m in _NEWLINE.finditer(text))
-    return starts
-
-
-# A "plain" line: at most three spaces, then a letter or digit (not an ordered-list marker),
-# and no "<" or "|". Such a line can neither open nor close a block, so a run of them parses
-# exactly like a single one: the run is shrunk to one stand-in line before markdown-it reads
-# the text, which makes the block parse several times cheaper on prose.
-_PLAIN = re.compile(r" {0,3}(?!\d{1,9}[.)](?:[ \t]|$))[A-Za-z0-9][^<|]*")
-
-
-def _compress(lines: list[str]) -> tuple[str, list[int]]:
-    """The text markdown-it parses, and the original line of each of its lines."""
-    out: list[str] = []
-    origin: list[int] = []
-    plain = _PLAIN.fullmatch
-    previous_plain = False
-    for number, line in enumerate(lines):
-        if plain(line) is not None:
-            if previous_plain:
-                continue
-            previous_plain = True
-            indent = len(line) - len(line.lstrip(" "))
-            out.append(" " * indent + "x")
-        else:
-            previous_plain = False
-            out.append(line)
-        origin.append(number)
-    origin.append(len(lines))
-    return "\n".join(out), origin
-
-
-def markdown_sections(text: str) -> tuple[list[_Section], list[int]]:
-    """Sections of `text` at its headings, and the char offsets where top blocks begin.
-
-    Headings come from markdown-it-py's block tokens, so a `#` line inside a code fence, an
-    HTML block or a table is never a heading.
-    """
-    starts = _line_starts(text)
-    n_lines = len(starts)
-    normalised = _NEWLINE.sub("\n", text) if "\r" in text else text
-    lines = normalised.split("\n")
-    compressed, origin = _compress(lines)
-    tokens = _parser().parse(compressed)
-
-    def offset(line: int) -> int:
-        original = origin[line] if line < len(origin) else n_lines
-        return starts[original] if original < n_lines else len(text)
-
-    blocks: list[int] = []
-    headings: list[tuple[int, int, int, str]] = []  # (start, body, level, title)
-    for i, token in enumerate(tokens):
-        if token.map is None or token.nesting == -1:
-            continue
-        if token.level <= 2:
-            blocks.append(offset(token.map[0]))
-        if token.type == "heading_open":
-            start, body = offset(token.map[0]), offset(token.map[1])
-            if token.markup in ("=", "-"):
-                # Setext: the title is the original text above the underline.
-                underline = origin[token.map[1] - 1]
-                first = origin[token.map[0]]
-                title = " ".join(lines[first:underline])
-            else:
-                title = tokens[i + 1].content if i + 1 < len(tokens) else ""
-            headings.append((start, body, int(token.tag[1]), " ".join(title.split())))
-    sections: list[_Section] = []
-    if not headings or headings[0][0] > 0:
-        sections.append(_Section(0, 0, headings[0][0] if headings else len(text), ()))
-    stack: list[tuple[int, str]] = []
-    for k, (start, body, level, title) in enumerate(headings):
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, title))
-        end = headings[k + 1][0] if k + 1 < len(headings) else len(text)
-        sections.append(_Section(start, min(body, end), end, tuple(t for _, t in stack)))
-    blocks = sorted(set(blocks))
-    return sections, blocks
 
 
 _LEVELS_TAIL: tuple[tuple[Level, float], ...] = (
@@ -226,11 +122,11 @@ class MarkdownChunker:
             extra=paths,
         )
 
-    def _merge_thin(self, doc: CharDoc | TokenDoc, sections: list[_Section]) -> list[_Section]:
+    def _merge_thin(self, doc: CharDoc | TokenDoc, sections: list[Section]) -> list[Section]:
         """Fold sections whose body is under min_body_tokens into their successor."""
         if self.min_body_tokens <= 0 or len(sections) < 2:
             return sections
-        merged: list[_Section] = []
+        merged: list[Section] = []
         carry: int | None = None
         for k, section in enumerate(sections):
             start = section.start if carry is None else carry
@@ -242,7 +138,7 @@ class MarkdownChunker:
             if thin and not last and section.path:
                 carry = start
                 continue
-            merged.append(_Section(start, max(section.body, start), section.end, section.path))
+            merged.append(Section(start, max(section.body, start), section.end, section.path))
             carry = None
         return merged
 

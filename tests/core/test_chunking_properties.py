@@ -246,3 +246,60 @@ def test_chunk_text_budget_and_coverage(text: str, max_tokens: int, preserve_lin
     assert all(count_tokens(p) <= max_tokens for p in pieces)
     joined = "".join(pieces)
     assert "".join(joined.split()) == "".join(text.split())
+
+
+_MD_LINES = st.sampled_from(
+    [
+        "# Title",
+        "## Sub heading",
+        "#no space",
+        "   ### indented three",
+        "    # indented code",
+        "\t# tab code",
+        "- # heading in list",
+        "> # heading in quote",
+        "1. # numbered heading",
+        "text line",
+        "another text line",
+        "===",
+        "---",
+        "- item",
+        "  continued item",
+        "* star item",
+        "```",
+        "```python",
+        "~~~",
+        "~~~~",
+        "    ```",
+        "  ~~~",
+        "<pre>",
+        "</pre>",
+        "<div>",
+        "</div>",
+        "<!--",
+        "-->",
+        "| a | b |",
+        "|---|---|",
+        "# | x | y |",
+        "> quoted",
+        "",
+        "",
+        "",
+        "  ",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_MD_LINES, max_size=60), crlf=st.booleans())
+def test_heading_scan_matches_a_full_markdown_it_parse(lines: list[str], crlf: bool) -> None:
+    from markdown_it import MarkdownIt
+
+    from content_core.chunking._mdscan import line_starts, markdown_sections
+
+    text = ("\r\n" if crlf else "\n").join(lines)
+    starts = line_starts(text)
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    expected = [starts[t.map[0]] for t in tokens if t.type == "heading_open"]
+    sections, _ = markdown_sections(text)
+    assert [s.start for s in sections if s.path] == expected

@@ -1,0 +1,317 @@
+"""Find the headings of a Markdown text with markdown-it-py, parsing only what can hold one.
+
+markdown-it-py costs tens of microseconds per line, several times a tokeniser pass. Headings
+are rare, so the text is cut at "clean" points where CommonMark has closed every block (a blank
+line followed by a line that starts at the margin with a letter, outside any fenced code or
+raw-HTML block), and only the pieces holding a heading candidate (a line with `#` markers, or
+an `===`/`---` underline) go through markdown-it. Those pieces are parsed together, so a `#`
+in a code fence, an HTML block or an indented code block is judged by markdown-it itself.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Section", "line_starts", "markdown_sections"]
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+# A clean point: after a blank line, a line that starts at the margin. Such a line cannot
+# continue a list item (its text is indented), a block quote or a paragraph (a blank line ends
+# them), an indented code block or an HTML block of kinds 6-7; it may start a sibling list
+# item, whose content does not depend on the items before it.
+_CLEAN = re.compile(r"\n[ \t]*\n(?=\S)")
+# Lines that may open or close a fenced code block (any indentation, to stay on the safe side).
+_FENCE = re.compile(r"(?m)^([ \t]*)(`{3,}|~{3,})([^\n]*)$")
+# Raw-HTML blocks of kinds 1-5 run until an end marker, across blank lines.
+_HTML_OPEN = re.compile(
+    r"(?im)^ {0,3}<(?:(script|pre|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(![A-Za-z])|(!\[CDATA\[))"
+)
+_HTML_END = (
+    re.compile(r"</(?:script|pre|style|textarea)>", re.I),
+    re.compile(r"-->"),
+    re.compile(r"\?>"),
+    re.compile(r">"),
+    re.compile(r"\]\]>"),
+)
+# Heading candidates: a line with `#` markers (perhaps inside list or quote markers), or an
+# `===`/`---` underline right below a non-blank line (after a blank line it is a rule).
+_CANDIDATE = re.compile(
+    r"(?m)^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|(?<=[^\s]\n)[ \t>]*(?:=+|-+)[ \t]*$"
+)
+# A "plain" line: at most three spaces, then a letter or digit (not an ordered-list marker),
+# and no "<" or "|". It can neither open nor close a block, so a run of them parses exactly
+# like a single one and is shrunk to one stand-in line before parsing.
+_PLAIN = re.compile(r" {0,3}(?!\d{1,9}[.)](?:[ \t]|$))[A-Za-z0-9][^<|]*")
+# Parse everything when the pieces to parse are most of the text anyway.
+_PARSE_ALL_SHARE = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading's section: from its heading line to the next heading."""
+
+    start: int  # char offset of the heading line (0 for the text before the first heading)
+    body: int  # char offset where the text after the heading lines begins
+    end: int
+    path: tuple[str, ...]  # heading texts from the top level down to this section
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:  # Any: markdown_it.MarkdownIt, imported lazily
+    """A CommonMark block parser with GFM tables; inline parsing is off (not needed here)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    md.disable(["inline", "text_join"])
+    return md
+
+
+def line_starts(text: str) -> list[int]:
+    """Char offset of every line start, with lines broken as markdown-it breaks them."""
+    if "\r" in text:
+        starts = [0]
+        starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        return starts
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(data == 10) + 1
+    if not text.isascii():
+        # Byte offsets to char offsets: drop the UTF-8 continuation bytes before each one.
+        newlines -= np.flatnonzero((data & 0xC0) == 0x80).searchsorted(newlines)
+    result: list[int] = [0]
+    result.extend(newlines.tolist())
+    return result
+
+
+def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
+    """Spans that may lie inside a fenced code block or a raw-HTML block of kinds 1-5.
+
+    Over-approximates: an opener at any indentation counts, and a fence closes only at a line
+    that closes it under every container it could sit in (same character, at least as long,
+    no info string, indented no deeper than the opener). A span is marked exact when it is
+    surely a top-level fence or HTML block: opened at the margin (so in no list item, quote
+    or indented code), with no HTML line since the last blank line (so in no other HTML
+    block), and preceded only by exact spans.
+    """
+    fences = list(_FENCE.finditer(text))
+    htmls = list(_HTML_OPEN.finditer(text))
+    regions: list[tuple[int, int, bool]] = []
+    trusted = True
+    pos = 0
+    i = j = 0
+    while True:
+        while i < len(fences) and fences[i].start() < pos:
+            i += 1
+        while j < len(htmls) and htmls[j].start() < pos:
+            j += 1
+        fence = fences[i] if i < len(fences) else None
+        html = htmls[j] if j < len(htmls) else None
+        if fence is None and html is None:
+            return regions
+        if html is None or (fence is not None and fence.start() < html.start()):
+            assert fence is not None
+            i += 1
+            indent, marker, info = fence.group(1), fence.group(2), fence.group(3)
+            if marker[0] == "`" and "`" in info:
+                continue  # not an opener: a backtick fence's info string has no backtick
+            exact = trusted and not indent and not _html_since_blank(text, fence.start())
+            # A top-level fence closes at a fence line indented up to three columns; one of
+            # unknown nesting only at a line indented no deeper than its opener.
+            width = 3 if exact else len(indent.expandtabs(4))
+            end = len(text)
+            restart = end
+            for k in range(i, len(fences)):
+                close = fences[k]
+                if (
+                    close.group(2)[0] == marker[0]
+                    and len(close.group(2)) >= len(marker)
+                    and not close.group(3).strip()
+                    and len(close.group(1).expandtabs(4)) <= width
+                ):
+                    end = close.end()
+                    # The closer of a fence that may not be one may itself open a fence.
+                    restart = end if exact else close.start()
+                    break
+            trusted = exact
+            regions.append((fence.start(), end, exact))
+            pos = restart
+            if restart < end:
+                i = k
+        else:
+            j += 1
+            exact = (
+                trusted
+                and html.group().startswith("<")
+                and not _html_since_blank(text, html.start())
+            )
+            trusted = exact
+            kind = next(n for n in range(5) if html.group(n + 1) is not None)
+            closing = _HTML_END[kind].search(text, html.end() if kind else html.start())
+            if closing is None:
+                end = len(text)
+            else:
+                newline = text.find("\n", closing.end())
+                end = len(text) if newline < 0 else newline
+            regions.append((html.start(), end, exact))
+            pos = end
+
+
+_BLANK_OR_HTML = re.compile(r"\n[ \t]*(?=\n)|\n {0,3}<")
+_HTML_AT_START = re.compile(r" {0,3}<")
+
+
+def _html_since_blank(text: str, pos: int) -> bool:
+    """True when a line starting with "<" may lie between the last blank line and `pos`."""
+    lo = max(0, pos - 4000)
+    last = None
+    for match in _BLANK_OR_HTML.finditer(text, lo, pos):
+        last = match
+    if last is None:
+        return lo > 0 or _HTML_AT_START.match(text) is not None
+    return last.group().endswith("<")
+
+
+def _clean_points(text: str, regions: list[tuple[int, int, bool]]) -> list[int]:
+    """Offsets where every block is closed, outside fenced code and raw HTML."""
+    points = [m.end() for m in _CLEAN.finditer(text)]
+    if not regions:
+        return points
+    kept = []
+    r = 0
+    for p in points:
+        while r < len(regions) and regions[r][1] < p:
+            r += 1
+        if r < len(regions) and regions[r][0] <= p <= regions[r][1]:
+            continue
+        kept.append(p)
+    return kept
+
+
+def _pieces(
+    text: str, points: list[int], regions: list[tuple[int, int, bool]]
+) -> list[tuple[int, int]]:
+    """The spans between clean points that hold a heading candidate, merged when touching.
+
+    Candidates inside an exact fence cannot be headings and are skipped.
+    """
+    exact = [(a, b) for a, b, sure in regions if sure]
+    pieces: list[tuple[int, int]] = []
+    r = 0
+    for match in _CANDIDATE.finditer(text):
+        p = match.start()
+        while r < len(exact) and exact[r][1] < p:
+            r += 1
+        if r < len(exact) and exact[r][0] < p < exact[r][1]:
+            continue
+        k = bisect.bisect_right(points, p)
+        start = points[k - 1] if k > 0 else 0
+        end = points[k] if k < len(points) else len(text)
+        if pieces and start <= pieces[-1][1]:
+            pieces[-1] = (pieces[-1][0], max(end, pieces[-1][1]))
+        else:
+            pieces.append((start, end))
+    return pieces
+
+
+def _compress(lines: list[str]) -> tuple[str, list[int]]:
+    """The text markdown-it parses, and the index in `lines` of each of its lines."""
+    out: list[str] = []
+    origin: list[int] = []
+    plain = _PLAIN.fullmatch
+    previous_plain = False
+    for number, line in enumerate(lines):
+        if plain(line) is not None:
+            if previous_plain:
+                continue
+            previous_plain = True
+            indent = len(line) - len(line.lstrip(" "))
+            out.append(" " * indent + "x")
+        else:
+            previous_plain = False
+            out.append(line)
+        origin.append(number)
+    origin.append(len(lines))
+    return "\n".join(out), origin
+
+
+def markdown_sections(text: str) -> tuple[list[Section], list[int]]:
+    """Sections of `text` at its headings, and char offsets where blocks begin (ascending).
+
+    Headings are markdown-it-py's heading tokens, so a `#` line inside a code fence, an HTML
+    block or a table is never a heading.
+    """
+    norm = _NEWLINE.sub("\n", text) if "\r" in text else text
+    norm_starts = line_starts(norm) if norm is not text else None
+    starts = line_starts(text)
+    regions = _opaque_regions(norm)
+    points = _clean_points(norm, regions)
+    pieces = _pieces(norm, points, regions)
+    if sum(b - a for a, b in pieces) > _PARSE_ALL_SHARE * len(norm):
+        pieces = [(0, len(norm))] if norm else []
+    # Lines (of `norm`) handed to markdown-it, piece after piece.
+    lines: list[str] = []
+    line_of: list[int] = []
+    line_index = norm_starts if norm_starts is not None else starts
+    for a, b in pieces:
+        first = bisect.bisect_right(line_index, a) - 1
+        chunk = norm[a:b].split("\n")
+        if chunk and chunk[-1] == "" and b < len(norm):
+            chunk.pop()
+        lines.extend(chunk)
+        line_of.extend(range(first, first + len(chunk)))
+    compressed, origin = _compress(lines)
+    tokens = _parser().parse(compressed) if lines else []
+
+    n_lines = len(starts)
+
+    def source_line(parsed: int) -> int:
+        index = origin[parsed] if parsed < len(origin) else len(lines)
+        return line_of[index] if index < len(line_of) else n_lines
+
+    def offset(line: int) -> int:
+        return starts[line] if line < n_lines else len(text)
+
+    norm_lines: list[str] | None = None
+    blocks: list[int] = []
+    headings: list[tuple[int, int, int, str]] = []  # (start, body, level, title)
+    for i, token in enumerate(tokens):
+        if token.map is None or token.nesting == -1:
+            continue
+        first_line = source_line(token.map[0])
+        if token.level <= 2:
+            blocks.append(offset(first_line))
+        if token.type != "heading_open":
+            continue
+        last_line = source_line(token.map[1] - 1)
+        if token.markup in ("=", "-"):
+            # Setext: the title is the source text above the underline.
+            if norm_lines is None:
+                norm_lines = norm.split("\n")
+            title = " ".join(norm_lines[first_line:last_line])
+        else:
+            title = tokens[i + 1].content if i + 1 < len(tokens) else ""
+        headings.append(
+            (offset(first_line), offset(last_line + 1), int(token.tag[1]), " ".join(title.split()))
+        )
+    if norm_starts is not None:
+        # Clean points are offsets in `norm`; map them to `text` through their line numbers.
+        blocks.extend(offset(bisect.bisect_right(norm_starts, p) - 1) for p in points)
+    else:
+        blocks.extend(points)
+    headings.sort()
+    sections: list[Section] = []
+    if not headings or headings[0][0] > 0:
+        sections.append(Section(0, 0, headings[0][0] if headings else len(text), ()))
+    stack: list[tuple[int, str]] = []
+    for k, (start, body, level, title) in enumerate(headings):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        end = headings[k + 1][0] if k + 1 < len(headings) else len(text)
+        sections.append(Section(start, min(body, end), end, tuple(t for _, t in stack)))
+    return sections, sorted(set(blocks))
