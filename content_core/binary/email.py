@@ -97,7 +97,7 @@ class EmailUnpacker:
             message = email.message_from_bytes(data, policy=email.policy.compat32)
         except RecursionError as exc:
             raise EmailParseError(f"{name}: MIME structure nests too deeply") from exc
-        except (ValueError, TypeError, LookupError, IndexError) as exc:
+        except (ValueError, TypeError, LookupError, IndexError, email.errors.MessageError) as exc:
             raise EmailParseError(f"{name}: unparseable message ({exc})") from exc
         header = _render_header(message)
         bodies: list[tuple[str, str]] = []
@@ -172,7 +172,7 @@ class EmailUnpacker:
         failures = (
             ExMsgBaseException, OSError, ValueError, KeyError, TypeError, IndexError,
             AttributeError, NotImplementedError, UnicodeError, RecursionError, EOFError,
-            LookupError,
+            LookupError, email.errors.MessageError,
         )
         try:
             message = extract_msg.openMsg(data)

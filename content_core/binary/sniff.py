@@ -220,23 +220,45 @@ def _sniff_zip(data: bytes) -> str:
     return mt.ZIP
 
 
-def _ole2_has(data: bytes, stream: str) -> bool:
-    return stream.encode("utf-16-le") in data
+def _ole2_root_names(data: bytes) -> set[str] | None:
+    """Names of the root storage's entries, or None when the directory cannot be read."""
+    try:
+        import olefile
+    except ImportError:  # pragma: no cover - olefile comes with extract-msg
+        return None
+    try:
+        with olefile.OleFileIO(data) as ole:
+            entries = ole.listdir(streams=True, storages=True)
+    except (OSError, ValueError, IndexError, KeyError, TypeError, AttributeError,
+            RecursionError, struct.error, UnicodeError):
+        return None
+    return {entry[0] for entry in entries if len(entry) == 1}
 
 
 def _sniff_ole2(data: bytes, filename: str | None) -> str:
-    # Directory entries store names as UTF-16LE; looking for them in the raw bytes avoids
-    # parsing the compound file's sector chains, which a hostile file can make cyclic.
-    if _ole2_has(data, "__substg1.0_"):
+    root = _ole2_root_names(data)
+    if root is not None:
+        # Root-level entries only: an XLS embedding a Word object holds "WordDocument" in a
+        # sub-storage, which must not make it a DOC.
+        def has(name: str) -> bool:
+            return any(entry.startswith(name) for entry in root)
+    else:
+        # Unreadable directory (damaged or hostile sector chains): look for the UTF-16LE
+        # entry names anywhere in the bytes.
+        def has(name: str) -> bool:
+            return name.encode("utf-16-le") in data
+
+    if has("__substg1.0_"):
         return mt.MSG
-    if _ole2_has(data, "EncryptedPackage"):
-        suffix = _suffix(filename)
-        return _OOXML_BY_SUFFIX.get(suffix, mt.OLE2)
-    if _ole2_has(data, "WordDocument"):
+    if has("EncryptedPackage"):
+        return _OOXML_BY_SUFFIX.get(_suffix(filename), mt.OLE2)
+    if has("WordDocument"):
         return mt.DOC
-    if _ole2_has(data, "PowerPoint Document"):
+    if has("PowerPoint Document"):
         return mt.PPT
-    if _ole2_has(data, "Workbook") or _ole2_has(data, "Book\x00"):
+    if has("Workbook") or (root is not None and "Book" in root) or (
+        root is None and has("Book\x00")
+    ):
         return mt.XLS
     return mt.OLE2
 
