@@ -12,6 +12,7 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError, MissingDependencyError
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
@@ -21,9 +22,9 @@ from content_core.extract.base import Blob, ExtractedText, ExtractOptions, Sniff
 
 __all__ = ["DocxExtractor"]
 
-DOCX_TYPES = frozenset(
+_DOCX_TYPES = frozenset(
     {
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        mt.DOCX,
         "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
         "application/vnd.ms-word.document.macroenabled.12",
         "application/vnd.ms-word.template.macroenabled.12",
@@ -239,7 +240,7 @@ class DocxExtractor:
 
     def accepts(self, info: SniffInfo) -> bool:
         """Accept the WordprocessingML document and template types."""
-        return info.media_type in DOCX_TYPES
+        return info.media_type in _DOCX_TYPES
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
         """Return the document text: headers, body, notes, comments, footers.

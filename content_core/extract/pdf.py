@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from content_core.binary import media_types as mt
 from content_core.errors import CorruptPdfError, EncryptedPdfError, MissingDependencyError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -16,7 +17,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["PDF_TYPES", "PdfiumExtractor"]
 
-PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
+PDF_TYPES = frozenset({mt.PDF, "application/x-pdf"})
 # PDFium's FPDF_GetLastError code for a wrong or missing password.
 _PDFIUM_ERR_PASSWORD = 4
 
