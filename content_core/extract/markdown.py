@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from content_core.binary import media_types as mt
 from content_core.extract._decode import decode_bytes
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["MarkdownExtractor"]
 
-_MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+_MARKDOWN_TYPES = frozenset({mt.MARKDOWN, "text/x-markdown"})
 
 
 class MarkdownExtractor:
