@@ -147,7 +147,7 @@ class _Walker:
                         continue
                     text = " ".join(_paragraphs(cell))
                     count = _repeat(cell, f"{_TABLE}number-columns-repeated")
-                    cells.extend([text] * min(count, _MAX_REPEAT if text else 1))
+                    cells.extend([text] * min(count, _MAX_REPEAT))
                 repeat = _repeat(child, f"{_TABLE}number-rows-repeated")
                 times = min(repeat, _MAX_REPEAT) if any(cells) else 1
                 for _ in range(times):

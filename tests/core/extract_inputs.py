@@ -197,6 +197,10 @@ def ods_sheet() -> bytes:
         "<table:table-row><table:table-cell><text:p>Bolt QG602</text:p></table:table-cell>"
         '<table:table-cell table:number-columns-repeated="2"><text:p>5</text:p>'
         "</table:table-cell></table:table-row>"
+        # An empty cell repeated twice keeps the columns after it aligned.
+        "<table:table-row><table:table-cell><text:p>Nut</text:p></table:table-cell>"
+        '<table:table-cell table:number-columns-repeated="2"/>'
+        "<table:table-cell><text:p>QG603</text:p></table:table-cell></table:table-row>"
         f"{empty_tail}</table:table></office:spreadsheet>",
     )
 

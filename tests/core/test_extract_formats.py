@@ -125,7 +125,7 @@ VECTORS = [
         inputs.ods_sheet,
         inputs.ODS,
         "odf",
-        ("## Inventory QG601", "| Bolt QG602 | 5 | 5 |"),
+        ("## Inventory QG601", "| Bolt QG602 | 5 | 5 |", "| Nut |  |  | QG603 |"),
         pages=1,
     ),
     Case(
