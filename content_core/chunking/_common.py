@@ -76,7 +76,7 @@ def spans_to_chunks(
         if exact:
             meta["token_count"] = span.size + (prefix_sizes[i] if prefix_sizes else 0)
         chunks.append(
-            Chunk.model_construct(
+            Chunk(
                 content=prefix + text[span.start : span.end],
                 index=i,
                 total_chunks=total,

@@ -42,7 +42,7 @@ _HTML_END = (
 # Heading candidates: a line with `#` markers (perhaps inside list or quote markers), or an
 # `===`/`---` underline right below a non-blank line (after a blank line it is a rule).
 _CANDIDATE = re.compile(
-    r"(?m)^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|(?<=[^\s]\n)[ \t>]*(?:=+|-+)[ \t]*$"
+    r"(?m)^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^(?<=\S\n)[ \t>]*(?:=+|-+)[ \t]*$"
 )
 # A "plain" line: at most three spaces, then a letter or digit (not an ordered-list marker),
 # and no "<" or "|". It can neither open nor close a block, so a run of them parses exactly
