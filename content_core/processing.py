@@ -9,6 +9,7 @@ becomes a record with `error_type` set; the rest of the batch goes on.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import multiprocessing
@@ -327,6 +328,17 @@ def _error_record(
 # ------------------------------------------------------------------------------ parent side
 
 
+@functools.cache
+def _content_error_names() -> frozenset[str]:
+    names: set[str] = set()
+    pending: list[type[ContentError]] = [ContentError]
+    while pending:
+        cls = pending.pop()
+        names.add(cls.__name__)
+        pending.extend(cls.__subclasses__())
+    return frozenset(name for name in names if not name.startswith("Worker"))
+
+
 def _worker_failure(item: FileInput, failure: TaskFailure) -> ArtifactRecord:
     """The record of a file whose worker timed out or died: identified from its bytes, read
     here without parsing anything but a bounded prefix."""
@@ -342,7 +354,10 @@ def _worker_failure(item: FileInput, failure: TaskFailure) -> ArtifactRecord:
     except OSError:
         artifact_id = failure_id("", item.key, failure.message)
     media_type = sniff_media_type(prefix, filename=item.filename) if prefix else mt.OCTET_STREAM
-    stage = "worker" if failure.error_type.startswith("Worker") else "normalise"
+    # Our own errors are facts about the file. Anything else (a time limit, a dead worker, an
+    # exception nobody translated, a full disk) is marked "worker": callers treat those rows
+    # as transient and retry them instead of caching them.
+    stage = "normalise" if failure.error_type in _content_error_names() else "worker"
     if failure.error_type == "BinaryTooLargeError":
         stage = "sniff"
     return _error_record(

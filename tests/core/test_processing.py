@@ -258,3 +258,23 @@ def test_slow_office_rendering_fails_alone_and_the_document_keeps_its_text(
     assert records[0].kind == "docx" and "text survives slow rendering" in (records[0].text or "")
     assert records[1].error_type == "OfficeConversionError"
     assert "timed out" in (records[1].error_message or "")
+
+
+@pytest.mark.parametrize(
+    ("error_type", "stage"),
+    [
+        ("EncryptedPdfError", "normalise"),  # a fact about the file: cacheable
+        ("WorkerTimeoutError", "worker"),
+        ("WorkerMemoryError", "worker"),
+        ("UnexpectedError.OSError", "worker"),  # e.g. a full disk: retry, never cache
+    ],
+)
+def test_failure_rows_from_workers_say_whether_they_are_transient(
+    tmp_path: Path, error_type: str, stage: str
+) -> None:
+    from content_core.processing import _worker_failure
+    from content_core.sandbox import TaskFailure
+
+    item = _write(tmp_path, "f.pdf", pdf_with_text("x"))
+    row = _worker_failure(item, TaskFailure(error_type, "message"))
+    assert (row.error_type, row.stage, row.kind) == (error_type, stage, "pdf")
