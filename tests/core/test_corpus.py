@@ -58,7 +58,9 @@ def processed(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Row, list[
         FileInput(key=row.path, path=CORPUS / row.path, filename=Path(row.path).name)
         for row in rows
     ]
-    config = ProcessingConfig(binary=BinaryConfig(passwords=passwords))
+    # A generous per-file limit: on a loaded CI machine a worker timing out would be a false
+    # alarm here (the time limit itself is tested with the sandbox).
+    config = ProcessingConfig(binary=BinaryConfig(passwords=passwords), timeout_s=300.0)
     store = BlobStore(tmp_path_factory.mktemp("corpus-store"))
     results = process_files(inputs, config, blob_store=store)
     assert len(results) == len(rows)
