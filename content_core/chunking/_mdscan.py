@@ -41,9 +41,7 @@ _HTML_END = (
 )
 # Heading candidates: a line with `#` markers (perhaps inside list or quote markers), or an
 # `===`/`---` underline right below a non-blank line (after a blank line it is a rule).
-_CANDIDATE = re.compile(
-    r"(?m)^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^(?<=\S\n)[ \t>]*(?:=+|-+)[ \t]*$"
-)
+_CANDIDATE = re.compile(r"(?m)^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^(?<=\S\n)[ \t>]*(?:=+|-+)[ \t]*$")
 # A "plain" line: at most three spaces, then a letter or digit (not an ordered-list marker),
 # and no "<" or "|". It can neither open nor close a block, so a run of them parses exactly
 # like a single one and is shrunk to one stand-in line before parsing.
@@ -116,32 +114,13 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
         if html is None or (fence is not None and fence.start() < html.start()):
             assert fence is not None
             i += 1
-            indent, marker, info = fence.group(1), fence.group(2), fence.group(3)
+            marker, info = fence.group(2), fence.group(3)
             if marker[0] == "`" and "`" in info:
                 continue  # not an opener: a backtick fence's info string has no backtick
-            exact = trusted and not indent and not _html_since_blank(text, fence.start())
-            # A top-level fence closes at a fence line indented up to three columns; one of
-            # unknown nesting only at a line indented no deeper than its opener.
-            width = 3 if exact else len(indent.expandtabs(4))
-            end = len(text)
-            restart = end
-            for k in range(i, len(fences)):
-                close = fences[k]
-                if (
-                    close.group(2)[0] == marker[0]
-                    and len(close.group(2)) >= len(marker)
-                    and not close.group(3).strip()
-                    and len(close.group(1).expandtabs(4)) <= width
-                ):
-                    end = close.end()
-                    # The closer of a fence that may not be one may itself open a fence.
-                    restart = end if exact else close.start()
-                    break
+            end, restart, exact = _fence_span(text, fences, i, trusted)
             trusted = exact
             regions.append((fence.start(), end, exact))
             pos = restart
-            if restart < end:
-                i = k
         else:
             j += 1
             exact = (
@@ -161,6 +140,52 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
             pos = end
 
 
+def _closes(opener: re.Match[str], line: re.Match[str]) -> bool:
+    """True when fence `line` has the opener's character, its length or more, no info."""
+    marker = opener.group(2)
+    return (
+        line.group(2)[0] == marker[0]
+        and len(line.group(2)) >= len(marker)
+        and not line.group(3).strip()
+    )
+
+
+def _width(indent: str) -> int:
+    return len(indent.expandtabs(4))
+
+
+_LESS_INDENTED = {k: re.compile(rf"\n {{0,{k - 1}}}\S") for k in (1, 2, 3)}
+
+
+def _fence_span(
+    text: str, fences: list[re.Match[str]], i: int, trusted: bool
+) -> tuple[int, int, bool]:
+    """(end, where to resume the scan, exact) for the fence line fences[i - 1].
+
+    An opener indented up to three columns, outside any HTML block, is a real fence whatever
+    list item it sits in. Its span is exact when the first fence line that could close it is
+    indented between the opener's indentation and three columns (a closer under every
+    possible container) and no line in between is indented less than the opener (which
+    would close its list item). Otherwise the span reaches the first line that surely ends
+    it, and the scan resumes at that line, which may open a fence in turn.
+    """
+    opener = fences[i - 1]
+    k = _width(opener.group(1))
+    if trusted and k <= 3 and not _html_since_blank(text, opener.start()):
+        closer = next(
+            (f for f in fences[i:] if _closes(opener, f) and _width(f.group(1)) <= k + 3), None
+        )
+        stop = closer.start() if closer is not None else len(text)
+        nested_ok = k == 0 or _LESS_INDENTED[k].search(text, opener.end(), stop) is None
+        if nested_ok and (closer is None or k <= _width(closer.group(1)) <= 3):
+            end = closer.end() if closer is not None else len(text)
+            return end, end, True
+    for f in fences[i:]:
+        if _closes(opener, f) and _width(f.group(1)) <= k:
+            return f.end(), f.start(), False
+    return len(text), len(text), False
+
+
 _BLANK_OR_HTML = re.compile(r"\n[ \t]*(?=\n)|\n {0,3}<")
 _HTML_AT_START = re.compile(r" {0,3}<")
 
@@ -172,7 +197,8 @@ def _html_since_blank(text: str, pos: int) -> bool:
     for match in _BLANK_OR_HTML.finditer(text, lo, pos):
         last = match
     if last is None:
-        return lo > 0 or _HTML_AT_START.match(text) is not None
+        # No blank line since the text's start: its first line (no newline before it) counts.
+        return lo > 0 or (pos > 0 and _HTML_AT_START.match(text) is not None)
     return last.group().endswith("<")
 
 
@@ -194,13 +220,19 @@ def _clean_points(text: str, regions: list[tuple[int, int, bool]]) -> list[int]:
 
 def _pieces(
     text: str, points: list[int], regions: list[tuple[int, int, bool]]
-) -> list[tuple[int, int]]:
-    """The spans between clean points that hold a heading candidate, merged when touching.
+) -> list[tuple[int, int, bool]]:
+    """The spans that must be parsed: (start, end, cut) for each heading candidate.
 
-    Candidates inside an exact fence cannot be headings and are skipped.
+    A span starts at the clean point before a candidate and ends at the next clean point, or,
+    when that is far, two lines after the candidate (`cut` is then True): a line's heading
+    status depends only on what precedes it and on the line below it (a table's delimiter
+    row). A span is cut only outside every fence or raw-HTML span, so a blank line closes
+    whatever it leaves open. Candidates inside an exact fence cannot be headings and are
+    skipped; overlapping spans are merged.
     """
     exact = [(a, b) for a, b, sure in regions if sure]
-    pieces: list[tuple[int, int]] = []
+    region_starts = [a for a, _, _ in regions]
+    pieces: list[tuple[int, int, bool]] = []
     r = 0
     for match in _CANDIDATE.finditer(text):
         p = match.start()
@@ -211,10 +243,19 @@ def _pieces(
         k = bisect.bisect_right(points, p)
         start = points[k - 1] if k > 0 else 0
         end = points[k] if k < len(points) else len(text)
+        newline = text.find("\n", p)
+        newline = text.find("\n", newline + 1) if newline >= 0 else -1
+        cut = False
+        if 0 <= newline < end - 1:
+            g = bisect.bisect_left(region_starts, newline + 1) - 1
+            if g < 0 or regions[g][1] < newline + 1:
+                end, cut = newline + 1, True
         if pieces and start <= pieces[-1][1]:
-            pieces[-1] = (pieces[-1][0], max(end, pieces[-1][1]))
+            last = pieces[-1]
+            if end >= last[1]:
+                pieces[-1] = (last[0], end, cut)
         else:
-            pieces.append((start, end))
+            pieces.append((start, end, cut))
     return pieces
 
 
@@ -251,17 +292,19 @@ def markdown_sections(text: str) -> tuple[list[Section], list[int]]:
     regions = _opaque_regions(norm)
     points = _clean_points(norm, regions)
     pieces = _pieces(norm, points, regions)
-    if sum(b - a for a, b in pieces) > _PARSE_ALL_SHARE * len(norm):
-        pieces = [(0, len(norm))] if norm else []
+    if sum(b - a for a, b, _ in pieces) > _PARSE_ALL_SHARE * len(norm):
+        pieces = [(0, len(norm), False)] if norm else []
     # Lines (of `norm`) handed to markdown-it, piece after piece.
     lines: list[str] = []
     line_of: list[int] = []
     line_index = norm_starts if norm_starts is not None else starts
-    for a, b in pieces:
+    for a, b, cut in pieces:
         first = bisect.bisect_right(line_index, a) - 1
         chunk = norm[a:b].split("\n")
         if chunk and chunk[-1] == "" and b < len(norm):
             chunk.pop()
+        if cut:
+            chunk.append("")  # a blank line closes what the cut left open
         lines.extend(chunk)
         line_of.extend(range(first, first + len(chunk)))
     compressed, origin = _compress(lines)
