@@ -46,6 +46,7 @@ class GotenbergServer:
         self._converter = LibreOfficeConverter(timeout_s=120) if self.use_soffice else None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.block_on_close = False  # never wait for a deliberately slow answer
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -126,10 +127,13 @@ class GotenbergServer:
                 self._reply(status, payload, kind)
 
             def _reply(self, status: int, payload: bytes, kind: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client gave up (its time limit), as clients may
 
         return Handler
