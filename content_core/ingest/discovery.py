@@ -215,20 +215,23 @@ def _stat_of(path: str, info: os.stat_result) -> _Listed:
 
 
 def _read_stable(
-    source: LocalFolderSource, store: ContentStore, listed: _Listed
+    source: LocalFolderSource, store: ContentStore, listed: _Listed, settled_before_ns: int = 0
 ) -> tuple[str, _Listed] | None:
     """Copy a file into the blob store; None when it vanished or changed while being read.
 
     The file's stat before and after reading must be equal and match the bytes read, so a
     version being written is never pinned (its bytes may reach the blob store unreferenced,
     which is harmless). A listing that is stale by now is fine: the version read is recorded
-    with its own stat.
+    with its own stat. A file whose ctime is after `settled_before_ns` is left for a later
+    pass: a writer that pauses between writes shows no change during one read.
     """
     path = source.absolute(listed.path)
     try:
         before = os.stat(path, follow_symlinks=False)
         if not stat.S_ISREG(before.st_mode):
             return None  # replaced by a folder or a link: the next pass sees what it is now
+        if before.st_ctime_ns > settled_before_ns > 0:
+            return None  # written to moments ago: maybe still being written
         if before.st_size <= _SMALL_FILE:
             with open(path, "rb") as handle:
                 data = handle.read(_SMALL_FILE + 1)
@@ -374,6 +377,7 @@ def _discover(
     time_budget_s: float | None,
     max_batches: int | None,
     started: float,
+    settle_s: float = 0.0,
 ) -> _Pass:
     """One listing, then as many batches as the budget allows, each manifest written at once."""
     if max_batch_files < 1:
@@ -402,7 +406,8 @@ def _discover(
             previous, entries = batch.batch_id, []
 
         for row in plan.candidates:
-            if time_budget_s is not None and time.monotonic() - started > time_budget_s:
+            late = time_budget_s is not None and time.monotonic() - started > time_budget_s
+            if late and (entries or batches):  # every pass pins something, however late
                 has_more = True
                 break
             path = str(row["path"])
@@ -419,7 +424,8 @@ def _discover(
                 )
                 if known_live and row["cached_sha256"] == row["known_sha256"]:
                     continue  # metadata-only change, checked on an earlier pass
-                read = _read_stable(source, store, listed)
+                settled = time.time_ns() - int(settle_s * 1e9) if settle_s > 0 else 0
+                read = _read_stable(source, store, listed, settled)
                 if read is None:
                     has_more = True  # changing or vanished: the next pass looks again
                     continue
@@ -461,12 +467,15 @@ def discover(
     *,
     max_batch_files: int = 2000,
     time_budget_s: float | None = None,
+    settle_s: float = 0.0,
 ) -> DiscoveryResult:
     """Find what changed in `source` since the store's last record and write one batch manifest.
 
     Added, modified (any stat change whose bytes differ, old mtimes included) and deleted files
     are found by comparing every file with the latest manifest row of its path. At most
     `max_batch_files` changes go into the batch; `has_more` says whether a next pass is due.
+    A file that changes while it is read, or (with `settle_s`) whose status changed less than
+    `settle_s` seconds ago, is left for the next pass and never pinned half-written.
     """
     started = time.monotonic()
     result = _discover(
@@ -476,6 +485,7 @@ def discover(
         time_budget_s=time_budget_s,
         max_batches=1,
         started=started,
+        settle_s=settle_s,
     )
     return DiscoveryResult(
         batch=result.batches[0] if result.batches else None,
@@ -531,6 +541,7 @@ def discover_pending(
     max_batch_files: int = 2000,
     time_budget_s: float = 40.0,
     is_finished: Callable[[str], bool] | None = None,
+    settle_s: float = 0.0,
 ) -> PendingBatches:
     """Discover until the source holds no unrecorded change or the time budget is spent, then
     list every batch of the source that still needs a run.
@@ -547,6 +558,7 @@ def discover_pending(
         time_budget_s=time_budget_s,
         max_batches=None,
         started=started,
+        settle_s=settle_s,
     )
     discovered = [batch.batch_id for batch in result.batches]
     has_more, scanned = result.has_more, result.scanned

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import threading
+import time
 from pathlib import Path
+
+import pyarrow as pa
 
 from content_core.ingest.discovery import discover, discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
@@ -94,3 +99,164 @@ def test_hidden_files_and_symlinks_are_skipped(inbox: Path, store: ContentStore)
     assert result.batch is not None
     paths = {e.path for e in result.batch.entries}
     assert ".hidden" not in paths and "link.txt" not in paths
+
+
+# -- scale, stale listings, files that change or vanish while read ---------------------------
+
+
+def _many(folder: Path, count: int, *, per_folder: int = 250) -> None:
+    for number in range(count):
+        sub = folder / f"d{number // per_folder:03d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"f{number:05d}.txt").write_text(f"document {number}, customer {number % 7}\n")
+
+
+def test_three_thousand_files_in_capped_batches_then_a_quick_quiet_pass(
+    tmp_path: Path, store: ContentStore
+) -> None:
+    folder = tmp_path / "many"
+    _many(folder, 3000)
+    found = discover_pending(_source(folder), store, set(), max_batch_files=400)
+    sizes = [len(store.read_manifest(b)) for b in found.batch_ids]
+    assert sizes == [400] * 7 + [200] and not found.has_more
+    paths = store.query("SELECT path, count(*) AS n FROM batches GROUP BY path").to_pylist()
+    assert len(paths) == 3000 and {r["n"] for r in paths} == {1}  # every file recorded once
+    quiet = discover_pending(_source(folder), store, set(found.batch_ids))
+    assert quiet.discovered == () and quiet.scanned == 3000
+    assert quiet.elapsed_s < 2.0
+
+
+def test_time_budget_keeps_progress_in_the_store(tmp_path: Path, store: ContentStore) -> None:
+    """A spent budget still pins one file per pass: progress is in the store, none repeats."""
+    folder = tmp_path / "many"
+    _many(folder, 12)
+    passes = []
+    while True:
+        found = discover_pending(_source(folder), store, set(), time_budget_s=0.0)
+        passes.append(found.discovered)
+        if not found.has_more:
+            break
+        assert len(passes) <= 12
+    assert [len(store.read_manifest(b)) for b in store.list_batches("t")] == [1] * 12
+    counts = store.query("SELECT path, count(*) AS n FROM batches GROUP BY path").to_pylist()
+    assert len(counts) == 12 and {r["n"] for r in counts} == {1}
+
+
+def test_find_listing_equals_the_python_walk(tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    _many(folder, 300, per_folder=40)
+    (folder / ".hidden").write_text("x")
+    (folder / "d000" / "link.txt").symlink_to(folder / "d000" / "f00000.txt")
+    (folder / "name with spaces & ünïcode.txt").write_text("y")
+    fast = _source(folder).stat_table()
+    walked = LocalFolderSource(
+        LocalFolderSourceConfig(folder=folder, exclude_predicate=lambda _: False), source_id="t"
+    ).stat_table()
+    assert fast.equals(walked) and fast.num_rows == 301
+    first = fast.slice(0, 1).to_pylist()[0]
+    info = (folder / first["path"]).stat()
+    assert (first["mtime_ns"], first["ctime_ns"], first["inode"]) == (
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+    )
+
+
+class _StaleSource(LocalFolderSource):
+    """A source whose listing was taken before the test changed the folder."""
+
+    def __init__(self, folder: Path, listing: pa.Table) -> None:
+        super().__init__(LocalFolderSourceConfig(folder=folder), source_id="t")
+        self.listing = listing
+
+    def stat_table(self) -> pa.Table:
+        return self.listing
+
+
+def test_file_rewritten_after_listing_is_pinned_whole(inbox: Path, store: ContentStore) -> None:
+    discover(_source(inbox), store)
+    target = inbox / "plain.txt"
+    target.write_text("version two of the minutes")
+    listing = _source(inbox).stat_table()
+    target.write_text("version three, written after the listing was taken")
+    result = discover(_StaleSource(inbox, listing), store)
+    assert result.batch is not None
+    (entry,) = result.batch.entries
+    assert entry.sha256 == hashlib.sha256(target.read_bytes()).hexdigest()
+    assert entry.mtime_ns == target.stat().st_mtime_ns
+    assert discover(_source(inbox), store).batch is None  # nothing left, nothing twice
+
+
+def test_file_vanishing_between_listing_and_reading(inbox: Path, store: ContentStore) -> None:
+    discover(_source(inbox), store)
+    (inbox / "plain.txt").write_text("changed, then removed before discovery reads it")
+    (inbox / "fresh.txt").write_text("added, then removed before discovery reads it")
+    listing = _source(inbox).stat_table()
+    (inbox / "plain.txt").unlink()
+    (inbox / "fresh.txt").unlink()
+    stale = discover(_StaleSource(inbox, listing), store)
+    assert stale.batch is None and stale.has_more  # no crash, nothing pinned, look again
+    result = discover(_source(inbox), store)
+    assert result.batch is not None
+    assert _changes(store, result.batch.batch_id) == {"plain.txt": "deleted"}
+
+
+def test_file_written_during_discovery_is_never_pinned_half_written(
+    tmp_path: Path, store: ContentStore
+) -> None:
+    """A writer rewrites a 1 MiB file over and over, block by block, pausing between blocks,
+    while discovery runs: with a settle time nothing is pinned until the writer stops, and
+    the version pinned then is whole (full size, one byte value throughout).
+
+    Without a settle time a read that falls in a pause sees a stable, shorter file: comparing
+    the stat before and after a read only catches writes during the read itself."""
+    folder = tmp_path / "busy"
+    folder.mkdir()
+    target = folder / "busy.bin"
+    block, blocks = 65536, 16
+    target.write_bytes(b"@" * block * blocks)
+    stop = threading.Event()
+
+    def writer() -> None:
+        version = 0
+        while not stop.is_set() and version < 2000:  # bounded, whatever happens
+            fill = bytes([65 + version % 26]) * block
+            with open(target, "wb") as handle:
+                for _ in range(blocks):
+                    handle.write(fill)
+                    handle.flush()
+                    time.sleep(0.0005)
+            version += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    pinned: list[str] = []
+    try:
+        for _ in range(15):
+            result = discover(_source(folder), store, settle_s=0.3)
+            if result.batch is not None:
+                pinned.extend(e.sha256 or "" for e in result.batch.entries)
+    finally:
+        stop.set()
+        thread.join()
+    assert pinned == []
+    time.sleep(0.4)
+    final = discover_pending(_source(folder), store, set(), settle_s=0.3)
+    assert not final.has_more
+    latest = store.query(
+        "SELECT sha256 FROM batches WHERE path = 'busy.bin' ORDER BY batch_seq DESC LIMIT 1"
+    ).to_pylist()
+    assert latest == [{"sha256": hashlib.sha256(target.read_bytes()).hexdigest()}]
+    data = store.blobs.get(latest[0]["sha256"])
+    assert len(data) == block * blocks and len(set(data)) == 1
+
+
+def test_deleted_then_restored_file_is_added_again(inbox: Path, store: ContentStore) -> None:
+    discover(_source(inbox), store)
+    data = (inbox / "notes.md").read_bytes()
+    (inbox / "notes.md").unlink()
+    discover(_source(inbox), store)
+    (inbox / "notes.md").write_bytes(data)
+    result = discover(_source(inbox), store)
+    assert result.batch is not None
+    assert _changes(store, result.batch.batch_id) == {"notes.md": "added"}
