@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 
 from content_core.binary import media_types as mt
-from content_core.binary.archives import ArchiveMember, ExpansionBudget, safe_name
+from content_core.binary.archives import ArchiveMember, safe_name
+from content_core.binary.budget import ExpansionBudget
 from content_core.binary.sniff import decode_text_sample
 from content_core.errors import (
     BinaryFanoutError,
@@ -115,7 +116,11 @@ class EmailUnpacker:
             if part.is_multipart() and ctype != "message/rfc822":
                 payload = part.get_payload()
                 if isinstance(payload, list):
-                    stack.extend((child, depth + 1) for child in reversed(payload))
+                    stack.extend(
+                        (child, depth + 1)
+                        for child in reversed(payload)
+                        if isinstance(child, email.message.Message)
+                    )
                 continue
             label = _attachment_name(part)
             is_attachment = label is not None or (

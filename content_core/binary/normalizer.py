@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from content_core.binary import media_types as mt
-from content_core.binary.archives import ArchiveUnpacker, ExpansionBudget, check_zip_package
+from content_core.binary.archives import ArchiveUnpacker
 from content_core.binary.artifact import BinaryArtifact, kind_for
+from content_core.binary.budget import ExpansionBudget
 from content_core.binary.config import BinaryConfig
 from content_core.binary.email import EmailUnpacker
 from content_core.binary.images import ImageNormalizer
@@ -22,6 +23,7 @@ from content_core.binary.office import OFFICE_MEDIA_TYPES, NoOpOfficeConverter, 
 from content_core.binary.pdf_guard import PdfGuard
 from content_core.binary.sniff import decode_text_sample, sniff_media_type
 from content_core.binary.textpdf import text_to_pdf
+from content_core.binary.zips import check_zip_package
 from content_core.errors import (
     ArchiveExtractionError,
     BinaryFanoutError,
