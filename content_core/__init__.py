@@ -74,7 +74,13 @@ _EXPORTS: dict[str, str] = {
     # tokens
     **{
         name: "content_core.tokens"
-        for name in ("ModelLimits", "TokenEstimator", "estimate_tokens", "get_model_limits")
+        for name in (
+            "ModelLimits",
+            "TokenEstimator",
+            "count_tokens",
+            "estimate_tokens",
+            "get_model_limits",
+        )
     },
     # chunking
     **{
@@ -83,6 +89,7 @@ _EXPORTS: dict[str, str] = {
             "CharacterChunker",
             "Chunk",
             "Chunker",
+            "ChunkingConfig",
             "CodeChunker",
             "DocumentSplitter",
             "HierarchicalChunker",
@@ -90,6 +97,7 @@ _EXPORTS: dict[str, str] = {
             "MarkdownChunker",
             "RecursiveChunker",
             "TextChunker",
+            "build_chunker",
             "chunk_text",
             "get_chunker",
             "list_chunkers",

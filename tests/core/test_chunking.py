@@ -54,6 +54,11 @@ class Greeter:
 """
 
 
+def test_chunking_all_is_sorted_and_resolves() -> None:
+    assert content_core.chunking.__all__ == sorted(content_core.chunking.__all__)
+    assert all(hasattr(content_core.chunking, name) for name in content_core.chunking.__all__)
+
+
 def test_public_names_import_from_content_core() -> None:
     for name in (
         "TextChunker",
@@ -64,6 +69,8 @@ def test_public_names_import_from_content_core() -> None:
         "ImageTiler",
         "DocumentSplitter",
         "HierarchicalChunker",
+        "ChunkingConfig",
+        "build_chunker",
     ):
         assert getattr(content_core, name) is getattr(content_core.chunking, name)
 
