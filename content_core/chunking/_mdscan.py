@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from content_core.chunking._measure import utf8
+
 __all__ = ["Section", "line_starts", "markdown_sections"]
 
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -76,7 +78,7 @@ def line_starts(text: str) -> list[int]:
         starts = [0]
         starts.extend(m.end() for m in _NEWLINE.finditer(text))
         return starts
-    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    data = np.frombuffer(utf8(text), dtype=np.uint8)
     newlines = np.flatnonzero(data == 10) + 1
     if not text.isascii():
         # Byte offsets to char offsets: drop the UTF-8 continuation bytes before each one.

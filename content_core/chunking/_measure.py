@@ -15,7 +15,15 @@ import numpy as np
 
 from content_core.tokens import get_encoding, heuristic_chars_for_tokens
 
-__all__ = ["CharDoc", "CharMeasure", "Measure", "TokenDoc", "TokenMeasure"]
+__all__ = [
+    "CharDoc",
+    "CharMeasure",
+    "Measure",
+    "TokenDoc",
+    "TokenMeasure",
+    "scrub_surrogates",
+    "utf8",
+]
 
 # A position p is a "hard" boundary of the cl100k/p50k/r50k pre-tokeniser when text[p-1] is an
 # ASCII letter or digit and text[p] is ASCII but neither: no alternative of those patterns
@@ -29,6 +37,23 @@ _SMALL_SPAN = 96
 # How far from a span's edge to look for a hard boundary before encoding the span whole.
 _EDGE_WINDOW = 256
 _TAIL_WINDOWS = (24, 96, _EDGE_WINDOW)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub_surrogates(text: str) -> str:
+    """`text` with lone surrogates (unencodable in UTF-8) replaced by U+FFFD, as tiktoken
+    does; the length, and so every offset, stays the same."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def utf8(text: str) -> bytes:
+    """The UTF-8 bytes of `text`, lone surrogates counted as U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return scrub_surrogates(text).encode("utf-8")
 
 
 class CharDoc:
@@ -108,20 +133,24 @@ class TokenDoc:
         self._enc = encoding
         self._encode = encoding.encode_ordinary
         self._hard = encoding_name in _HARD_SAFE_ENCODINGS
+        data = None if text.isascii() else utf8(text)
+        clean = text
+        if data is not None and len(data) and _SURROGATE.search(text):
+            clean = scrub_surrogates(text)
         if hasattr(encoding, "encode_to_numpy"):
-            tokens = encoding.encode_to_numpy(text, disallowed_special=())
+            tokens = encoding.encode_to_numpy(clean, disallowed_special=())
         else:  # tiktoken before 0.8
-            tokens = np.asarray(encoding.encode_ordinary(text), dtype=np.uint32)
+            tokens = np.asarray(encoding.encode_ordinary(clean), dtype=np.uint32)
         self.n_tokens = int(tokens.shape[0])
         byte_starts = np.zeros(self.n_tokens + 1, dtype=np.int64)
         np.cumsum(_byte_lengths(encoding_name)[tokens], out=byte_starts[1:])
-        if text.isascii():
+        if data is None:
             starts = byte_starts
         else:
             # A char offset is the byte offset minus the UTF-8 continuation bytes before it;
             # a token boundary inside a multi-byte character maps to that character's end.
-            data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-            continuation = np.flatnonzero((data & 0xC0) == 0x80)
+            raw = np.frombuffer(data, dtype=np.uint8)
+            continuation = np.flatnonzero((raw & 0xC0) == 0x80)
             starts = byte_starts - continuation.searchsorted(byte_starts)
         self._starts = starts
         self._starts_list: list[int] | None = None

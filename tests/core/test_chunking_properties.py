@@ -25,10 +25,10 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 EXACT = TokenEstimator(encoding_name="cl100k_base")
 
 # Characters that stress the tokenizer's pre-splitting: letters, digits, spaces of several
-# kinds, newlines, punctuation, apostrophes, accents, CJK and an emoji.
+# kinds, newlines, punctuation, apostrophes, accents, CJK, an emoji and a lone surrogate.
 _ALPHABET = st.sampled_from(
     list("abcdefghij XYZ0123456789  \n\n\t.,;:!?'\"()[]{}#-*_`|/\\")
-    + ["é", "ü", "ß", "中", "文", "。", "😀", "\r\n", "  ", "...", "'s", "n't", "\u00a0"]
+    + ["é", "ü", "ß", "中", "文", "。", "😀", "\r\n", "  ", "...", "'s", "n't", "\u00a0", "\ud800"]
 )
 _WORDS = st.sampled_from(
     ["alpha", "beta", "gamma", "delta", "x", "42", "don't", "e.g.", "naïve", "数据", "end."]
