@@ -36,7 +36,8 @@ _HARD_SAFE_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k
 _SMALL_SPAN = 96
 # How far from a span's edge to look for a hard boundary before encoding the span whole.
 _EDGE_WINDOW = 256
-_TAIL_WINDOWS = (24, 96, _EDGE_WINDOW)
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_ASCII_OTHER = frozenset(chr(c) for c in range(128)) - _ASCII_ALNUM
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -122,6 +123,15 @@ def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte 
     return lengths
 
 
+_EDGE_CACHE_SIZE = 65_536
+
+
+@functools.lru_cache(maxsize=8)
+def _edge_cache(encoding_name: str) -> dict[str, int]:
+    """The shared token-count cache for short edge strings of one encoding."""
+    return {}
+
+
 class TokenDoc:
     """A text tokenised once, measured in exact tokens."""
 
@@ -133,6 +143,7 @@ class TokenDoc:
         self._enc = encoding
         self._encode = encoding.encode_ordinary
         self._hard = encoding_name in _HARD_SAFE_ENCODINGS
+        self._edge_cache = _edge_cache(encoding_name)
         data = None if text.isascii() else utf8(text)
         clean = text
         if data is not None and len(data) and _SURROGATE.search(text):
@@ -180,24 +191,44 @@ class TokenDoc:
         """
         if b - a <= _SMALL_SPAN or not self._hard:
             return len(self._encode(self.text[a:b]))
-        text = self.text
-        first = _HARD.search(text, a, min(b, a + _EDGE_WINDOW) + 1)
-        if first is None:
-            return len(self._encode(text[a:b]))
-        m1 = first.start() + 1
-        m2 = -1
-        for width in _TAIL_WINDOWS:
-            lo = max(m1, b - width)
-            for match in _HARD.finditer(text, lo, b + 1):
-                m2 = match.start() + 1
-            if m2 >= 0 or lo == m1:
+        text, n = self.text, self.n
+        alnum, other = _ASCII_ALNUM, _ASCII_OTHER
+        # First hard boundary after a (a short walk: words are short).
+        m1 = -1
+        i, hi = a + 1, min(b, a + _EDGE_WINDOW)
+        while i <= hi:
+            if text[i - 1] in alnum and (i == n or text[i] in other):
+                m1 = i
                 break
+            i += 1
+        if m1 < 0:
+            return len(self._encode(text[a:b]))
+        # Last hard boundary at or before b.
+        m2 = -1
+        i, lo = b, max(m1, b - _EDGE_WINDOW)
+        while i >= lo:
+            if text[i - 1] in alnum and (i == n or text[i] in other):
+                m2 = i
+                break
+            i -= 1
         if m2 < m1:
             return len(self._encode(text[a:b]))
-        head = len(self._encode(text[a:m1])) if m1 > a else 0
-        tail = len(self._encode(text[m2:b])) if b > m2 else 0
+        head = self._count_edge(text[a:m1]) if m1 > a else 0
+        tail = self._count_edge(text[m2:b]) if b > m2 else 0
         starts = self._starts
         return head + int(starts.searchsorted(m2)) - int(starts.searchsorted(m1)) + tail
+
+    def _count_edge(self, piece: str) -> int:
+        """Tokens of a short edge string; edges repeat (words, indentation), so they are
+        cached per encoding: a tiktoken call costs microseconds even for one word."""
+        cache = self._edge_cache
+        count = cache.get(piece)
+        if count is None:
+            count = len(self._encode(piece))
+            if len(cache) >= _EDGE_CACHE_SIZE:
+                cache.clear()
+            cache[piece] = count
+        return count
 
     def reach(self, a: int, budget: int) -> int:
         """About the farthest end e with size(a, e) <= budget (at least a + 1)."""
@@ -217,7 +248,11 @@ class TokenDoc:
 
     def prefix_size(self, prefix: str) -> int:
         """Exact tokens of a prefix put before a span (which must end with a newline)."""
-        return len(self._encode(prefix)) if prefix else 0
+        if not prefix:
+            return 0
+        if len(prefix) <= _EDGE_WINDOW:
+            return self._count_edge(prefix)
+        return len(self._encode(prefix))
 
     def token_count(self, a: int, b: int) -> int | None:
         """Exact tokens of text[a:b]."""
