@@ -99,3 +99,19 @@ def test_moderately_deep_multipart_ends_typed_or_bounded() -> None:
     except (BinaryFanoutError, EmailParseError):
         return
     assert "innermost" in email.body
+
+
+def test_huge_encoded_word_in_a_part_header_stays_bounded() -> None:
+    words = " ".join("=?utf-8?q?caf=C3=A9?=" for _ in range(40_000))  # ~1 MB parameter
+    data = (
+        "From: a@example.com\r\nTo: b@example.com\r\nSubject: s\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\n'
+        "Content-Type: text/plain\r\n\r\nbody\r\n--b\r\n"
+        f'Content-Type: application/octet-stream\r\nContent-Disposition: attachment; '
+        f'filename="{words}"\r\n\r\npayload\r\n--b--\r\n'
+    ).encode("ascii")
+    started = time.monotonic()
+    email = EmailUnpacker().unpack(data, mt.EML, _budget())
+    assert time.monotonic() - started < 3
+    [attachment] = email.attachments
+    assert attachment.data == b"payload" and len(attachment.name) <= 255
