@@ -13,6 +13,7 @@ import hashlib
 import logging
 import mimetypes
 import os
+import re
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -105,22 +106,84 @@ class _Known:
     deleted: bool
 
 
-def _manifest_glob(store: ContentStore, source_id: str) -> str | None:
-    """A glob over the source's manifests, or None when it has none (DuckDB rejects empty globs).
+_COLUMNS = "path, change, sha256, size_bytes, mtime_ns, ctime_ns, inode, batch_seq, batch_id"
+# Manifests read one by one before discovery folds them into the per-source snapshot.
+SNAPSHOT_EVERY = 64
 
-    The glob may match another source whose id extends this one; callers filter on source_id.
+
+def _quote(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def _snapshot_path(store: ContentStore, source_id: str) -> Path:
+    return store.root / "state" / f"{source_id}.known.parquet"
+
+
+def _manifests_after(store: ContentStore, source_id: str, after_seq: int) -> list[Path]:
+    """The source's manifest files with a sequence number above `after_seq` (read from names)."""
+    name = re.compile(rf"^{re.escape(source_id)}-(\d+)-[0-9a-f]{{10}}$")
+    found = []
+    for batch_id in store.list_batches(source_id):
+        match = name.match(batch_id)
+        if match and int(match.group(1)) > after_seq:
+            found.append(store.manifest_path(batch_id))
+    return found
+
+
+def _load_latest(connection: duckdb.DuckDBPyConnection, store: ContentStore, source_id: str) -> int:
+    """Create table `manifest_latest`: the latest manifest row of every path of the source.
+
+    Reads the snapshot (latest rows up to some batch, a cache derived from the manifests and
+    rebuilt when missing or unreadable) plus every newer manifest; returns how many manifest
+    files were read one by one, so a caller can fold them into a new snapshot.
     """
-    if not store.list_batches(source_id):
-        return None
-    pattern = str(store.root / "batches" / f"{source_id}-*.parquet")
-    return "'" + pattern.replace("'", "''") + "'"
+    parts, covered = [], 0
+    snapshot = _snapshot_path(store, source_id)
+    if snapshot.is_file():
+        try:
+            row = connection.execute(
+                f"SELECT coalesce(max(batch_seq), 0) FROM read_parquet({_quote(snapshot)})"
+            ).fetchone()
+            covered = int(row[0]) if row else 0
+            parts.append(f"SELECT {_COLUMNS} FROM read_parquet({_quote(snapshot)})")
+        except duckdb.Error as exc:
+            logger.warning("snapshot %s unreadable (%s); reading every manifest", snapshot, exc)
+            covered = 0
+    files = _manifests_after(store, source_id, covered)
+    if files:
+        listed = ", ".join(_quote(f) for f in files)
+        parts.append(
+            f"SELECT {_COLUMNS} FROM read_parquet([{listed}], union_by_name = true) "
+            f"WHERE source_id = {_quote(Path(source_id))}"
+        )
+    if not parts:
+        connection.execute(
+            "CREATE TABLE manifest_latest (path VARCHAR, change VARCHAR, sha256 VARCHAR, "
+            "size_bytes BIGINT, mtime_ns BIGINT, ctime_ns BIGINT, inode BIGINT, "
+            "batch_seq BIGINT, batch_id VARCHAR)"
+        )
+        return 0
+    connection.execute(
+        "CREATE TABLE manifest_latest AS SELECT * FROM ("
+        + " UNION ALL ".join(parts)
+        + ") QUALIFY row_number() OVER (PARTITION BY path ORDER BY batch_seq DESC) = 1"
+    )
+    return len(files)
 
 
-_LATEST = (
-    "SELECT path, change, sha256, size_bytes, mtime_ns, ctime_ns, inode, batch_seq, batch_id "
-    "FROM read_parquet({glob}, union_by_name = true) WHERE source_id = ? "
-    "QUALIFY row_number() OVER (PARTITION BY path ORDER BY batch_seq DESC) = 1"
-)
+def _save_snapshot(
+    connection: duckdb.DuckDBPyConnection, store: ContentStore, source_id: str
+) -> None:
+    """Write `manifest_latest` as the source's snapshot (atomic; deletions kept as rows)."""
+    target = _snapshot_path(store, source_id)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    connection.execute(
+        f"COPY (SELECT * FROM manifest_latest ORDER BY path) TO {_quote(tmp)} "
+        "(FORMAT parquet, COMPRESSION zstd)"
+    )
+    with open(tmp, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, target)
 
 
 def known_state(store: ContentStore, source_id: str) -> dict[str, _Known]:
@@ -128,12 +191,10 @@ def known_state(store: ContentStore, source_id: str) -> dict[str, _Known]:
 
     Discovery itself never builds this dict (it compares in DuckDB); it serves inspection.
     """
-    glob = _manifest_glob(store, source_id)
-    if glob is None:
-        return {}
     connection = duckdb.connect(":memory:")
     try:
-        table = connection.execute(_LATEST.format(glob=glob), [source_id]).to_arrow_table()
+        _load_latest(connection, store, source_id)
+        table = connection.sql("SELECT * FROM manifest_latest").to_arrow_table()
     finally:
         connection.close()
     state: dict[str, _Known] = {}
@@ -307,31 +368,19 @@ class _Plan:
     last_batch: str | None
 
 
-def _load_latest(connection: duckdb.DuckDBPyConnection, glob: str | None, source_id: str) -> None:
-    if glob is None:
-        connection.execute(
-            "CREATE TABLE manifest_latest (path VARCHAR, change VARCHAR, sha256 VARCHAR, "
-            "size_bytes BIGINT, mtime_ns BIGINT, ctime_ns BIGINT, inode BIGINT, "
-            "batch_seq BIGINT, batch_id VARCHAR)"
-        )
-    else:
-        connection.execute(
-            f"CREATE TABLE manifest_latest AS {_LATEST.format(glob=glob)}", [source_id]
-        )
-
-
 def _plan(source: LocalFolderSource, store: ContentStore, cache: _HashCache) -> _Plan:
     """List the folder once and compare it with the manifests in DuckDB (no per-file Python).
 
     The manifests load on a DuckDB thread while the folder is listed.
     """
-    glob = _manifest_glob(store, source.source_id)
     connection = duckdb.connect(":memory:")
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
-            loading = pool.submit(_load_latest, connection.cursor(), glob, source.source_id)
+            loading = pool.submit(_load_latest, connection.cursor(), store, source.source_id)
             scan = _listing(source)
-            loading.result()
+            read_one_by_one = loading.result()
+        if read_one_by_one >= SNAPSHOT_EVERY:
+            _save_snapshot(connection, store, source.source_id)
         connection.register("scan", scan)
         connection.register("hash_cache", cache.table())
         # Paths are latest-per-path, so the newest batch always shows among them.

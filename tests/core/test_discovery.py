@@ -9,8 +9,10 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
-from content_core.ingest.discovery import discover, discover_pending
+from content_core.ingest import discovery
+from content_core.ingest.discovery import discover, discover_pending, known_state
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 
@@ -260,3 +262,30 @@ def test_deleted_then_restored_file_is_added_again(inbox: Path, store: ContentSt
     result = discover(_source(inbox), store)
     assert result.batch is not None
     assert _changes(store, result.batch.batch_id) == {"notes.md": "added"}
+
+
+def test_snapshot_of_known_state_keeps_ticks_cheap_and_changes_exact(
+    inbox: Path, store: ContentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many small batches fold into a snapshot; a lost or corrupt snapshot changes nothing."""
+    monkeypatch.setattr(discovery, "SNAPSHOT_EVERY", 3)
+    for step in range(8):
+        (inbox / f"step-{step}.txt").write_text(f"step {step}")
+        if step == 4:
+            (inbox / "notes.md").unlink()
+        assert discover(_source(inbox), store).batch is not None
+    snapshot = store.root / "state" / "t.known.parquet"
+    assert snapshot.is_file()
+    expected = known_state(store, "t")
+    snapshot.unlink()
+    assert known_state(store, "t") == expected  # rebuilt from the manifests alone
+    assert discover(_source(inbox), store).batch is None
+    snapshot.write_bytes(b"not parquet")
+    assert known_state(store, "t") == expected
+    (inbox / "notes.md").write_text("back again")
+    (inbox / "step-0.txt").unlink()
+    result = discover(_source(inbox), store)
+    assert result.batch is not None
+    assert _changes(store, result.batch.batch_id) == {"notes.md": "added", "step-0.txt": "deleted"}
+    assert result.batch.seq == 9
+    assert discover(_source(inbox), store).batch is None
