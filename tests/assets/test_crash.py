@@ -297,3 +297,27 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
                 instance=instance, partition_key=request.partition_key, tags=request.tags
             ).success
     _assert_like_clean(store, clean)
+
+
+def test_litter_of_killed_writers_is_invisible_and_swept(tmp_path: Path) -> None:
+    from content_core.store.compaction import sweep_stale_temp_files
+
+    folder = _folder(tmp_path, count=3)
+    store = ContentStore(tmp_path / "store")
+    _complete(folder, store)
+    batch = store.list_batches("crash")[0]
+    table_dir = store.table_path("chunks", batch).parent
+    stale = [
+        table_dir / ".tmpabc.parquet.tmp",
+        store.root / "batches" / ".tmpdef.parquet.tmp",
+        store.blobs.root / ".tmp-ghi",
+    ]
+    for path in stale:
+        path.write_bytes(b"PAR1 half a file")
+        os.utime(path, (time.time() - 7200, time.time() - 7200))
+    fresh = table_dir / ".tmpjkl.parquet.tmp"
+    fresh.write_bytes(b"PAR1 a writer still at work")
+    before = _tables(store)  # the views never open a temporary file
+    assert sweep_stale_temp_files(store) == 3
+    assert not any(p.exists() for p in stale) and fresh.exists()
+    assert _tables(store) == before
