@@ -1,7 +1,9 @@
 """compact_store_job: merge the many small per-batch Parquet files into one file per table.
 
-No query result changes while it runs or after (see `content_core.store.compact_store`); the
-daily schedule is stopped by default, so a user turns it on or runs the job by hand.
+No query result changes while it runs or after (see `content_core.store.compact_store`; a
+query that starts just as old files are deleted can fail once and must be rerun, so the daily
+schedule runs at a quiet hour). The schedule is stopped by default: a user turns it on or
+runs the job by hand.
 """
 
 import dagster as dg

@@ -122,9 +122,15 @@ def sweep_stale_temp_files(store: ContentStore, *, older_than_s: float = STALE_T
 def compact_store(store: ContentStore, *, min_files: int = 2) -> list[CompactionReport]:
     """Compact every table of `store` that has at least `min_files` data files.
 
-    Safe while batches are written and queried: readers see each batch in exactly one file
-    throughout, and only one compaction runs at a time per store. Stale temporary files of
-    killed writers are swept first (`sweep_stale_temp_files`).
+    Safe while batches are written: readers see each batch in exactly one file throughout,
+    and only one compaction runs at a time per store. Stale temporary files of killed writers
+    are swept first (`sweep_stale_temp_files`).
+
+    One caveat for readers: DuckDB lists a view's files when a query starts and opens them
+    after, so a query that starts while compaction deletes the files it folded can fail once
+    with "Cannot open file" (measured: 7 of 411 back-to-back queries during 15 compactions in
+    a row). Its result is never wrong, and rerunning it succeeds; hence a daily schedule at a
+    quiet hour.
     """
     store.ensure_layout()
     sweep_stale_temp_files(store)
