@@ -19,12 +19,14 @@ __all__ = [
     "TokenCounter",
     "TokenEstimator",
     "count_tokens",
+    "encode_ordinary_safe",
     "encoding_for_model",
     "estimate_tokens",
     "get_encoding",
     "get_model_limits",
     "heuristic_chars_for_tokens",
     "is_exact_model",
+    "whitespace_cuts",
 ]
 
 DEFAULT_ENCODING = "cl100k_base"
@@ -78,6 +80,37 @@ def _is_cached(name: str) -> bool:
     return os.path.exists(os.path.join(cache_dir, key))
 
 
+# tiktoken's pre-tokeniser overflows its backtracking stack (and panics) on whitespace runs of
+# about a million characters; such runs are encoded in slices of this many characters.
+LONG_WHITESPACE = re.compile(r"(?<!\s)\s{16384,}")
+_WHITESPACE_SLICE = 8192
+
+
+def whitespace_cuts(text: str) -> list[int]:
+    """Offsets inside very long whitespace runs where `text` is encoded in separate calls."""
+    cuts: list[int] = []
+    for match in LONG_WHITESPACE.finditer(text):
+        cuts.extend(range(match.start() + _WHITESPACE_SLICE, match.end() - 1, _WHITESPACE_SLICE))
+    return cuts
+
+
+def encode_ordinary_safe(encoding: Any, text: str) -> list[int]:  # Any: tiktoken.Encoding
+    """`encoding.encode_ordinary(text)`, cutting very long whitespace runs into slices.
+
+    A text without such runs gets tiktoken's exact tokens; one with them gets the tokens of
+    its slices, which differ from the (uncomputable) whole only inside those runs.
+    """
+    cuts = whitespace_cuts(text)
+    if not cuts:
+        return list(encoding.encode_ordinary(text))
+    tokens: list[int] = []
+    start = 0
+    for cut in [*cuts, len(text)]:
+        tokens.extend(encoding.encode_ordinary(text[start:cut]))
+        start = cut
+    return tokens
+
+
 @runtime_checkable
 class TokenCounter(Protocol):
     """Anything that counts the tokens of a text."""
@@ -121,7 +154,7 @@ class TokenEstimator:
     def estimate(self, text: str) -> int:
         """Return the number of tokens in `text` (exact when an encoding is loaded)."""
         if self._encoding is not None:
-            return len(self._encoding.encode_ordinary(text))
+            return len(encode_ordinary_safe(self._encoding, text))
         return int(len(text.split()) * self.tokens_per_word)
 
     def fits(self, text: str, max_tokens: int) -> bool:
@@ -137,7 +170,7 @@ class TokenEstimator:
 
 def count_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
     """Return the exact number of tokens of `text` in `encoding_name` (cl100k_base by default)."""
-    return len(get_encoding(encoding_name).encode_ordinary(text))
+    return len(encode_ordinary_safe(get_encoding(encoding_name), text))
 
 
 # --------------------------------------------------------------------------- model limits
@@ -313,7 +346,7 @@ def estimate_tokens(text: str, model: str = "gpt-4o") -> int:
     """
     encoding = encoding_for_model(model)
     if encoding is not None:
-        return len(encoding.encode_ordinary(text))
+        return len(encode_ordinary_safe(encoding, text))
     return int(len(text) / _CHARS_PER_TOKEN * _HEURISTIC_OVERHEAD)
 
 

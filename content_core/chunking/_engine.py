@@ -158,7 +158,7 @@ def pack(
     spans: list[Span] = []
     a = _skip_ws(text, lo, hi) if strip else lo
     end_all = _rstrip(text, a, hi) if strip else hi
-    prev_end = -1
+    prev_end = prev_cut = -1
     shared = 0
     while a < end_all:
         e = doc.reach(a, budget)
@@ -191,8 +191,14 @@ def pack(
             if e <= a:
                 raise ValueError(f"a single character at {a} exceeds a budget of {budget}")
             floor = min(floor, e)
+        if b <= prev_end and prev_cut > a:
+            # From this overlapping start nothing past the previous span fits (a long
+            # whitespace run follows it): start after the previous cut instead, unshared.
+            a = _skip_ws(text, prev_cut, hi) if strip else prev_cut
+            shared = 0
+            continue
         spans.append(Span(a, b, size, shared))
-        prev_end = b
+        prev_end, prev_cut = b, cut
         nxt = cut
         shared = 0
         if overlap and b < end_all:

@@ -100,6 +100,7 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
     """
     fences = list(_FENCE.finditer(text))
     htmls = list(_HTML_OPEN.finditer(text))
+    html_lines = _HtmlLines(text)
     regions: list[tuple[int, int, bool]] = []
     trusted = True
     pos = 0
@@ -119,7 +120,7 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
             marker, info = fence.group(2), fence.group(3)
             if marker[0] == "`" and "`" in info:
                 continue  # not an opener: a backtick fence's info string has no backtick
-            end, restart, exact = _fence_span(text, fences, i, trusted)
+            end, restart, exact = _fence_span(text, fences, i, trusted, html_lines)
             trusted = exact
             regions.append((fence.start(), end, exact))
             pos = restart
@@ -128,7 +129,7 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
             exact = (
                 trusted
                 and html.group().startswith("<")
-                and not _html_since_blank(text, html.start())
+                and not html_lines.since_blank(html.start())
             )
             trusted = exact
             kind = next(n for n in range(5) if html.group(n + 1) is not None)
@@ -160,7 +161,11 @@ _LESS_INDENTED = {k: re.compile(rf"\n {{0,{k - 1}}}\S") for k in (1, 2, 3)}
 
 
 def _fence_span(
-    text: str, fences: list[re.Match[str]], i: int, trusted: bool
+    text: str,
+    fences: list[re.Match[str]],
+    i: int,
+    trusted: bool,
+    html_lines: _HtmlLines,
 ) -> tuple[int, int, bool]:
     """(end, where to resume the scan, exact) for the fence line fences[i - 1].
 
@@ -173,16 +178,19 @@ def _fence_span(
     """
     opener = fences[i - 1]
     k = _width(opener.group(1))
-    if trusted and k <= 3 and not _html_since_blank(text, opener.start()):
-        closer = next(
-            (f for f in fences[i:] if _closes(opener, f) and _width(f.group(1)) <= k + 3), None
-        )
+    if trusted and k <= 3 and not html_lines.since_blank(opener.start()):
+        closer = None
+        for index in range(i, len(fences)):
+            if _closes(opener, fences[index]) and _width(fences[index].group(1)) <= k + 3:
+                closer = fences[index]
+                break
         stop = closer.start() if closer is not None else len(text)
         nested_ok = k == 0 or _LESS_INDENTED[k].search(text, opener.end(), stop) is None
         if nested_ok and (closer is None or k <= _width(closer.group(1)) <= 3):
             end = closer.end() if closer is not None else len(text)
             return end, end, True
-    for f in fences[i:]:
+    for index in range(i, len(fences)):
+        f = fences[index]
         if _closes(opener, f) and _width(f.group(1)) <= k:
             return f.end(), f.start(), False
     return len(text), len(text), False
@@ -192,16 +200,27 @@ _BLANK_OR_HTML = re.compile(r"\n[ \t]*(?=\n)|\n {0,3}<")
 _HTML_AT_START = re.compile(r" {0,3}<")
 
 
-def _html_since_blank(text: str, pos: int) -> bool:
-    """True when a line starting with "<" may lie between the last blank line and `pos`."""
-    lo = max(0, pos - 4000)
-    last = None
-    for match in _BLANK_OR_HTML.finditer(text, lo, pos):
-        last = match
-    if last is None:
-        # No blank line since the text's start: its first line (no newline before it) counts.
-        return lo > 0 or (pos > 0 and _HTML_AT_START.match(text) is not None)
-    return last.group().endswith("<")
+class _HtmlLines:
+    """Answers "is there a line starting with '<' since the last blank line?" by bisection
+    over one scan of the text, made on the first question."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ends: list[int] | None = None
+        self._html: list[bool] = []
+
+    def since_blank(self, pos: int) -> bool:
+        """True when such a line lies between the last blank line and `pos`."""
+        if self._ends is None:
+            marks = list(_BLANK_OR_HTML.finditer(self._text))
+            self._ends = [m.end() for m in marks]
+            self._html = [m.group().endswith("<") for m in marks]
+        k = bisect.bisect_right(self._ends, pos) - 1
+        if k < 0:
+            # No blank line since the text's start: its first line (no newline before it)
+            # counts when it lies before `pos`.
+            return pos > 0 and _HTML_AT_START.match(self._text) is not None
+        return self._html[k]
 
 
 def _clean_points(text: str, regions: list[tuple[int, int, bool]]) -> list[int]:

@@ -7,13 +7,19 @@ count of any span costs microseconds instead of a second pass over the text.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from typing import Any
 
 import numpy as np
 
-from content_core.tokens import get_encoding, heuristic_chars_for_tokens
+from content_core.tokens import (
+    encode_ordinary_safe,
+    get_encoding,
+    heuristic_chars_for_tokens,
+    whitespace_cuts,
+)
 
 __all__ = [
     "CharDoc",
@@ -126,6 +132,12 @@ def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte 
 _EDGE_CACHE_SIZE = 65_536
 
 
+def _cut_between(cuts: list[int], lo: int, hi: int) -> bool:
+    """True when a cut lies strictly inside (lo, hi)."""
+    i = bisect.bisect_right(cuts, lo)
+    return i < len(cuts) and cuts[i] < hi
+
+
 @functools.lru_cache(maxsize=8)
 def _edge_cache(encoding_name: str) -> dict[str, int]:
     """The shared token-count cache for short edge strings of one encoding."""
@@ -141,14 +153,19 @@ class TokenDoc:
         self.text = text
         self.n = len(text)
         self._enc = encoding
-        self._encode = encoding.encode_ordinary
+        self._encode = functools.partial(encode_ordinary_safe, encoding)
         self._hard = encoding_name in _HARD_SAFE_ENCODINGS
         self._edge_cache = _edge_cache(encoding_name)
         data = None if text.isascii() else utf8(text)
         clean = text
         if data is not None and len(data) and _SURROGATE.search(text):
             clean = scrub_surrogates(text)
-        if hasattr(encoding, "encode_to_numpy"):
+        # Cuts inside huge whitespace runs, which tiktoken cannot encode whole; token offsets
+        # across a cut may differ from the whole text's, so spans over one are encoded.
+        self._cuts = whitespace_cuts(clean)
+        if self._cuts:
+            tokens = np.asarray(encode_ordinary_safe(encoding, clean), dtype=np.uint32)
+        elif hasattr(encoding, "encode_to_numpy"):
             tokens = encoding.encode_to_numpy(clean, disallowed_special=())
         else:  # tiktoken before 0.8
             tokens = np.asarray(encoding.encode_ordinary(clean), dtype=np.uint32)
@@ -211,7 +228,7 @@ class TokenDoc:
                 m2 = i
                 break
             i -= 1
-        if m2 < m1:
+        if m2 < m1 or (self._cuts and _cut_between(self._cuts, m1, m2)):
             return len(self._encode(text[a:b]))
         head = self._count_edge(text[a:m1]) if m1 > a else 0
         tail = self._count_edge(text[m2:b]) if b > m2 else 0

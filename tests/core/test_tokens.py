@@ -69,3 +69,13 @@ def test_unknown_model_gets_conservative_default() -> None:
     limits = get_model_limits("my-local-model")
     assert limits.max_context == 128_000 and limits.max_input < 128_000
     assert not is_exact_model("my-local-model") and is_exact_model("gpt-4.1")
+
+
+def test_counts_survive_whitespace_runs_tiktoken_cannot_encode() -> None:
+    from content_core.tokens import whitespace_cuts
+
+    text = "a" + " " * 2_000_000 + "b"
+    assert whitespace_cuts(text)[0] == 1 + 8192
+    assert count_tokens(text) > 0
+    assert TokenEstimator(encoding_name="cl100k_base").estimate(text) == count_tokens(text)
+    assert whitespace_cuts("x" + " " * 100 + "y") == []
