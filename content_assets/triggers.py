@@ -19,12 +19,13 @@ logger = logging.getLogger(__name__)
 TICK_BUDGET_S = 40.0
 # Runs a trigger launches for one batch before leaving it to a person (a rerun or a backfill).
 MAX_ATTEMPTS = 3
-# In-process callers (the CLI, scripts) tag their runs with their pid so a dead one is seen.
+# Callers may tag runs with their pid and host (surer than the engine events read otherwise).
 WORKER_PID_TAG = "content/worker_pid"
 WORKER_HOST_TAG = "content/worker_host"
 PARTITION_TAG = "dagster/partition"
 
-_PID_EVENT = re.compile(r"Started process for run \(pid: (\d+)\)")
+# Engine events naming the run worker's pid: a launched run worker, or in-process execution.
+_PID_EVENT = re.compile(r"(?:Started process for run|Executing steps in process) \(pid: (\d+)\)")
 _ACTIVE = {
     dg.DagsterRunStatus.QUEUED,
     dg.DagsterRunStatus.NOT_STARTED,

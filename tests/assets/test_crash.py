@@ -54,7 +54,6 @@ def main():
     from content_assets.definitions import build_definitions
     from content_assets.partitions import INGEST_BATCHES
     from content_assets.resources import SourceFolderResource
-    from content_assets.triggers import worker_tags
 
     defs = build_definitions({"CONTENT_STORE_DIR": str(store_dir)})
     resources = dict(defs.resources)
@@ -69,10 +68,9 @@ def main():
     if mode == "job":
         job = defs.resolve_job_def("ingest_batch_job")
         for request in result.run_requests or []:
+            # No worker tags: the sensor finds the pid in the run's engine events.
             job.execute_in_process(
-                instance=instance,
-                partition_key=request.partition_key,
-                tags={**request.tags, **worker_tags()},
+                instance=instance, partition_key=request.partition_key, tags=request.tags
             )
 
 
