@@ -34,7 +34,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
         "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR),
         "source_folder": SourceFolderResource(
             folder=env("CONTENT_SOURCE_DIR") or DEFAULT_SOURCE_DIR,
-            **_given(source_id=env("CONTENT_SOURCE_ID")),
+            **_given(source_id=env("CONTENT_SOURCE_ID"), settle_s=env("CONTENT_SOURCE_SETTLE_S")),
         ),
         "normaliser": NormaliserResource(
             **_given(office_converter=env("CONTENT_OFFICE_CONVERTER"))

@@ -35,6 +35,11 @@ class SourceFolderResource(dg.ConfigurableResource):
     )
     include_hidden: bool = False
     max_batch_files: int = Field(default=2000, description="Most file changes in one batch.")
+    settle_s: float = Field(
+        default=2.0,
+        description="Seconds a file must stay unchanged before it is ingested, so a file still "
+        "being copied in waits for a later tick (CONTENT_SOURCE_SETTLE_S).",
+    )
 
     def get_source(self) -> LocalFolderSource:
         """The local folder source."""

@@ -48,6 +48,7 @@ def pending_batches(
         set(instance_partitions),
         max_batch_files=source_folder.max_batch_files,
         time_budget_s=time_budget_s,
+        settle_s=source_folder.settle_s,
     )
 
 

@@ -30,6 +30,7 @@ from content_core.store.tables import (
 __all__ = ["ContentStore"]
 
 _EMPTY = "_empty"
+_QUERY_ATTEMPTS = 3
 
 
 class ContentStore:
@@ -155,9 +156,19 @@ class ContentStore:
         return connect_views(self.root)
 
     def query(self, sql: str, parameters: Sequence[Any] | None = None) -> pa.Table:
-        """Run `sql` against the views and return the result as Arrow."""
-        connection = self.connect()
-        try:
-            return connection.sql(sql, params=parameters or None).to_arrow_table()
-        finally:
-            connection.close()
+        """Run `sql` against the views and return the result as Arrow.
+
+        DuckDB lists a view's files when a query starts; a compaction that deletes superseded
+        files in that instant makes the read fail once, so such a query is run again.
+        """
+        attempt = 1
+        while True:
+            connection = self.connect()
+            try:
+                return connection.sql(sql, params=parameters or None).to_arrow_table()
+            except duckdb.IOException:
+                if attempt >= _QUERY_ATTEMPTS:
+                    raise
+            finally:
+                connection.close()
+            attempt += 1

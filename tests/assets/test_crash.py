@@ -234,7 +234,11 @@ def test_sensor_tick_killed_mid_way_loses_nothing(
     from content_assets.resources import SourceFolderResource
 
     defs = build_definitions(
-        {"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(folder)}
+        {
+            "CONTENT_STORE_DIR": str(store.root),
+            "CONTENT_SOURCE_DIR": str(folder),
+            "CONTENT_SOURCE_SETTLE_S": "0",
+        }
     )
     resources = {
         **(defs.resources or {}),
@@ -270,7 +274,11 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
     from content_assets.resources import SourceFolderResource
 
     defs = build_definitions(
-        {"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(folder)}
+        {
+            "CONTENT_STORE_DIR": str(store.root),
+            "CONTENT_SOURCE_DIR": str(folder),
+            "CONTENT_SOURCE_SETTLE_S": "0",
+        }
     )
     resources = {
         **(defs.resources or {}),

@@ -32,7 +32,11 @@ def instance() -> Iterator[dg.DagsterInstance]:
 
 def _defs(store: ContentStore, folder: Path) -> dg.Definitions:
     return build_definitions(
-        {"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(folder)}
+        {
+            "CONTENT_STORE_DIR": str(store.root),
+            "CONTENT_SOURCE_DIR": str(folder),
+            "CONTENT_SOURCE_SETTLE_S": "0",
+        }
     )
 
 

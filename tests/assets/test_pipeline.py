@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,7 +61,11 @@ def test_sensor_batch_rerun_and_next_changes(
     (inbox / "truncated.pdf").write_bytes(handbook[: len(handbook) // 2])
     store = ContentStore(tmp_path / "store")
     defs = build_definitions(
-        {"CONTENT_STORE_DIR": str(store.root), "CONTENT_SOURCE_DIR": str(inbox)}
+        {
+            "CONTENT_STORE_DIR": str(store.root),
+            "CONTENT_SOURCE_DIR": str(inbox),
+            "CONTENT_SOURCE_SETTLE_S": "0",
+        }
     )
 
     first = _tick(defs, instance, None)
@@ -126,3 +131,25 @@ def test_sensor_batch_rerun_and_next_changes(
     for view in ("current_chunks", "current_merged_extractions"):
         paths = {r["path"] for r in store.query(f"SELECT DISTINCT path FROM {view}").to_pylist()}
         assert "notes.md" not in paths and "added.txt" in paths
+
+
+def test_sensor_waits_for_files_to_settle(
+    inbox: Path, tmp_path: Path, instance: dg.DagsterInstance
+) -> None:
+    """A file still being copied in (status changed within settle_s) waits for a later tick."""
+    store = ContentStore(tmp_path / "store")
+    defs = build_definitions(
+        {
+            "CONTENT_STORE_DIR": str(store.root),
+            "CONTENT_SOURCE_DIR": str(inbox),
+            "CONTENT_SOURCE_SETTLE_S": "1.5",
+        }
+    )
+    early = _tick(defs, instance, None)
+    assert not early.run_requests and early.cursor is not None
+    assert json.loads(early.cursor)["has_more"] is True
+    time.sleep(1.6)
+    later = _tick(defs, instance, early.cursor)
+    assert len(later.run_requests or []) == 1
+    entries = store.read_manifest(later.run_requests[0].partition_key).num_rows
+    assert entries == len(list(inbox.iterdir()))
