@@ -104,12 +104,10 @@ def _print_summary(store: ContentStore, home: Path) -> None:
 
 def query_text(store: ContentStore, sql: str) -> str:
     """Run `sql` on the store's views and render the result as a text table."""
-    connection = store.connect()
-    try:
-        relation = connection.sql(sql)
-        return "(no result)" if relation is None else str(relation)
-    finally:
-        connection.close()
+    result = store.query(sql)
+    if result.num_columns == 0:
+        return "(no result)"
+    return str(duckdb.from_arrow(result))
 
 
 def main(argv: list[str] | None = None) -> int:

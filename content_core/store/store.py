@@ -165,7 +165,8 @@ class ContentStore:
         while True:
             connection = self.connect()
             try:
-                return connection.sql(sql, params=parameters or None).to_arrow_table()
+                relation = connection.sql(sql, params=parameters or None)
+                return pa.table({}) if relation is None else relation.to_arrow_table()
             except duckdb.IOException:
                 if attempt >= _QUERY_ATTEMPTS:
                     raise
