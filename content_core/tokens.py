@@ -26,6 +26,7 @@ __all__ = [
     "get_model_limits",
     "heuristic_chars_for_tokens",
     "is_exact_model",
+    "is_tokenizer_overflow",
     "whitespace_cuts",
 ]
 
@@ -80,8 +81,9 @@ def _is_cached(name: str) -> bool:
     return os.path.exists(os.path.join(cache_dir, key))
 
 
-# tiktoken's pre-tokeniser overflows its backtracking stack (and panics) on whitespace runs of
-# about a million characters; such runs are encoded in slices of this many characters.
+# tiktoken's pre-tokeniser overflows its backtracking stack on whitespace runs of about a
+# million characters (a ValueError, or a Rust panic that surfaces as pyo3's PanicException);
+# such a text is encoded in slices cut inside its long whitespace runs.
 LONG_WHITESPACE = re.compile(r"(?<!\s)\s{16384,}")
 _WHITESPACE_SLICE = 8192
 
@@ -94,15 +96,25 @@ def whitespace_cuts(text: str) -> list[int]:
     return cuts
 
 
-def encode_ordinary_safe(encoding: Any, text: str) -> list[int]:  # Any: tiktoken.Encoding
-    """`encoding.encode_ordinary(text)`, cutting very long whitespace runs into slices.
+def is_tokenizer_overflow(exc: BaseException) -> bool:
+    """True when `exc` is tiktoken giving up on a text (regex stack overflow)."""
+    if isinstance(exc, ValueError):
+        return "regex" in str(exc).lower()
+    return type(exc).__name__ == "PanicException"
 
-    A text without such runs gets tiktoken's exact tokens; one with them gets the tokens of
-    its slices, which differ from the (uncomputable) whole only inside those runs.
-    """
-    cuts = whitespace_cuts(text)
-    if not cuts:
+
+def encode_ordinary_safe(encoding: Any, text: str) -> list[int]:  # Any: tiktoken.Encoding
+    """`encoding.encode_ordinary(text)`, or, when tiktoken cannot encode `text` whole, the
+    tokens of slices cut inside its very long whitespace runs (they differ from the
+    uncomputable whole only inside those runs)."""
+    try:
         return list(encoding.encode_ordinary(text))
+    except BaseException as exc:  # pyo3's PanicException derives from BaseException
+        if not is_tokenizer_overflow(exc):
+            raise
+        cuts = whitespace_cuts(text)
+        if not cuts:
+            raise
     tokens: list[int] = []
     start = 0
     for cut in [*cuts, len(text)]:

@@ -18,6 +18,7 @@ from content_core.tokens import (
     encode_ordinary_safe,
     get_encoding,
     heuristic_chars_for_tokens,
+    is_tokenizer_overflow,
     whitespace_cuts,
 )
 
@@ -160,15 +161,20 @@ class TokenDoc:
         clean = text
         if data is not None and len(data) and _SURROGATE.search(text):
             clean = scrub_surrogates(text)
-        # Cuts inside huge whitespace runs, which tiktoken cannot encode whole; token offsets
-        # across a cut may differ from the whole text's, so spans over one are encoded.
-        self._cuts = whitespace_cuts(clean)
-        if self._cuts:
+        self._cuts: list[int] = []
+        try:
+            if hasattr(encoding, "encode_to_numpy"):
+                tokens = encoding.encode_to_numpy(clean, disallowed_special=())
+            else:  # tiktoken before 0.8
+                tokens = np.asarray(encoding.encode_ordinary(clean), dtype=np.uint32)
+        except BaseException as exc:  # pyo3's PanicException derives from BaseException
+            if not is_tokenizer_overflow(exc):
+                raise
+            # tiktoken cannot encode this text whole (huge whitespace runs): encode slices.
+            # Token offsets across a cut may differ from the whole text's, so a span over
+            # one is measured by encoding it.
+            self._cuts = whitespace_cuts(clean)
             tokens = np.asarray(encode_ordinary_safe(encoding, clean), dtype=np.uint32)
-        elif hasattr(encoding, "encode_to_numpy"):
-            tokens = encoding.encode_to_numpy(clean, disallowed_special=())
-        else:  # tiktoken before 0.8
-            tokens = np.asarray(encoding.encode_ordinary(clean), dtype=np.uint32)
         self.n_tokens = int(tokens.shape[0])
         byte_starts = np.zeros(self.n_tokens + 1, dtype=np.int64)
         np.cumsum(_byte_lengths(encoding_name)[tokens], out=byte_starts[1:])
