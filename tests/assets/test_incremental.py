@@ -44,7 +44,9 @@ def _resources(defs: dg.Definitions, **source: Any) -> dict[str, Any]:
     resources = dict(defs.resources or {})
     if source:
         current = resources["source_folder"]
-        resources["source_folder"] = SourceFolderResource(folder=current.folder, **source)
+        resources["source_folder"] = SourceFolderResource(
+            folder=current.folder, settle_s=current.settle_s, **source
+        )
     return resources
 
 
