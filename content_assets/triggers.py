@@ -12,6 +12,7 @@ import dagster as dg
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import ContentStoreResource, SourceFolderResource
 from content_core.ingest import PendingBatches, discover_pending
+from content_core.sandbox import is_process_alive
 
 logger = logging.getLogger(__name__)
 
@@ -71,16 +72,6 @@ def _worker_pid(instance: dg.DagsterInstance, run: dg.DagsterRun) -> int | None:
     return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def fail_dead_runs(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
     """Mark `run` failed when its worker process on this host is gone (killed, crashed).
 
@@ -90,7 +81,7 @@ def fail_dead_runs(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
     if run.status != dg.DagsterRunStatus.STARTED:
         return False
     pid = _worker_pid(instance, run)
-    if pid is None or _alive(pid):
+    if pid is None or is_process_alive(pid):
         return False
     instance.report_run_failed(run, f"worker process {pid} is gone; the batch will be retried")
     return True

@@ -31,6 +31,7 @@ __all__ = [
     "WorkerCrashedError",
     "WorkerPool",
     "WorkerTimeoutError",
+    "is_process_alive",
     "run_isolated",
 ]
 
@@ -106,9 +107,7 @@ class _Worker:
     def __init__(self, context: Any, memory_bytes: int | None) -> None:  # Any: mp context
         parent, child = context.Pipe(duplex=True)
         self.connection = parent
-        self.process = context.Process(
-            target=_worker_main, args=(child, memory_bytes), daemon=True
-        )
+        self.process = context.Process(target=_worker_main, args=(child, memory_bytes), daemon=True)
         self.process.start()
         child.close()
         self.task: int | None = None
@@ -252,8 +251,9 @@ class WorkerPool:
                     busy.remove(worker)
                     worker.kill()
                     self._idle.append(_Worker(self._context, self.memory_bytes))
-        return [r if r is not None else TaskFailure("WorkerCrashedError", "no result")
-                for r in results]
+        return [
+            r if r is not None else TaskFailure("WorkerCrashedError", "no result") for r in results
+        ]
 
     @staticmethod
     def _crash_failure(worker: _Worker) -> TaskFailure:
@@ -284,6 +284,17 @@ class WorkerPool:
 
 _POOLS: dict[tuple[int, int | None, tuple[str, ...]], WorkerPool] = {}
 _POOLS_LOCK = threading.Lock()
+
+
+def is_process_alive(pid: int) -> bool:
+    """True when a process with `pid` exists on this host (owned by anyone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, but belongs to another user
+        return True
+    return True
 
 
 def shared_pool(*, workers: int, memory_mb: int | None, preload: Sequence[str] = ()) -> WorkerPool:

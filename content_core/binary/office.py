@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 from content_core.binary import media_types as mt
 from content_core.binary.config import BinaryConfig
 from content_core.errors import MissingDependencyError, OfficeConversionError
+from content_core.sandbox import is_process_alive
 
 __all__ = [
     "OFFICE_MEDIA_TYPES",
@@ -125,8 +126,11 @@ class LibreOfficeConverter:
             # Worker processes end through os._exit, which skips atexit; multiprocessing's
             # finalizers do run there.
             multiprocessing.util.Finalize(
-                self, shutil.rmtree, args=(str(self._profile),),
-                kwargs={"ignore_errors": True}, exitpriority=10,
+                self,
+                shutil.rmtree,
+                args=(str(self._profile),),
+                kwargs={"ignore_errors": True},
+                exitpriority=10,
             )
         scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
         try:
@@ -202,20 +206,10 @@ def _sweep_stale_folders() -> None:
     root = Path(tempfile.gettempdir())
     for prefix in (_PROFILE_PREFIX, _SCRATCH_PREFIX):
         for folder in root.glob(f"{prefix}*"):
-            owner = folder.name[len(prefix):].split("-", 1)[0]
-            if not owner.isdigit() or _alive(int(owner)):
+            owner = folder.name[len(prefix) :].split("-", 1)[0]
+            if not owner.isdigit() or is_process_alive(int(owner)):
                 continue
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _child_setup() -> None:
