@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict
 
-from content_core.sources import LocalFolderSource
+from content_core.sources import FileStat, LocalFolderSource
 from content_core.store import ContentStore, sha256_hex
 from content_core.store.tables import write_parquet_atomic
 
@@ -271,13 +271,13 @@ class _HashCache:
 _SMALL_FILE = 4 << 20  # read in one call and hashed in memory; bigger files stream to a temp
 
 
-def _stat_of(path: str, info: os.stat_result) -> _Listed:
-    return _Listed(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+def _stat_of(path: str, info: os.stat_result) -> FileStat:
+    return FileStat(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def _read_stable(
-    source: LocalFolderSource, store: ContentStore, listed: _Listed, settled_before_ns: int = 0
-) -> tuple[str, _Listed] | None:
+    source: LocalFolderSource, store: ContentStore, listed: FileStat, settled_before_ns: int = 0
+) -> tuple[str, FileStat] | None:
     """Copy a file into the blob store; None when it vanished or changed while being read.
 
     The file's stat before and after reading must be equal and match the bytes read, so a
@@ -312,19 +312,6 @@ def _read_stable(
     if stable != _stat_of(listed.path, before) or size != after.st_size:
         return None  # written to while we read it: never pin a half-written version
     return sha256, stable
-
-
-@dataclass(frozen=True, slots=True)
-class _Listed:
-    path: str
-    size_bytes: int
-    mtime_ns: int
-    ctime_ns: int
-    inode: int
-
-    @property
-    def signature(self) -> str:
-        return f"{self.size_bytes}:{self.mtime_ns}:{self.ctime_ns}:{self.inode}"
 
 
 def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[ManifestEntry]) -> str:
@@ -464,7 +451,7 @@ def _discover(
             if row["size_bytes"] is None:  # listed before, gone now
                 entries.append(_deletion(path))
             else:
-                listed = _Listed(
+                listed = FileStat(
                     path,
                     int(row["size_bytes"]),
                     int(row["mtime_ns"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -27,10 +28,13 @@ class RawFile(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class FileStat(BaseModel):
-    """What a folder listing knows of a file without reading it."""
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    """What a folder listing knows of a file without reading it.
 
-    model_config = ConfigDict(frozen=True)
+    A slotted dataclass rather than a pydantic model: discovery makes one per file per tick,
+    100,000 of them on a large folder.
+    """
 
     path: str  # relative to the source root, '/'-separated
     size_bytes: int
