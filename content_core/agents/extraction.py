@@ -10,7 +10,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import json
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -262,20 +262,32 @@ async def arun_extractions(
     todo = [i for i in range(len(items)) if i not in cached]
     outcomes: dict[int, BatchItem] = {}
     fresh_outputs: dict[str, CachedOutput] = {}
+    calls = 0
     if todo:
         own_agent = agent is None
         runner = build_agent(config, schema) if own_agent else agent
-        keys_by_prompt: dict[str, list[str]] = {}
+        # Identical chunks (the same boilerplate in many files) render to one prompt: it is
+        # sent once and its answer serves, and is cached for, every key that asked for it.
+        items_by_prompt: dict[str, list[int]] = {}
         for i in todo:
-            keys_by_prompt.setdefault(prompts[i], []).append(keys[i])
+            items_by_prompt.setdefault(prompts[i], []).append(i)
+        keys_by_prompt = {
+            prompt: sorted({keys[i] for i in indices})
+            for prompt, indices in items_by_prompt.items()
+        }
         writer = _CachingAgent(runner, cache, keys_by_prompt, model)
         try:
             batch = BatchProcessor(concurrency=config.concurrency)
-            done: list[BatchItem] = await batch.process(writer, [prompts[i] for i in todo])
+            done: list[BatchItem] = await batch.process(writer, list(items_by_prompt))
         finally:
             if own_agent and isinstance(runner, OpenAICompatibleAgent):
                 await runner.aclose()
-        outcomes = dict(zip(todo, done, strict=True))
+        outcomes = {
+            i: outcome
+            for indices, outcome in zip(items_by_prompt.values(), done, strict=True)
+            for i in indices
+        }
+        calls = len(done)
         fresh_outputs = writer.outputs
         _raise_on_outage(done, raise_on_outage)
 
@@ -283,14 +295,18 @@ async def arun_extractions(
         _record(item, keys[i], sname, model, cached.get(i), outcomes.get(i), fresh_outputs)
         for i, item in enumerate(items)
     ]
-    fresh = [r for r in records if not r.cached]
     return ExtractionRun(
         records=records,
-        calls=len(todo),
+        calls=calls,
         cache_hits=len(cached),
-        prompt_tokens=sum(r.prompt_tokens for r in fresh),
-        completion_tokens=sum(r.completion_tokens for r in fresh),
+        prompt_tokens=sum(e.prompt_tokens for e in _distinct(fresh_outputs.values())),
+        completion_tokens=sum(e.completion_tokens for e in _distinct(fresh_outputs.values())),
     )
+
+
+def _distinct(entries: Iterable[CachedOutput]) -> list[CachedOutput]:
+    """One entry per call: keys sharing a prompt share the very same entry object."""
+    return list({id(entry): entry for entry in entries}.values())
 
 
 def _raise_on_outage(done: Sequence[BatchItem], enabled: bool) -> None:

@@ -15,6 +15,7 @@ from content_core.agents import (
     run_extractions,
 )
 from content_core.agents.cache import CachedOutput
+from tests.support.chat_server import ChatServer
 
 
 def _key(i: int) -> str:
@@ -84,3 +85,26 @@ def test_concurrent_pipeline_runs_share_the_cache(tmp_path: Path) -> None:
     assert all(c <= 30 for c in calls)
     assert _extract(str(tmp_path)) == 0
     assert len(ExtractionCache(tmp_path)) == 30
+
+
+def test_identical_chunks_cost_one_call(tmp_path: Path) -> None:
+    """The same boilerplate chunk in many files is asked once and cached for every copy."""
+    with ChatServer() as server:
+        config = AgentConfig(kind="openai", model="gpt-4o-mini", base_url=server.base_url)
+        items = [
+            ExtractionInput(
+                chunk_id=f"c{n}",
+                artifact_id=f"a{n}",
+                path=f"copy-{n}/footer.txt",
+                content="Contact billing@example.org about invoice 42.",
+                index=0,
+                total_chunks=1,
+            )
+            for n in range(5)
+        ]
+        run = run_extractions(items, config, cache_dir=tmp_path)
+        assert run.calls == 1 and len(server.calls) == 1
+        assert all(r.output_json and not r.error_type for r in run.records)
+        assert run.prompt_tokens == run.records[0].prompt_tokens > 0
+        rerun = run_extractions(items, config, cache_dir=tmp_path)
+        assert rerun.calls == 0 and rerun.cache_hits == 5 and len(server.calls) == 1
