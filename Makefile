@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)
 export CONTENT_STORE_DIR ?= $(CURDIR)/content_store
 
-.PHONY: run test dev lint bench clean
+.PHONY: run test dev lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,14 +23,16 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/content-pipeline ingest examples/inbox
 
-test: $(VENV)/.installed-dev
+# Lint, types, then the whole suite: one command, the one CI runs.
+test: lint
 	$(BIN)/python -m pytest -q
 
 dev: $(VENV)/.installed
 	$(BIN)/dagster dev -w workspace.yaml
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check content_core content_assets tests bench
+	$(BIN)/ruff check content_core content_assets tests bench examples
+	$(BIN)/mypy --strict --ignore-missing-imports content_core
 
 clean:
 	rm -rf content_store .dagster_home

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from content_core.chunking._common import LINE, WORD
 from content_core.chunking._engine import Level, pack
-from content_core.chunking._measure import CharMeasure, TokenMeasure
+from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
 from content_core.tokens import encoding_for_model, estimate_tokens, get_model_limits
 
 __all__ = ["chunk_text", "smart_chunk_text"]
@@ -26,6 +26,7 @@ def chunk_text(
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
     encoding = encoding_for_model(model)
+    doc: TokenDoc | CharDoc
     if encoding is not None:
         name = encoding.name.removesuffix("_offline")
         doc = TokenMeasure(name).prepare(text)

@@ -61,8 +61,8 @@ class TextChunker:
         self.chunk_overlap = chunk_overlap
         self.strategy: Strategy = strategy
         if encoding_name is None:
-            exact = estimator is not None and estimator.is_exact and estimator.encoding_name
-            encoding_name = estimator.encoding_name if exact else DEFAULT_ENCODING
+            exact = estimator is not None and estimator.is_exact
+            encoding_name = estimator.encoding_name if exact and estimator else DEFAULT_ENCODING
         self.encoding_name = encoding_name or DEFAULT_ENCODING
         self._measure = TokenMeasure(self.encoding_name)
 

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import duckdb
 import pyarrow as pa
@@ -349,7 +349,7 @@ def _listing(source: LocalFolderSource) -> pa.Table:
 
 @dataclass(slots=True)
 class _Plan:
-    candidates: list[dict[str, object]]
+    candidates: list[dict[str, Any]]  # Any: DuckDB row values of the comparison query
     scanned: int
     last_seq: int
     last_batch: str | None

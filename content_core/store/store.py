@@ -88,7 +88,7 @@ class ContentStore:
         self.ensure_layout()
         data = rows_to_table(table, rows)
         write_parquet_atomic(data, self.table_path(table, batch_id))
-        return data.num_rows
+        return int(data.num_rows)
 
     def write_manifest(self, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """Write the discovery manifest of `batch_id` (replacing an identical earlier write)."""
