@@ -25,39 +25,9 @@ from content_core.extract import (
     default_registry,
     extract_text,
 )
+from tests.core.extract_inputs import make_pdf
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-
-
-def make_pdf(pages: list[str]) -> bytes:
-    """A minimal valid PDF with one Helvetica text line per page (xref offsets computed)."""
-    objects: list[bytes] = []
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
-    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
-    font_id = 3 + 2 * len(pages)
-    for i, line in enumerate(pages):
-        content = f"BT /F1 12 Tf 72 720 Td ({line}) Tj ET".encode()
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
-            f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode()
-        )
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    )
-    return out.getvalue()
 
 
 def make_docx(build) -> bytes:  # type: ignore[no-untyped-def]
