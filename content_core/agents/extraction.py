@@ -378,21 +378,12 @@ def _record(
         "schema_name": sname,
         "cache_key": key,
     }
-    if hit is not None:
-        return ExtractionRecord(
-            **common,
-            model=hit.model,
-            output_json=hit.output_json,
-            error_type=None,
-            error_message=None,
-            cached=True,
-            # What producing this output cost when it was made; the run's own spend (the
-            # ExtractionRun totals) counts fresh calls only. A rerun so rewrites identical rows.
-            prompt_tokens=hit.prompt_tokens,
-            completion_tokens=hit.completion_tokens,
-        )
-    entry = fresh.get(key)
-    if outcome is None or outcome.error is not None or entry is None:
+    # A cache hit keeps what producing its output cost when it was made, so a rerun rewrites
+    # identical rows; the run's own spend (the ExtractionRun totals) counts fresh calls only.
+    entry = hit if hit is not None else fresh.get(key)
+    if hit is None and (outcome is None or outcome.error is not None):
+        entry = None
+    if entry is None:
         error = outcome.error if outcome is not None else None
         return ExtractionRecord(
             **common,
@@ -410,7 +401,7 @@ def _record(
         output_json=entry.output_json,
         error_type=None,
         error_message=None,
-        cached=False,
+        cached=hit is not None,
         prompt_tokens=entry.prompt_tokens,
         completion_tokens=entry.completion_tokens,
     )
