@@ -9,6 +9,8 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from pathlib import Path
 
+from content_core.binary.textpdf import assemble_pdf
+
 INBOX = Path(__file__).parent / "inbox"
 _ZIP_TIME = (2026, 1, 1, 0, 0, 0)
 
@@ -37,20 +39,7 @@ def _pdf(pages: list[list[str]]) -> bytes:
         f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode(),
     ]
     font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-    body = io.BytesIO()
-    body.write(b"%PDF-1.4\n")
-    offsets = []
-    for index, obj in enumerate([*header, *objects, font], start=1):
-        offsets.append(body.tell())
-        body.write(f"{index} 0 obj\n".encode() + obj + b"\nendobj\n")
-    xref = body.tell()
-    body.write(f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        body.write(f"{offset:010d} 00000 n \n".encode())
-    body.write(
-        f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    )
-    return body.getvalue()
+    return assemble_pdf([*header, *objects, font])
 
 
 def _zip(members: dict[str, bytes]) -> bytes:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import io
 import textwrap
+from collections.abc import Sequence
 
-__all__ = ["text_to_pdf"]
+__all__ = ["assemble_pdf", "text_to_pdf"]
 
 _PAGE_W, _PAGE_H = 612, 792
 _MARGIN = 54
@@ -54,6 +55,12 @@ def text_to_pdf(text: str) -> bytes:
             ).encode()
         )
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    return assemble_pdf(objects)
+
+
+def assemble_pdf(objects: Sequence[bytes]) -> bytes:
+    """Return a PDF file of `objects` (numbered from 1; object 1 is the catalog) with a
+    correct cross-reference table."""
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []

@@ -10,6 +10,8 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
+from content_core.binary.textpdf import assemble_pdf
+
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
@@ -33,19 +35,7 @@ def make_pdf(pages: list[str]) -> bytes:
         )
         objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-    out.write(trailer % (len(objects) + 1, xref))
-    return out.getvalue()
+    return assemble_pdf(objects)
 
 
 def make_docx(build: Callable[[Any], None]) -> bytes:
@@ -313,26 +303,10 @@ def epub_book() -> bytes:
     return out.getvalue()
 
 
-def _pdf_from_objects(objects: list[bytes]) -> bytes:
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-    out.write(trailer % (len(objects) + 1, xref))
-    return out.getvalue()
-
-
 def pdf_with_form() -> bytes:
     """One page with a filled text field, a checked box and an unchecked one."""
     content = b"BT /F1 12 Tf 72 720 Td (Order form QG111) Tj ET"
-    return _pdf_from_objects(
+    return assemble_pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [6 0 R 7 0 R 8 0 R] >> >>",
             b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -356,7 +330,7 @@ def pdf_rotated_page(rotate: int) -> bytes:
     content = b"".join(
         b"BT /F1 12 Tf 72 %d Td (%s) Tj ET\n" % (700 - 20 * i, line) for i, line in enumerate(lines)
     )
-    return _pdf_from_objects(
+    return assemble_pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
             b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
