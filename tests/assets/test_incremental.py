@@ -7,27 +7,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import pytest
 
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import SourceFolderResource
 from content_core.store import PIPELINE_TABLES, ContentStore
+from tests.support.sensors import tick_sensor
 
 CURRENT_VIEWS = [f"current_{t}" for t in PIPELINE_TABLES]
 # Timestamps of when a row was written are not content.
 _VOLATILE = {"fetched_at", "discovered_at"}
-
-
-@pytest.fixture
-def instance() -> Iterator[dg.DagsterInstance]:
-    with dg.instance_for_test() as test_instance:
-        yield test_instance
 
 
 def _defs(store: ContentStore, folder: Path) -> dg.Definitions:
@@ -48,23 +41,6 @@ def _resources(defs: dg.Definitions, **source: Any) -> dict[str, Any]:
             folder=current.folder, settle_s=current.settle_s, **source
         )
     return resources
-
-
-def _tick(
-    defs: dg.Definitions,
-    instance: dg.DagsterInstance,
-    cursor: str | None,
-    resources: dict[str, Any] | None = None,
-) -> dg.SensorResult:
-    sensor = defs.resolve_sensor_def("source_folder_sensor")
-    context = dg.build_sensor_context(
-        instance=instance, cursor=cursor, resources=resources or defs.resources
-    )
-    result = sensor(context)
-    assert isinstance(result, dg.SensorResult)
-    for request in result.dynamic_partitions_requests or []:
-        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
-    return result
 
 
 def _run(
@@ -97,7 +73,7 @@ def snapshot(store: ContentStore, views: list[str]) -> dict[str, list[tuple[str,
     return result
 
 
-def test_three_thousand_files_capped_batches_small_cursor_quick_quiet_tick(
+def test_three_thousand_files_capped_batches_small_cursor_quick_quiettick_sensor(
     tmp_path: Path, instance: dg.DagsterInstance
 ) -> None:
     folder = tmp_path / "many"
@@ -108,14 +84,14 @@ def test_three_thousand_files_capped_batches_small_cursor_quick_quiet_tick(
     store = ContentStore(tmp_path / "store")
     defs = _defs(store, folder)
     resources = _resources(defs, max_batch_files=500)
-    first = _tick(defs, instance, None, resources)
+    first = tick_sensor(defs, instance, None, resources)
     keys = [r.run_key for r in first.run_requests or []]
     batches = instance.get_dynamic_partitions(INGEST_BATCHES)
     assert len(batches) == 6 and keys == batches
     assert [len(store.read_manifest(b)) for b in batches] == [500] * 6
     assert first.cursor is not None and len(first.cursor.encode()) < 300
     started = time.monotonic()
-    quiet = _tick(defs, instance, first.cursor, resources)
+    quiet = tick_sensor(defs, instance, first.cursor, resources)
     elapsed = time.monotonic() - started
     # Nothing new: the same run keys, which the sensor daemon never launches twice.
     assert instance.get_dynamic_partitions(INGEST_BATCHES) == batches
@@ -130,16 +106,16 @@ def test_rename_reextracts_nothing_and_deletions_leave_every_current_view(
 ) -> None:
     store = ContentStore(tmp_path / "store")
     defs = _defs(store, inbox)
-    first = _tick(defs, instance, None)
+    first = tick_sensor(defs, instance, None)
     (request,) = first.run_requests or []
     _run(defs, instance, request)
-    quiet = _tick(defs, instance, first.cursor)
+    quiet = tick_sensor(defs, instance, first.cursor)
     assert not quiet.run_requests and quiet.cursor is not None
 
     (inbox / "archive").mkdir()
     (inbox / "plain.txt").rename(inbox / "archive" / "minutes.txt")
     (inbox / "notes.md").unlink()
-    second = _tick(defs, instance, quiet.cursor)
+    second = tick_sensor(defs, instance, quiet.cursor)
     (request,) = second.run_requests or []
     changes = store.query(
         "SELECT path, change FROM batches WHERE batch_id = ? ORDER BY path",
@@ -159,7 +135,7 @@ def test_rename_reextracts_nothing_and_deletions_leave_every_current_view(
         assert not paths & {"plain.txt", "notes.md"}, view
         if view not in ("current_compressed_contexts",):
             assert "archive/minutes.txt" in paths, view
-    assert not _tick(defs, instance, second.cursor).run_requests
+    assert not tick_sensor(defs, instance, second.cursor).run_requests
 
 
 def test_failed_run_is_requested_again_under_a_new_run_key(
@@ -167,7 +143,7 @@ def test_failed_run_is_requested_again_under_a_new_run_key(
 ) -> None:
     store = ContentStore(tmp_path / "store")
     defs = _defs(store, inbox)
-    first = _tick(defs, instance, None)
+    first = tick_sensor(defs, instance, None)
     (request,) = first.run_requests or []
     batch = request.partition_key
     # Break the batch for real: one pinned blob goes missing, so raw_files cannot read it.
@@ -175,14 +151,14 @@ def test_failed_run_is_requested_again_under_a_new_run_key(
     data = store.blobs.get(sha)
     store.blobs.path(sha).unlink()
     _run(defs, instance, request, ok=False)
-    retry = _tick(defs, instance, first.cursor)
+    retry = tick_sensor(defs, instance, first.cursor)
     (again,) = retry.run_requests or []
     assert (again.partition_key, again.run_key) == (batch, f"{batch}#attempt-2")
     assert not retry.dynamic_partitions_requests
     store.blobs.put(data)
     _run(defs, instance, again)
     assert store.is_finished(batch)
-    assert not _tick(defs, instance, retry.cursor).run_requests
+    assert not tick_sensor(defs, instance, retry.cursor).run_requests
 
 
 def test_retries_stop_after_the_attempt_limit(
@@ -194,7 +170,7 @@ def test_retries_stop_after_the_attempt_limit(
     keys = []
     sha = None
     for _ in range(4):
-        tick = _tick(defs, instance, cursor)
+        tick = tick_sensor(defs, instance, cursor)
         cursor = tick.cursor
         if not tick.run_requests:
             break
@@ -258,7 +234,7 @@ def test_compaction_job_changes_no_query_result(
         (inbox / f"extra-{step}.txt").write_text(f"Extra note number {step} about invoices.")
         if step == 2:
             (inbox / "notes.md").unlink()
-        tick = _tick(defs, instance, cursor)
+        tick = tick_sensor(defs, instance, cursor)
         cursor = tick.cursor
         for request in tick.run_requests or []:
             _run(defs, instance, request)
@@ -272,7 +248,7 @@ def test_compaction_job_changes_no_query_result(
     assert files_before > 6 * 3 - 1 and files_after == len(PIPELINE_TABLES)  # the empty ones
     # The compacted store keeps working: a new change lands as a per-batch file again.
     (inbox / "after.txt").write_text("Written after compaction.")
-    tick = _tick(defs, instance, cursor)
+    tick = tick_sensor(defs, instance, cursor)
     for request in tick.run_requests or []:
         _run(defs, instance, request)
     paths = {r["path"] for r in store.query("SELECT path FROM current_raw_files").to_pylist()}

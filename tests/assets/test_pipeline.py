@@ -6,35 +6,16 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
-import pytest
 
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_core.store import PIPELINE_TABLES, ContentStore
+from tests.support.sensors import tick_sensor
 
 VIEWS = [*PIPELINE_TABLES, *(f"current_{t}" for t in PIPELINE_TABLES if t != "compressed_contexts")]
-
-
-@pytest.fixture
-def instance() -> Iterator[dg.DagsterInstance]:
-    with dg.instance_for_test() as test_instance:
-        yield test_instance
-
-
-def _tick(
-    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None
-) -> dg.SensorResult:
-    sensor = defs.resolve_sensor_def("source_folder_sensor")
-    context = dg.build_sensor_context(instance=instance, cursor=cursor, resources=defs.resources)
-    result = sensor(context)
-    assert isinstance(result, dg.SensorResult)
-    for request in result.dynamic_partitions_requests or []:
-        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
-    return result
 
 
 def _run(
@@ -68,7 +49,7 @@ def test_sensor_batch_rerun_and_next_changes(
         }
     )
 
-    first = _tick(defs, instance, None)
+    first = tick_sensor(defs, instance, None)
     assert len(first.run_requests or []) == 1
     batch = first.run_requests[0].partition_key
     assert first.run_requests[0].run_key == batch
@@ -95,7 +76,7 @@ def test_sensor_batch_rerun_and_next_changes(
     _run(defs, instance, batch)
     assert _snapshot(store) == before
 
-    quiet = _tick(defs, instance, first.cursor)
+    quiet = tick_sensor(defs, instance, first.cursor)
     assert not quiet.run_requests
 
     (inbox / "added.txt").write_text(
@@ -106,7 +87,7 @@ def test_sensor_batch_rerun_and_next_changes(
     target.write_text("Rewritten minutes that keep their old timestamp.")
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     (inbox / "notes.md").unlink()
-    second = _tick(defs, instance, quiet.cursor)
+    second = tick_sensor(defs, instance, quiet.cursor)
     assert len(second.run_requests or []) == 1
     batch2 = second.run_requests[0].partition_key
     changes = store.query(
@@ -145,11 +126,11 @@ def test_sensor_waits_for_files_to_settle(
             "CONTENT_SOURCE_SETTLE_S": "1.5",
         }
     )
-    early = _tick(defs, instance, None)
+    early = tick_sensor(defs, instance, None)
     assert not early.run_requests and early.cursor is not None
     assert json.loads(early.cursor)["has_more"] is True
     time.sleep(1.6)
-    later = _tick(defs, instance, early.cursor)
+    later = tick_sensor(defs, instance, early.cursor)
     assert len(later.run_requests or []) == 1
     entries = store.read_manifest(later.run_requests[0].partition_key).num_rows
     assert entries == len(list(inbox.iterdir()))
