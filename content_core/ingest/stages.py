@@ -47,7 +47,9 @@ __all__ = [
     "run_batch",
 ]
 
-_SNIFF_BYTES = 1 << 20  # sniffing reads the head; containers are told apart inside it
+# Zip and OLE2 containers keep their directory anywhere up to the end of the file, so sniffing
+# sees the whole file; past this size only the head (the normaliser refuses such files anyway).
+_SNIFF_MAX_BYTES = 256 << 20
 
 
 class PipelineConfig(BaseModel):
@@ -69,9 +71,9 @@ def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
         mime_type = None
         if entry["sha256"] is not None:
             with open(store.blobs.path(entry["sha256"]), "rb") as handle:
-                head = handle.read(_SNIFF_BYTES)
+                data = handle.read(_SNIFF_MAX_BYTES)
             mime_type = sniff_media_type(
-                head, default="application/octet-stream", filename=entry["path"]
+                data, default="application/octet-stream", filename=entry["path"]
             )
         rows.append(
             {

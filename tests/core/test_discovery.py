@@ -289,3 +289,34 @@ def test_snapshot_of_known_state_keeps_ticks_cheap_and_changes_exact(
     assert _changes(store, result.batch.batch_id) == {"notes.md": "added", "step-0.txt": "deleted"}
     assert result.batch.seq == 9
     assert discover(_source(inbox), store).batch is None
+
+
+def test_raw_files_sniff_a_large_container_by_its_directory(
+    tmp_path: Path, store: ContentStore
+) -> None:
+    """A DOCX over a megabyte whose first member is a picture is still a DOCX, not a zip."""
+    import io
+    import zipfile
+
+    from content_core.ingest import build_raw_files
+
+    folder = tmp_path / "big"
+    folder.mkdir()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("word/media/image1.bin", os.urandom(3 << 20))
+        archive.writestr(
+            "[Content_Types].xml",
+            '<Types><Override PartName="/word/document.xml" '
+            'ContentType="application/vnd.openxmlformats-officedocument.'
+            'wordprocessingml.document.main+xml"/></Types>',
+        )
+        archive.writestr("word/document.xml", "<w:document/>")
+    (folder / "report.docx").write_bytes(buffer.getvalue())
+    batch = discover(_source(folder), store).batch
+    assert batch is not None
+    build_raw_files(store, batch.batch_id)
+    rows = store.query("SELECT mime_type FROM raw_files").to_pylist()
+    assert rows == [
+        {"mime_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+    ]
