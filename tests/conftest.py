@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -12,7 +11,6 @@ from content_core.store import ContentStore
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_INBOX = REPO / "examples" / "inbox"
-CORPUS = Path(os.environ.get("CONTENT_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
 
 
 @pytest.fixture

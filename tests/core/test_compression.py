@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,11 +21,9 @@ from content_core.compression import (
     compress_text,
 )
 from content_core.tokens import TokenEstimator
+from tests.fixtures.corpus import CORPUS
 from tests.support.chat_server import ChatServer
 
-CORPUS = Path(
-    os.environ.get("CONTENT_CORPUS_DIR", Path(__file__).resolve().parents[3] / "shared" / "corpus")
-)
 EXACT = TokenEstimator(encoding_name="cl100k_base")
 
 PROSE = (

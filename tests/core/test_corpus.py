@@ -1,6 +1,6 @@
-"""The whole shared corpus through `process_files`: no crash, sniffing and text quality.
+"""The whole test corpus through `process_files`: no crash, sniffing and text quality.
 
-Reads `../shared/corpus` in place (env `CONTENT_CORPUS_DIR` overrides). Goals from issue 3:
+Reads `tests/corpus` (real files, see its NOTICE). Goals from issue 3:
 sniff accuracy >= 99 % against MANIFEST column 2 (charset ignored), and the `must_contain`
 phrase found (whitespace collapsed) in >= 95 % of the files that have one and need no OCR.
 Passwords that the manifest notes document are configured, as a user who knows them would.
@@ -9,7 +9,7 @@ Passwords that the manifest notes document are configured, as a user who knows t
 from __future__ import annotations
 
 import csv
-import os
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,14 +19,10 @@ import pytest
 from content_core.binary.config import BinaryConfig
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
+from tests.fixtures.corpus import CORPUS, manifest_rows
 
 pytestmark = pytest.mark.slow
 
-CORPUS = Path(
-    os.environ.get(
-        "CONTENT_CORPUS_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-    )
-)
 _PASSWORD_NOTE = re.compile(r"password(?: is)? '([^']+)'", re.IGNORECASE)
 
 
@@ -51,7 +47,7 @@ def _collapse(text: str) -> str:
 @pytest.fixture(scope="module")
 def processed(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Row, list[ArtifactRecord]]]:
     if not (CORPUS / "MANIFEST.tsv").is_file():
-        pytest.fail(f"corpus not found at {CORPUS} (set CONTENT_CORPUS_DIR)")
+        pytest.fail(f"corpus not found at {CORPUS}")
     rows = _manifest()
     passwords = tuple(sorted({m for r in rows for m in _PASSWORD_NOTE.findall(r.notes)}))
     inputs = [
@@ -128,3 +124,22 @@ def test_pdf_records_have_one_span_per_page(
                 assert len(record.pages) == record.page_count, row.path
                 for span in record.pages:
                     assert 0 <= span.start <= span.end <= len(record.text)
+
+
+def test_corpus_is_complete_and_unchanged() -> None:
+    """Every MANIFEST row names a file in the repository with the recorded SHA-256, and every
+    file of the corpus is listed, with its source, licence and an attribution in NOTICE."""
+    rows = manifest_rows()
+    listed = {row["path"] for row in rows}
+    on_disk = {
+        p.relative_to(CORPUS).as_posix()
+        for p in CORPUS.rglob("*")
+        if p.is_file() and p.parent != CORPUS
+    }
+    assert listed == on_disk
+    notice = (CORPUS / "NOTICE").read_text(encoding="utf-8")
+    for row in rows:
+        digest = hashlib.sha256((CORPUS / row["path"]).read_bytes()).hexdigest()
+        assert digest == row["sha256"], row["path"]
+        assert row["source_repo"] and row["source_path"] and row["license_of_source_repo"]
+        assert row["source_repo"] in notice, row["source_repo"]

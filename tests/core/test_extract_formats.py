@@ -8,7 +8,6 @@ them for review.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,13 +16,9 @@ import pytest
 
 from content_core.extract import extract_text
 from tests.core import extract_inputs as inputs
+from tests.fixtures.corpus import CORPUS
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
-CORPUS = Path(
-    os.environ.get(
-        "CONTENT_CORPUS_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-    )
-)
 
 
 @dataclass(frozen=True)

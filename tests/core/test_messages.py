@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
-from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -18,11 +16,9 @@ from content_core.agents import (
     prepare_messages,
 )
 from content_core.agents.messages import ImageURLPart, InputAudioPart, TextPart
+from tests.fixtures.corpus import CORPUS
 from tests.support.chat_server import ChatServer
 
-CORPUS = Path(
-    os.environ.get("CONTENT_CORPUS_DIR", Path(__file__).resolve().parents[3] / "shared" / "corpus")
-)
 ALLOWED = {"text", "image_url", "input_audio"}
 
 

@@ -138,7 +138,7 @@ def test_corpus_accuracy() -> None:
     """Sniff every corpus file against MANIFEST.tsv's true type (goal: at least 99 %)."""
     manifest = CORPUS / "MANIFEST.tsv"
     if not manifest.is_file():
-        pytest.fail(f"corpus not found at {CORPUS}; set CONTENT_CORPUS_DIR")
+        pytest.fail(f"corpus not found at {CORPUS}")
     rows = [line.split("\t") for line in manifest.read_text().splitlines()[1:] if line]
     misses = []
     for row in rows:
