@@ -3,6 +3,8 @@
 ```
 ContentError                      base of everything raised on purpose; retryable = False
 ├── SourceError                   an item cannot be listed or read
+├── EmptyFileError                the file has no bytes: nothing to extract
+├── StageTimeoutError             a stage after normalisation passed its per-artifact time budget
 ├── UnsupportedFormatError        no handler accepts the sniffed media type
 │   └── UnsupportedBinaryError    (binary) no normaliser for these bytes
 ├── UnsafeInputError              a guard refused the input (encrypted, bomb, over a limit)
@@ -36,6 +38,7 @@ __all__ = [
     "BinaryNormalizationError",
     "BinaryTooLargeError",
     "ContentError",
+    "EmptyFileError",
     "ConversionError",
     "CorruptPdfError",
     "EmailParseError",
@@ -49,6 +52,7 @@ __all__ = [
     "MissingDependencyError",
     "OfficeConversionError",
     "SourceError",
+    "StageTimeoutError",
     "UnsafeInputError",
     "UnsupportedBinaryError",
     "UnsupportedFormatError",
@@ -82,6 +86,14 @@ class ContentError(Exception):
 
 class SourceError(ContentError):
     """An item of a source cannot be listed or read."""
+
+
+class EmptyFileError(ContentError):
+    """The file is 0 bytes long: an answer, recorded as such, not a lost extraction."""
+
+
+class StageTimeoutError(ContentError):
+    """A stage after normalisation ran past its per-artifact time budget; the batch went on."""
 
 
 class UnsupportedFormatError(ContentError):
