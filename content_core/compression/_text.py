@@ -4,21 +4,30 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from content_core.tokens import TokenEstimator
 
-__all__ = ["Span", "default_estimator", "pack_spans", "split_sentences", "truncate_to_tokens"]
+__all__ = [
+    "Span",
+    "default_estimator",
+    "fits_tokens",
+    "fitting_window",
+    "pack_spans",
+    "split_sentences",
+    "truncate_to_tokens",
+]
 
 # A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before whitespace.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*+\s+")
 # Lines that stand alone (headings, table rows, fences) and lines that open a new block.
 _STANDALONE = re.compile(r"^\s{0,3}(#{1,6}\s|\||```|~~~)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 _BLOCK_START = re.compile(r"^\s{0,3}([-*+]\s|\d+[.)]\s|>)")
-_LINE = re.compile(r"[^\n]*(?:\n|$)")
+_LINE = re.compile(r"[^\n]*+(?:\n|$)")
+_WHITESPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +111,35 @@ def _add_span(text: str, start: int, end: int, spans: list[Span], kind: str = "p
         spans.append(Span(start + lead, start + lead + len(stripped), kind))
 
 
+# The first window `truncate_to_tokens` measures, in characters per token of the budget.
+_WINDOW_CHARS_PER_TOKEN = 8
+
+
+def fitting_window(text: str, max_tokens: int, estimator: TokenEstimator) -> int:
+    """A length w such that every prefix of `text` that fits `max_tokens` lies within
+    `text[:w]`: the first window, doubled from about eight characters per token of the budget,
+    whose own count is over the budget, or `len(text)` when no shorter window is.
+
+    Prefix counts grow (nearly) with the prefix, so a search for the longest fitting prefix
+    needs to look at `text[:w]` only. The cost is a few passes over about `w` characters,
+    however long `text` is, instead of a pass over all of it per probe.
+    """
+    w = max(64, (max_tokens + 1) * _WINDOW_CHARS_PER_TOKEN)
+    while w < len(text):
+        if not estimator.fits(text[:w], max_tokens):
+            return w
+        w *= 2
+    return len(text)
+
+
+def fits_tokens(text: str, max_tokens: int, estimator: TokenEstimator) -> bool:
+    """`estimator.fits(text, max_tokens)`, deciding from a prefix when a prefix is already over
+    the budget, so a long text that does not fit costs about the budget, not its length."""
+    return fitting_window(text, max_tokens, estimator) >= len(text) and estimator.fits(
+        text, max_tokens
+    )
+
+
 def truncate_to_tokens(
     text: str, max_tokens: int, estimator: TokenEstimator, *, suffix: str = ""
 ) -> str:
@@ -109,28 +147,31 @@ def truncate_to_tokens(
 
     The prefix plus `suffix` is checked with `estimator`, so with an exact estimator the
     result fits by exact count. When even the suffix alone does not fit, the suffix is dropped;
-    when no whole word fits, the cut falls inside the first word.
+    when no whole word fits, the cut falls inside the first word. Only the start of `text` that
+    can matter is measured (see `fitting_window`), so the time does not grow with the rest.
     """
     if max_tokens <= 0:
         return ""
-    if estimator.fits(text, max_tokens):
+    window = fitting_window(text, max_tokens, estimator)
+    if window >= len(text) and estimator.fits(text, max_tokens):
         return text
     if not estimator.fits(suffix, max_tokens):
         suffix = ""
+    head = text[: window + 1]  # one more character: a cut may fall at the window's end
     # Candidate cut points: every position where whitespace starts.
-    cuts = [m.start() for m in re.finditer(r"\s+", text)]
+    cuts = [m.start() for m in _WHITESPACE.finditer(head) if m.start() <= window]
     best = _search(cuts, lambda c: estimator.fits(text[:c].rstrip() + suffix, max_tokens))
     if best is not None and text[:best].strip():
         return text[:best].rstrip() + suffix
     # No whole word fits: cut by characters instead.
     chars = _search(
-        list(range(1, len(text) + 1)),
+        range(1, window + 1),
         lambda c: estimator.fits(text[:c] + suffix, max_tokens),
     )
     return (text[:chars] + suffix) if chars else ""
 
 
-def _search(candidates: list[int], ok: Callable[[int], bool]) -> int | None:
+def _search(candidates: Sequence[int], ok: Callable[[int], bool]) -> int | None:
     """Largest candidate for which `ok` holds, assuming ok is (nearly) monotone decreasing."""
     lo, hi, found = 0, len(candidates) - 1, None
     while lo <= hi:
@@ -140,12 +181,7 @@ def _search(candidates: list[int], ok: Callable[[int], bool]) -> int | None:
             lo = mid + 1
         else:
             hi = mid - 1
-    if found is None:
-        return None
-    # Token counts of prefixes are not strictly monotone; step down until the check holds.
-    while found >= 0 and not ok(candidates[found]):
-        found -= 1
-    return candidates[found] if found >= 0 else None
+    return None if found is None else candidates[found]
 
 
 def pack_spans(
@@ -159,7 +195,7 @@ def pack_spans(
     units: list[str] = []
     for span in split_sentences(text):
         unit = text[span.start : span.end]
-        while not estimator.fits(unit, chunk_tokens):
+        while not fits_tokens(unit, chunk_tokens, estimator):
             head = truncate_to_tokens(unit, chunk_tokens, estimator)
             if not head:
                 break

@@ -6,14 +6,25 @@ import math
 import re
 from collections import Counter
 
-from content_core.compression._text import Span, split_sentences, truncate_to_tokens
+from content_core.compression._text import (
+    Span,
+    fits_tokens,
+    split_sentences,
+    truncate_to_tokens,
+)
 from content_core.tokens import TokenEstimator
 
 __all__ = ["ExtractiveStrategy", "extractive_compress"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
-# URLs and path-like tokens (also a URL's wrapped tail, "k/sport1/hi/...") carry no topic.
-_URLISH = re.compile(r"\S*(?:https?://|www\.)\S*|\S*/\S*/\S*|\S+@\S+\.\w+")
+# URLs, path-like tokens (also a URL's wrapped tail, "k/sport1/hi/...") and e-mail addresses
+# carry no topic. A candidate is a whole whitespace-delimited token holding "http(s)://",
+# "www.", two slashes or an "@"; matching starts only at a token's start and every repeat is
+# possessive, so a run of any length without whitespace is scanned a bounded number of times
+# (`\S*` before an alternation, as this used to be, backtracks quadratically).
+_URLISH_TOKEN = re.compile(r"(?<!\S)\S*?(?:https?://|www\.|/[^\s/]*+/|@)\S*+")
+_DOT_WORD = re.compile(r"\.(?=\w)")
+_WORD_RUN = re.compile(r"\w*+")
 # Headings name what follows; code and table rows rarely summarise a document on their own.
 _KIND_WEIGHT = {"prose": 1.0, "heading": 1.5, "table": 0.7, "code": 0.3}
 
@@ -28,6 +39,32 @@ _STOPWORDS = frozenset(
     very was we were what when where which while who whom why will with would you your yours
     yourself yourselves shall may might must one two also via per""".split()
 )
+
+
+def _strip_urlish_token(match: re.Match[str]) -> str:
+    """" " for a URL- or path-like token; for an e-mail-like one, " " in place of its
+    `local@domain.tld` part (what the former `\\S+@\\S+\\.\\w+` alternative removed)."""
+    token = match.group()
+    if "://" in token and ("http://" in token or "https://" in token):
+        return " "
+    if "www." in token or token.count("/") >= 2:
+        return " "
+    at = token.find("@", 1)
+    if at < 0:
+        return token
+    last = None
+    for last in _DOT_WORD.finditer(token, at + 2):
+        pass
+    if last is None:
+        return token
+    end = _WORD_RUN.match(token, last.end())
+    assert end is not None  # \w*+ always matches
+    return " " + token[end.end() :]
+
+
+def strip_urlish(text: str) -> str:
+    """`text` with URLs, paths and e-mail addresses replaced by a space, in linear time."""
+    return _URLISH_TOKEN.sub(_strip_urlish_token, text)
 
 
 def _terms(text: str) -> list[str]:
@@ -48,7 +85,7 @@ def score_sentences(text: str, spans: list[Span]) -> list[float]:
     that repeats an earlier one up to numbers and links (boilerplate) scores zero.
     """
     pieces = [text[s.start : s.end] for s in spans]
-    plain = [_URLISH.sub(" ", piece) for piece in pieces]
+    plain = [strip_urlish(piece) for piece in pieces]
     per_span = [_terms(p) for p in plain]
     freq = Counter(t for terms in per_span for t in set(terms))
     scores: list[float] = []
@@ -89,7 +126,7 @@ def extractive_compress(text: str, max_tokens: int, estimator: TokenEstimator) -
     """
     if max_tokens <= 0:
         return ""
-    if estimator.fits(text, max_tokens):
+    if fits_tokens(text, max_tokens, estimator):
         return text
     spans = split_sentences(text)
     if not spans:
