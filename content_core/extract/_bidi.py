@@ -6,9 +6,9 @@ on mostly-LTR lines, so a Hebrew phrase in an English line reads with its words 
 ligature (lam-alef) or a vowel mark lands on the wrong side.
 
 For each line holding a right-to-left letter this module rebuilds the visual order from where
-the glyphs stand (words by position; inside a word, glyphs by position, a glyph that maps to
-several characters kept whole, a combining mark put on the visual side of its base that
-reading order needs; spaces from the gaps between glyphs), then applies the Unicode bidi
+the glyphs stand (glyphs sorted by position, a glyph that maps to several characters kept
+whole, a combining mark put on the visual side of its base that reading order needs, spaces
+set from the gaps between glyphs), then applies the Unicode bidi
 algorithm (python-bidi) to that visual line. The algorithm's reordering is its own inverse when
 the levels come out the same on both sides, which holds for plain text (no explicit
 embeddings); brackets PDFium mirrored are mirrored back by the same step. The paragraph

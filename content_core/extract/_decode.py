@@ -146,14 +146,22 @@ def _guess(sample: bytes) -> str:
     return _known(best.encoding) or _WESTERN_DEFAULT
 
 
-def decode_bytes(data: bytes, *, declared: str | None = None) -> str:
-    """Decode `data` to text with the detected encoding, replacing undecodable bytes."""
+def _decode_with_bom(data: bytes) -> str | None:
+    """Empty text for no bytes, the text after a byte-order mark, or None without a BOM."""
     if not data:
         return ""
     bom = _bom_encoding(data)
-    if bom is not None:
-        encoding, skip = bom
-        return data[skip:].decode(encoding, errors="replace")
+    if bom is None:
+        return None
+    encoding, skip = bom
+    return data[skip:].decode(encoding, errors="replace")
+
+
+def decode_bytes(data: bytes, *, declared: str | None = None) -> str:
+    """Decode `data` to text with the detected encoding, replacing undecodable bytes."""
+    with_bom = _decode_with_bom(data)
+    if with_bom is not None:
+        return with_bom
     encoding = detect_encoding(data, declared=declared)
     logger.debug("decoding %d bytes as %s", len(data), encoding)
     return data.decode(encoding, errors="replace")
@@ -192,12 +200,9 @@ def decode_html(data: bytes, *, transport: str | None = None) -> str:
     characters, because a mislabelled UTF-8 page is common and a legacy-encoded page that is
     also valid UTF-8 is practically unknown.
     """
-    if not data:
-        return ""
-    bom = _bom_encoding(data)
-    if bom is not None:
-        encoding, skip = bom
-        return data[skip:].decode(encoding, errors="replace")
+    with_bom = _decode_with_bom(data)
+    if with_bom is not None:
+        return with_bom
     ebcdic = ebcdic_markup_codec(data)
     if ebcdic is not None:
         declared = markup_charset(data[:_PRESCAN_BYTES].decode(ebcdic).encode("ascii", "replace"))

@@ -4,6 +4,7 @@ then the page's own `<meta>` or XML declaration, then detection; EBCDIC by its f
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ from content_core.binary import media_types as mt
 from content_core.binary.sniff import sniff_media_type
 from content_core.extract import extract_text
 from content_core.extract._decode import decode_html, markup_charset
+from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.store.blobs import BlobStore
 
 # (case id, document, codec that writes the bytes, sniffed type, marker that must come out)
 CASES = [
@@ -127,3 +130,17 @@ def test_ascii_page_with_an_ebcdic_label_stays_ascii() -> None:
 def test_text_starting_with_l_is_not_ebcdic() -> None:
     data = b"Lorem ipsum QH7214 dolor sit amet.\n"
     assert sniff_media_type(data, filename="a.txt") == mt.PLAIN
+
+
+def test_ebcdic_and_shift_jis_pages_through_process_files(tmp_path: Path) -> None:
+    inputs = []
+    for case, html, codec, _, _ in CASES:
+        path = tmp_path / f"{case}.htm"
+        path.write_bytes(_encode(html, codec))
+        inputs.append(FileInput(key=case, path=path, filename=path.name))
+    results = process_files(inputs, ProcessingConfig(isolate=False),
+                            blob_store=BlobStore(tmp_path / "store"))
+    for (case, _, _, sniffed, marker), records in zip(CASES, results, strict=True):
+        [record] = records
+        assert (record.media_type, record.error_type) == (sniffed, None), case
+        assert marker in (record.text or ""), case
