@@ -15,7 +15,7 @@ from content_core.store import NORMALISED_ARTIFACTS, RAW_FILES, ContentStore
 __all__ = ["build_normalised_artifacts", "normalisation_fingerprint"]
 
 # Per-batch columns; everything else in a row depends only on the raw bytes and the config.
-_BATCH_COLUMNS = ("batch_id", "source_id", "path")
+_BATCH_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
 # Worker failures (time limit, memory cap) may pass on a retry, so they are never reused.
 _TRANSIENT_STAGE = "worker"
 
@@ -93,7 +93,13 @@ def build_normalised_artifacts(
     ):
         by_sha[sha] = [_record_row(record, sha, fingerprint) for record in records]
     rows = [
-        {**artifact, "batch_id": batch_id, "source_id": row["source_id"], "path": row["path"]}
+        {
+            **artifact,
+            "batch_id": batch_id,
+            "source_id": row["source_id"],
+            "path": row["path"],
+            "path_bytes": row["path_bytes"],
+        }
         for row in raw
         for artifact in by_sha[row["sha256"]]
     ]
