@@ -87,7 +87,7 @@ class LocalFolderSource:
         self._pending: dict[str, str] = {}
 
     def scan(self) -> Iterator[FileStat]:
-        """Yield a FileStat for every regular file under the folder, in path order.
+        """Yield a FileStat for every regular file under the folder, in byte order of the path.
 
         Raises:
             SourceError: the folder itself cannot be listed.
