@@ -65,6 +65,7 @@ _KINDS: dict[str, str] = {
     mt.XML: "xml",
     mt.RSS: "xml",
     mt.PLAIN: "text",
+    mt.EMPTY: "empty",
 }
 
 
