@@ -15,7 +15,7 @@ from content_core.store import NORMALISED_ARTIFACTS, RAW_FILES, ContentStore
 __all__ = ["build_normalised_artifacts", "normalisation_fingerprint"]
 
 # Per-batch columns; everything else in a row depends only on the raw bytes and the config.
-_BATCH_COLUMNS = ("batch_id", "source_id", "path")
+_BATCH_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
 # Worker failures (time limit, memory cap) may pass on a retry, so they are never reused.
 _TRANSIENT_STAGE = "worker"
 
@@ -66,7 +66,13 @@ def _reusable(
 def _for_path(artifact: dict[str, Any], batch_id: str, raw: dict[str, Any]) -> dict[str, Any]:
     """An artifact row under one path: rows belong to paths, so the file's own row is named
     after this path even when its bytes were normalised under another name (a copy, a rename)."""
-    row = {**artifact, "batch_id": batch_id, "source_id": raw["source_id"], "path": raw["path"]}
+    row = {
+        **artifact,
+        "batch_id": batch_id,
+        "source_id": raw["source_id"],
+        "path": raw["path"],
+        "path_bytes": raw["path_bytes"],
+    }
     if not artifact["derived_from"]:
         row["filename"] = PurePosixPath(raw["path"]).name
     return row

@@ -80,6 +80,7 @@ def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
                 "batch_id": batch_id,
                 "source_id": entry["source_id"],
                 "path": entry["path"],
+                "path_bytes": entry["path_bytes"],
                 "batch_seq": entry["batch_seq"],
                 "change": entry["change"],
                 "size_bytes": entry["size_bytes"],
@@ -140,6 +141,7 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
                     "batch_id": batch_id,
                     "source_id": doc["source_id"],
                     "path": doc["path"],
+                    "path_bytes": doc["path_bytes"],
                     "artifact_id": doc["artifact_id"],
                     "chunk_id": _chunk_id(doc["artifact_id"], fingerprint, chunk.index),
                     "index": chunk.index,
@@ -189,6 +191,7 @@ def build_compressed_contexts(
                 "batch_id": batch_id,
                 "source_id": doc["source_id"],
                 "path": doc["path"],
+                "path_bytes": doc["path_bytes"],
                 "artifact_id": doc["artifact_id"],
                 "strategy": result.strategy,
                 "max_tokens": config.max_tokens,
@@ -216,6 +219,7 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
     """agentic_extractions: the agent's validated output for every chunk (cached by content)."""
     chunk_rows = store.read_rows(CHUNKS, batch_id).to_pylist()
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in chunk_rows}
+    bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in chunk_rows}
     items = [
         ExtractionInput(
             chunk_id=r["chunk_id"],
@@ -233,6 +237,7 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
         {
             "batch_id": batch_id,
             "source_id": source_of[(record.artifact_id, record.path)],
+            "path_bytes": bytes_of[(record.artifact_id, record.path)],
             **record.model_dump(),
         }
         for record in run.records
@@ -262,6 +267,7 @@ def build_merged_extractions(
     """merged_extractions: one row per document and schema, merging its chunks' outputs."""
     extraction_rows = store.read_rows(AGENTIC_EXTRACTIONS, batch_id).to_pylist()
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in extraction_rows}
+    bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in extraction_rows}
     fields = set(ExtractionRecord.model_fields)
     records = [
         ExtractionRecord(**{k: v for k, v in r.items() if k in fields}) for r in extraction_rows
@@ -271,6 +277,7 @@ def build_merged_extractions(
         {
             "batch_id": batch_id,
             "source_id": source_of[(m.artifact_id, m.path)],
+            "path_bytes": bytes_of[(m.artifact_id, m.path)],
             **m.model_dump(),
         }
         for m in merged

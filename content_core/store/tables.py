@@ -49,7 +49,10 @@ _TS = pa.timestamp("us", tz="UTC")
 _BATCH_KEYS = [
     pa.field("batch_id", pa.string(), nullable=False),
     pa.field("source_id", pa.string(), nullable=False),
-    pa.field("path", pa.string(), nullable=False),
+    pa.field("path", pa.string(), nullable=False),  # text form of path_bytes (`escape_path`)
+    # The exact bytes of the path as the filesystem gave them; null only in rows written before
+    # the column existed (their path was then valid UTF-8 and is these bytes decoded).
+    pa.field("path_bytes", pa.binary()),
 ]
 _ERROR = [pa.field("error_type", pa.string()), pa.field("error_message", pa.string())]
 
