@@ -30,6 +30,7 @@ from content_core.errors import (
     BinaryNormalizationError,
     BinaryTooLargeError,
     ContentError,
+    ImageConversionError,
     UnsupportedBinaryError,
 )
 
@@ -58,6 +59,8 @@ class _Walk:
     # Ids already emitted: the same bytes reached twice within one raw file (a logo attached
     # twice, a file in two nested archives) are normalised and listed once.
     seen: set[str] = field(default_factory=set)
+    # Notes for the artifact of these bytes (by id), set while it is handled.
+    notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class BinaryNormalizer:
@@ -167,8 +170,11 @@ class BinaryNormalizer:
                 update={"error_type": "BinaryFanoutError", "error_message": "nests too deeply"}
             )
             return
-        if page_count is not None:
-            walk.out[index] = walk.out[index].model_copy(update={"page_count": page_count})
+        notes = walk.notes.pop(digest, ())
+        if page_count is not None or notes:
+            walk.out[index] = walk.out[index].model_copy(
+                update={"page_count": page_count, "notes": notes}
+            )
 
     async def _handle(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
@@ -180,7 +186,15 @@ class BinaryNormalizer:
                 self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
             return report.page_count
         if media_type in mt.IMAGE_MEDIA_TYPES:
-            image = self.images.normalise(data, media_type, filename=name)
+            try:
+                image = self.images.normalise(data, media_type, filename=name)
+            except ImageConversionError as exc:
+                if media_type != mt.SVG:
+                    raise
+                # The drawing cannot be rendered, but its text is read from the XML: the
+                # failed render is a note on the row, not the row's error.
+                walk.notes[_sha256(data)] = (f"{exc.error_type}: {exc.message}",)
+                return None
             if image.converted:
                 suffix = ".pdf" if image.media_type == mt.PDF else ".png"
                 self._rendition(walk, artifact, image.data, image.media_type, suffix,
