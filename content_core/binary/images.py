@@ -1,19 +1,29 @@
 """ImageNormalizer: re-encode images into formats every consumer reads (PNG, or PDF for pages).
 
 PNG, JPEG, GIF and WebP pass through after a header check; HEIC/HEIF/AVIF/TIFF/BMP become PNG,
-multi-frame TIFF becomes a multi-page PDF, and SVG is rendered to PNG by resvg with no network,
-no external files and no DTD. The pixel limit is an error, not Pillow's warning.
+multi-frame TIFF and a HEIF holding several images become a multi-page PDF, and SVG is rendered
+to PNG by resvg with no network, no external files and no DTD (`svg_render`). The pixel limit is
+an error, not Pillow's warning.
+
+HEIF (HEIC, and every flavour libheif reads: collections, Live Photo stills, images with depth
+maps or other auxiliary images, whose primary image is taken) is decoded by pillow-heif; AVIF by
+Pillow's own AVIF plugin (Pillow >= 11.3 wheels ship libavif; an animated AVIF gives its first
+frame), or by pillow-heif where an older pillow-heif still registers an AVIF opener. A HEIF or
+AVIF container that holds no decodable image says why (no `meta` box, no image item), and what
+it declares (sizes, EXIF) is kept as notes (`describe`).
 """
 
 from __future__ import annotations
 
 import io
+import struct
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from content_core.binary import media_types as mt
+from content_core.binary.isobmff import ContainerSummary, read_container
 from content_core.binary.svg_render import render_svg
 from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
 
@@ -23,6 +33,10 @@ if TYPE_CHECKING:
 __all__ = ["ImageNormalizer", "NormalisedImage"]
 
 _PASS_THROUGH = frozenset({mt.PNG, mt.JPEG, mt.GIF, mt.WEBP})
+_HEIF_FAMILY = frozenset({mt.HEIC, mt.HEIF, mt.AVIF})
+# Formats whose frames are separate pictures (pages), not an animation.
+_PAGED = frozenset({mt.TIFF, mt.HEIC, mt.HEIF})
+_MAX_NOTE_CHARS = 2000
 
 
 class NormalisedImage(BaseModel):
@@ -83,8 +97,8 @@ class ImageNormalizer:
                             height=image.size[1],
                             page_count=1,
                         )
-                    if media_type == mt.TIFF and frames > 1:
-                        return self._tiff_to_pdf(image, frames, name)
+                    if media_type in _PAGED and frames > 1:
+                        return self._frames_to_pdf(image, name, media_type)
                     return _to_png(image, name, media_type)
         except (BinaryTooLargeError, ImageConversionError):
             raise
@@ -94,10 +108,32 @@ class ImageNormalizer:
             ) from exc
         except (OSError, ValueError, SyntaxError, EOFError, TypeError, IndexError,
                 KeyError, ZeroDivisionError, MemoryError, RuntimeError) as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            if media_type in _HEIF_FAMILY:
+                raise ImageConversionError(
+                    _no_image_message(read_container(data), name, media_type, reason),
+                    media_type=media_type,
+                ) from exc
             raise ImageConversionError(
-                f"{name}: cannot decode {media_type} ({type(exc).__name__}: {exc})",
-                media_type=media_type,
+                f"{name}: cannot decode {media_type} ({reason})", media_type=media_type
             ) from exc
+
+    def describe(self, data: bytes, media_type: str) -> tuple[str, ...]:
+        """Notes on what a HEIF or AVIF container declares (brands, image items, sizes, EXIF),
+        for a row whose image could not be decoded; empty for other formats."""
+        if media_type not in _HEIF_FAMILY:
+            return ()
+        summary = read_container(data)
+        notes = [f"brands: {', '.join(summary.brands) or 'none'}"]
+        if summary.has_meta:
+            kinds = ", ".join(summary.item_types) or "none"
+            notes.append(f"items: {len(summary.item_types)} ({kinds})")
+        sizes = [*summary.sizes, *summary.track_sizes]
+        if sizes:
+            notes.append("declared sizes: " + ", ".join(f"{w}x{h}" for w, h in sizes))
+        if summary.exif:
+            notes.append(_exif_note(summary.exif))
+        return tuple(notes)
 
     def _check_pixels(self, size: tuple[int, int], name: str, media_type: str) -> None:
         width, height = size
@@ -109,7 +145,7 @@ class ImageNormalizer:
                 media_type=media_type,
             )
 
-    def _tiff_to_pdf(self, image: PilImage, frames: int, name: str) -> NormalisedImage:
+    def _frames_to_pdf(self, image: PilImage, name: str, media_type: str) -> NormalisedImage:
         from PIL import ImageSequence
 
         pages = []
@@ -119,7 +155,7 @@ class ImageNormalizer:
             if total > self.max_pixels:
                 raise BinaryTooLargeError(
                     f"{name}: frames total over the pixel limit of {self.max_pixels}",
-                    media_type=mt.TIFF,
+                    media_type=media_type,
                 )
             pages.append(_pdf_ready(frame.copy()))
         buffer = io.BytesIO()
@@ -140,7 +176,12 @@ def _pillow(media_type: str) -> Any:  # Any: the PIL.Image module
         from PIL import Image
     except ImportError as exc:  # pragma: no cover - Pillow is a core dependency
         raise MissingDependencyError("Pillow is required for images", extra="binary") from exc
-    if media_type in (mt.HEIC, mt.HEIF, mt.AVIF):
+    if media_type == mt.AVIF:
+        from PIL import features
+
+        if features.check("avif"):
+            return Image  # Pillow's own plugin, built with libavif
+    if media_type in _HEIF_FAMILY:
         try:
             import pillow_heif
         except ImportError as exc:
@@ -148,9 +189,55 @@ def _pillow(media_type: str) -> Any:  # Any: the PIL.Image module
                 f"pillow-heif is required for {media_type}", extra="binary"
             ) from exc
         pillow_heif.register_heif_opener()
-        if media_type == mt.AVIF and hasattr(pillow_heif, "register_avif_opener"):
+        if media_type == mt.AVIF:
+            if not hasattr(pillow_heif, "register_avif_opener"):
+                raise MissingDependencyError(
+                    "AVIF needs Pillow >= 11.3 built with libavif (or pillow-heif < 1.0)",
+                    extra="binary",
+                )
             pillow_heif.register_avif_opener()
     return Image
+
+
+def _no_image_message(
+    summary: ContainerSummary, name: str, media_type: str, reason: str
+) -> str:
+    """Why a HEIF/AVIF container gave no image, in the words a person can act on."""
+    label = "AVIF file" if media_type == mt.AVIF else "HEIF container"
+    tracks = summary.track_sizes
+    track_note = (
+        f"; its {len(tracks)} image sequence track(s) "
+        f"({', '.join(f'{w}x{h}' for w, h in tracks)}) could not be decoded ({reason})"
+        if tracks else ""
+    )
+    if not summary.has_meta:
+        return f"{name}: {label} has no `meta` box, so it holds no image item{track_note}"
+    if summary.image_items == 0:
+        kinds = f": {', '.join(summary.item_types)}" if summary.item_types else ""
+        return (
+            f"{name}: {label} holds no image ({len(summary.item_types)} items{kinds})"
+            f"{track_note}"
+        )
+    return f"{name}: cannot decode {media_type} ({reason})"
+
+
+def _exif_note(tiff: bytes) -> str:
+    """The readable EXIF tags (names and values, binary ones left out), one line."""
+    from PIL import ExifTags, Image
+
+    exif = Image.Exif()
+    try:
+        exif.load(b"Exif\x00\x00" + tiff)
+        tags = dict(exif.items())
+        tags.update(exif.get_ifd(ExifTags.IFD.Exif))
+    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError) as exc:
+        return f"EXIF: unreadable ({type(exc).__name__})"
+    parts = [
+        f"{ExifTags.TAGS.get(tag, hex(tag))}={value}"
+        for tag, value in tags.items()
+        if not isinstance(value, (bytes, dict)) and tag != ExifTags.IFD.Exif
+    ]
+    return ("EXIF: " + "; ".join(parts))[:_MAX_NOTE_CHARS]
 
 
 def _pdf_ready(frame: PilImage) -> PilImage:

@@ -102,7 +102,9 @@ class BinaryNormalizer:
         members (recursively), each with its `derived_from` ancestry.
 
         The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
-        Failures of members are returned as artifacts with `error_type` set.
+        Failures of members are returned as artifacts with `error_type` set, and so is a raw
+        file whose failure comes with notes (an image container that holds no decodable
+        image, with what it declares).
 
         Raises:
             BinaryTooLargeError: the raw file is over `max_bytes` (or expands past the budget
@@ -155,11 +157,15 @@ class BinaryNormalizer:
         try:
             page_count = await self._handle(walk, artifact, depth)
         except ContentError as exc:
-            if depth == 0:
+            notes = walk.notes.pop(digest, ())
+            if depth == 0 and not notes:
                 del walk.out[index:]
                 raise
+            # A failure with notes is kept as a row even for the raw file: the notes are what
+            # is left of it (the declared metadata of an image that cannot be decoded).
             walk.out[index] = artifact.model_copy(
-                update={"error_type": exc.error_type, "error_message": exc.message}
+                update={"error_type": exc.error_type, "error_message": exc.message,
+                        "notes": notes}
             )
             return
         except RecursionError as exc:  # a parser recursed on hostile nesting
@@ -190,6 +196,8 @@ class BinaryNormalizer:
                 image = self.images.normalise(data, media_type, filename=name)
             except ImageConversionError as exc:
                 if media_type != mt.SVG:
+                    # What the container still declares (sizes, EXIF) stays on the failed row.
+                    walk.notes[_sha256(data)] = self.images.describe(data, media_type)
                     raise
                 # The drawing cannot be rendered, but its text is read from the XML: the
                 # failed render is a note on the row, not the row's error.

@@ -58,7 +58,7 @@ def test_heic_becomes_png() -> None:
     assert result.media_type == mt.PNG and result.converted
 
 
-@pytest.mark.parametrize("name", ["avif/hopper.avif", "heic/example.heic", "heif/hopper.heif"])
+@pytest.mark.parametrize("name", ["avif/hopper.avif", "avif/example.avif", "heif/hopper.heif"])
 def test_corpus_heif_family_becomes_png(name: str) -> None:
     media = mt.AVIF if name.endswith(".avif") else mt.HEIC
     result = ImageNormalizer().normalise((CORPUS / name).read_bytes(), media)
