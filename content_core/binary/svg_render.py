@@ -18,7 +18,12 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 
 from content_core.binary import media_types as mt
-from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
+from content_core.errors import (
+    BinaryTooLargeError,
+    ExtractionError,
+    ImageConversionError,
+    MissingDependencyError,
+)
 
 __all__ = ["RenderedSvg", "render_svg"]
 
@@ -79,8 +84,8 @@ def render_svg(data: bytes, name: str, *, max_pixels: int, max_bytes: int) -> Re
 
 def _safe_svg_text(data: bytes, name: str) -> tuple[str, tuple[float, float]]:
     """Check the declarations, drop external references, and return the markup and its size."""
+    # Imported here: the extract package imports handlers that need this package.
     from content_core.extract._xmlsafe import check_xml_declarations
-    from content_core.errors import ExtractionError
 
     try:
         check_xml_declarations(data, media_type=mt.SVG)

@@ -28,7 +28,7 @@ from xml.parsers import expat
 from content_core.errors import ExtractionError, UnsafeInputError
 from content_core.extract.base import ExtractOptions
 
-__all__ = ["check_xml_declarations", "check_xml_safe", "safe_lxml_parser"]
+__all__ = ["check_xml_declarations", "check_xml_safe", "parse_checked", "safe_lxml_parser"]
 
 # Entity expansion a document may cause beyond its own size before it counts as a bomb.
 _MIN_EXPANSION_LIMIT = 1024 * 1024
@@ -166,3 +166,23 @@ def safe_lxml_parser(
         remove_blank_text=remove_blank_text,
         strip_cdata=strip_cdata,
     )
+
+
+def parse_checked(data: bytes, *, remove_blank_text: bool = False, strip_cdata: bool = True) -> Any:
+    """Parse `data` that passed `check_xml_declarations`, internal entities replaced by their
+    text; returns the lxml root element.
+
+    A document may reference entities declared only in its external DTD (`&nbsp;` under an
+    XHTML DOCTYPE), which is never loaded: libxml2 refuses those when it replaces entities, so
+    such a document is parsed again keeping every reference as it is written.
+
+    Raises:
+        lxml.etree.XMLSyntaxError, ValueError: not well-formed.
+    """
+    from lxml import etree
+
+    options = {"remove_blank_text": remove_blank_text, "strip_cdata": strip_cdata}
+    try:
+        return etree.fromstring(data, safe_lxml_parser(internal_entities=True, **options))
+    except etree.XMLSyntaxError:
+        return etree.fromstring(data, safe_lxml_parser(**options))

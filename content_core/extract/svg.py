@@ -11,7 +11,7 @@ from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_safe, safe_lxml_parser
+from content_core.extract._xmlsafe import check_xml_safe, parse_checked
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["SvgTextExtractor"]
@@ -43,7 +43,7 @@ class SvgTextExtractor:
         from lxml import etree
 
         try:
-            root = etree.fromstring(blob.data, safe_lxml_parser(internal_entities=True))
+            root = parse_checked(blob.data)
         except (etree.XMLSyntaxError, ValueError) as exc:
             raise ExtractionError(f"not well-formed SVG: {exc}", media_type=media_type) from exc
         lines: list[str] = []

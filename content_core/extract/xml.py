@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_safe, safe_lxml_parser
+from content_core.extract._xmlsafe import check_xml_safe, parse_checked
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["XmlExtractor"]
@@ -39,11 +39,7 @@ class XmlExtractor:
         from lxml import etree
 
         try:
-            root = etree.fromstring(
-                blob.data, safe_lxml_parser(
-                    remove_blank_text=True, strip_cdata=False, internal_entities=True
-                ),
-            )
+            root = parse_checked(blob.data, remove_blank_text=True, strip_cdata=False)
             etree.indent(root, space="  ")
             text = etree.tostring(root, encoding="unicode")
         except (etree.XMLSyntaxError, ValueError) as exc:

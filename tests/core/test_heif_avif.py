@@ -114,7 +114,8 @@ def test_avif_without_meta_box_says_so_and_keeps_the_declared_size() -> None:
 def test_heif_listing_no_image_says_so_and_keeps_exif_and_size() -> None:
     data = heif_without_images(exif_payload("Apple", "iPhone 12 Pro"))
     assert sniff_media_type(data) == mt.HEIC
-    with pytest.raises(ImageConversionError, match=r"HEIF container holds no image \(1 items: Exif\)"):
+    expected = r"HEIF container holds no image \(1 items: Exif\)"
+    with pytest.raises(ImageConversionError, match=expected):
         ImageNormalizer().normalise(data, mt.HEIC, filename="live.heic")
     notes = ImageNormalizer().describe(data, mt.HEIC)
     assert "declared sizes: 4032x3024" in notes
