@@ -8,9 +8,10 @@ an error, not Pillow's warning.
 HEIF (HEIC, and every flavour libheif reads: collections, Live Photo stills, images with depth
 maps or other auxiliary images, whose primary image is taken) is decoded by pillow-heif; AVIF by
 Pillow's own AVIF plugin (Pillow >= 11.3 wheels ship libavif; an animated AVIF gives its first
-frame), or by pillow-heif where an older pillow-heif still registers an AVIF opener. A HEIF or
-AVIF container that holds no decodable image says why (no `meta` box, no image item), and what
-it declares (sizes, EXIF) is kept as notes (`describe`).
+frame), or by pillow-heif where an older pillow-heif still registers an AVIF opener. An image
+sequence with no still image gives the first picture of its track (`sequences`, FFmpeg). A HEIF
+or AVIF container that holds no decodable image says why (no `meta` box, no image item), and
+what it declares (sizes, EXIF) is kept as notes (`describe`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from content_core.binary import media_types as mt
 from content_core.binary.isobmff import ContainerSummary, read_container
+from content_core.binary.sequences import first_sequence_frame
 from content_core.binary.svg_render import render_svg
 from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
 
@@ -110,13 +112,27 @@ class ImageNormalizer:
                 KeyError, ZeroDivisionError, MemoryError, RuntimeError) as exc:
             reason = f"{type(exc).__name__}: {exc}"
             if media_type in _HEIF_FAMILY:
-                raise ImageConversionError(
-                    _no_image_message(read_container(data), name, media_type, reason),
-                    media_type=media_type,
-                ) from exc
+                return self._without_still(data, name, media_type, reason)
             raise ImageConversionError(
                 f"{name}: cannot decode {media_type} ({reason})", media_type=media_type
             ) from exc
+
+    def _without_still(
+        self, data: bytes, name: str, media_type: str, reason: str
+    ) -> NormalisedImage:
+        """A HEIF/AVIF whose still image libheif/libavif cannot find: the first picture of its
+        image sequence track, else an error that says what the container holds."""
+        summary = read_container(data)
+        if summary.track_sizes:
+            try:
+                frame = first_sequence_frame(data, name, media_type, max_pixels=self.max_pixels)
+            except ImageConversionError as exc:
+                reason = exc.message.removeprefix(f"{name}: ")
+            else:
+                return _to_png(frame, name, media_type)
+        raise ImageConversionError(
+            _no_image_message(summary, name, media_type, reason), media_type=media_type
+        )
 
     def describe(self, data: bytes, media_type: str) -> tuple[str, ...]:
         """Notes on what a HEIF or AVIF container declares (brands, image items, sizes, EXIF),

@@ -21,7 +21,7 @@ from content_core.errors import ImageConversionError
 from content_core.processing import FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS
-from tests.fixtures.heif import exif_payload, heif_without_images, without_box
+from tests.fixtures.heif import blanked_box, exif_payload, heif_without_images, without_box
 
 COLOURS = ("red", "lime", "blue")
 
@@ -101,14 +101,51 @@ def test_corpus_avif_and_heif_decode(name: str, media_type: str, pages: int) -> 
     assert (result.media_type, result.page_count) == (media_type, pages)
 
 
-def test_avif_without_meta_box_says_so_and_keeps_the_declared_size() -> None:
+def _avif_sequence() -> bytes:
     frames = [Image.new("RGB", (32, 32), colour) for colour in COLOURS]
-    data = without_box(_encode(frames, "AVIF", duration=100), b"meta")
+    return _encode(frames, "AVIF", duration=100)
+
+
+def test_avif_sequence_without_meta_box_gives_its_first_frame() -> None:
+    data = without_box(_avif_sequence(), b"meta")  # only the track is left
+    result = ImageNormalizer().normalise(data, mt.AVIF, filename="clip.avif")
+    assert (result.media_type, result.width, result.height) == (mt.PNG, 32, 32)
+    assert _close(_png(result.data).getpixel((16, 16)), (255, 0, 0))
+
+
+def test_heif_image_sequence_track_gives_its_first_frame() -> None:
+    import av
+
+    buffer = io.BytesIO()
+    with av.open(buffer, mode="w", format="mp4", options={"brand": "msf1"}) as out:
+        stream = out.add_stream("libx265", rate=10, options={"x265-params": "log-level=none"})
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        for colour in COLOURS:
+            frame = av.VideoFrame.from_image(Image.new("RGB", (64, 48), colour))
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    data = buffer.getvalue()
+    assert sniff_media_type(data) == mt.HEIF  # msf1: a HEIF image sequence, no `meta` box
+    result = ImageNormalizer().normalise(data, mt.HEIF)
+    assert (result.media_type, result.width, result.height) == (mt.PNG, 64, 48)
+    assert _close(_png(result.data).getpixel((32, 24)), (255, 0, 0))
+
+
+def test_avif_without_meta_box_or_track_data_says_so_and_keeps_the_declared_size() -> None:
+    data = blanked_box(without_box(_avif_sequence(), b"meta"), b"mdat")
     with pytest.raises(ImageConversionError, match="AVIF file has no `meta` box") as caught:
         ImageNormalizer().normalise(data, mt.AVIF, filename="clip.avif")
-    assert "image sequence track(s) (32x32)" in caught.value.message
+    assert "image sequence track(s) (32x32) could not be decoded" in caught.value.message
     notes = ImageNormalizer().describe(data, mt.AVIF)
     assert "declared sizes: 32x32" in notes
+
+
+def test_avif_without_any_picture_says_so() -> None:
+    data = without_box(without_box(_avif_sequence(), b"meta"), b"moov")
+    with pytest.raises(ImageConversionError, match="no `meta` box, so it holds no image item$"):
+        ImageNormalizer().normalise(data, mt.AVIF)
 
 
 def test_heif_listing_no_image_says_so_and_keeps_exif_and_size() -> None:
