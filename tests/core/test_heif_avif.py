@@ -84,6 +84,25 @@ def test_heif_holding_several_images_becomes_one_pdf_page_per_image() -> None:
     assert _close(middle.getpixel((middle.width // 2, middle.height // 2)), (0, 255, 0))
 
 
+def test_heif_with_an_alpha_auxiliary_image_keeps_the_alpha() -> None:
+    data = _encode([Image.new("RGBA", (64, 48), (255, 0, 0, 128))], "HEIF")
+    image = Image.open(io.BytesIO(ImageNormalizer().normalise(data, mt.HEIC).data))
+    assert image.mode == "RGBA" and abs(image.getpixel((32, 24))[3] - 128) < 16
+
+
+def test_heif_with_a_depth_map_decodes_its_primary_image() -> None:
+    import pillow_heif
+
+    alpha = _encode([Image.new("RGBA", (64, 48), (255, 0, 0, 128))], "HEIF")
+    # Same auxiliary image, typed as a depth map instead of alpha (auxid 2: HEVC depth).
+    data = alpha.replace(b"urn:mpeg:hevc:2015:auxid:1", b"urn:mpeg:hevc:2015:auxid:2")
+    assert len(pillow_heif.open_heif(io.BytesIO(data)).info["depth_images"]) == 1
+    result = ImageNormalizer().normalise(data, mt.HEIC)
+    image = _png(result.data)
+    assert image.size == (64, 48)
+    assert _close(image.getpixel((32, 24)), (255, 0, 0))
+
+
 @pytest.mark.parametrize(
     ("name", "media_type", "pages"),
     [
