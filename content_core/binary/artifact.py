@@ -68,6 +68,7 @@ _KINDS: dict[str, str] = {
     mt.XML: "xml",
     mt.RSS: "xml",
     mt.PLAIN: "text",
+    mt.EMPTY: "empty",
 }
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "DOCX",
     "EMAIL_MEDIA_TYPES",
     "EML",
+    "EMPTY",
     "EPUB",
     "GIF",
     "GZIP",
@@ -101,6 +102,7 @@ AVIF = "image/avif"
 SVG = "image/svg+xml"
 
 OCTET_STREAM = "application/octet-stream"
+EMPTY = "application/x-empty"  # 0 bytes: nothing to sniff, nothing to extract
 
 TEXT_MEDIA_TYPES: frozenset[str] = frozenset(
     {PLAIN, MARKDOWN, HTML, XHTML, CSV, TSV, JSON, NDJSON, XML, RSS, RTF}

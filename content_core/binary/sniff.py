@@ -67,7 +67,7 @@ def sniff_media_type(
         A plain MIME type without parameters, one of the constants in `media_types`.
     """
     if not data:
-        return mt.PLAIN
+        return mt.EMPTY
     found = _sniff_binary(data, filename)
     if found is not None:
         return found

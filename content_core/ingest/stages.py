@@ -132,6 +132,7 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
         if key in seen:  # one artifact reached twice inside one file (identical attachments)
             continue
         seen.add(key)
+        pages = doc["pages"] or []
         for chunk in chunker.chunk(doc["text"]):
             metadata = dict(chunk.metadata)
             rows.append(
@@ -148,7 +149,9 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
                     "source_end": chunk.source_end,
                     "token_count": metadata.get("token_count"),
                     "overlap_tokens": chunk.overlap_tokens,
-                    "page": _page_of(doc["pages"] or [], chunk.source_start),
+                    "page_start": _page_of(pages, chunk.source_start),
+                    # The last character's page: a chunk that runs onto page 2 ends there.
+                    "page_end": _page_of(pages, max(chunk.source_end - 1, chunk.source_start)),
                     "breadcrumb": metadata.get("breadcrumb"),
                     "chunker": config.chunker,
                     "chunker_fingerprint": fingerprint,
@@ -168,7 +171,9 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
             "max_chunk_tokens": max(tokens, default=0),
             "total_tokens": sum(tokens),
         },
-        preview_markdown=preview(rows, ["path", "index", "token_count", "page", "content"]),
+        preview_markdown=preview(
+            rows, ["path", "index", "token_count", "page_start", "page_end", "content"]
+        ),
     )
 
 

@@ -104,6 +104,7 @@ SCHEMAS: dict[str, pa.Schema] = {
                     )
                 ),
             ),
+            pa.field("text_status", pa.string()),  # processing.TEXT_STATUSES
             *_ERROR,
             pa.field("stage", pa.string()),
             pa.field("notes", pa.list_(pa.string())),  # facts that are not the row's error
@@ -123,7 +124,8 @@ SCHEMAS: dict[str, pa.Schema] = {
             pa.field("source_end", pa.int64()),
             pa.field("token_count", pa.int32()),
             pa.field("overlap_tokens", pa.int32()),
-            pa.field("page", pa.int32()),
+            pa.field("page_start", pa.int32()),  # page of the first character
+            pa.field("page_end", pa.int32()),  # page of the last character
             pa.field("breadcrumb", pa.string()),
             pa.field("chunker", pa.string()),
             pa.field("chunker_fingerprint", pa.string()),

@@ -19,6 +19,7 @@ from tests.fixtures.hostile import pdf_with_text
 # entity bomb refused by the XML extractor).
 EXPECTED_ERRORS = {
     "ArchiveExtractionError",  # password_protected.xlsx (OLE2-wrapped OOXML)
+    "EmptyFileError",  # txt/empty.txt is 0 bytes
     "UnsafeInputError",  # svg/billion-laughs.svg is XML with an entity bomb
 }
 

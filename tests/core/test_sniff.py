@@ -111,7 +111,7 @@ VECTORS = [
     ("utf16-bom", "\ufeffhello text".encode("utf-16-le"), None, mt.PLAIN),
     ("utf32", "\ufeffhello".encode("utf-32"), None, mt.PLAIN),
     ("cp1252", "Der Preis betrug 15,50 €.".encode("cp1252"), None, mt.PLAIN),
-    ("empty", b"", None, mt.PLAIN),
+    ("empty", b"", None, mt.EMPTY),
     ("binary-junk", bytes(range(256)) * 4, None, mt.OCTET_STREAM),
 ]
 
