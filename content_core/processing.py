@@ -90,7 +90,8 @@ class ArtifactRecord(BaseModel):
     `derived_from` lists ancestor ids, raw file first; it is empty for the raw file itself.
     Text is set on document rows only; renditions (an Office file rendered to PDF, an image
     re-encoded) carry no text, so nothing is counted twice. `stage` names where a failure
-    happened: "sniff", "normalise", "extract" or "worker".
+    happened: "sniff", "normalise", "extract" or "worker". `notes` are facts about the row that
+    are not its error (an SVG whose drawing could not be rendered but whose text was read).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -106,6 +107,7 @@ class ArtifactRecord(BaseModel):
     error_type: str | None = None
     error_message: str | None = None
     stage: str | None = None
+    notes: tuple[str, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
@@ -269,6 +271,7 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
             filename=_clean(artifact.filename),
             page_count=artifact.page_count,
             text=None,
+            notes=tuple(_clean(note) for note in artifact.notes),
         )
         if artifact.error_type is not None:
             records[index] = base.model_copy(update={

@@ -20,6 +20,8 @@ class BinaryArtifact(BaseModel):
     `error_message`; its `bytes` are empty when the member could not even be read.
     `rendition` marks bytes derived from a sibling document by conversion (an Office file
     rendered to PDF, a HEIC image re-encoded as PNG): the same content in another format.
+    `notes` are facts about the artifact that are not failures of the row, such as a drawing
+    that could not be rendered while its text is still read.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -34,6 +36,7 @@ class BinaryArtifact(BaseModel):
     rendition: bool = False
     error_type: str | None = None
     error_message: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 _KINDS: dict[str, str] = {

@@ -19,13 +19,13 @@ Built-in handlers, in dispatch order (priority, then registration):
 | doc      | Word 97-2003                 | olefile             | -          |
 | xls      | Excel 97-2003                | xlrd                | worksheets |
 | ppt      | PowerPoint 97-2003           | olefile             | slides     |
-| svg      | SVG (title, desc, text)      | defusedxml + lxml   | -          |
+| svg      | SVG (title, desc, text)      | expat check + lxml  | -          |
 | rtf      | RTF                          | striprtf            | -          |
 | pypdf    | PDF, when PDFium fails       | pypdf               | PDF pages  |
 | html     | HTML / XHTML to Markdown     | bs4 + markdownify   | -          |
 | csv      | CSV / TSV as a table         | csv                 | -          |
 | json     | JSON / NDJSON, pretty        | json                | -          |
-| xml      | XML / RSS / Atom, pretty     | defusedxml + lxml   | -          |
+| xml      | XML / RSS / Atom, pretty     | expat check + lxml  | -          |
 | markdown | Markdown (decoded as is)     | -                   | -          |
 | text     | any other text, last resort  | charset-normalizer  | -          |
 

@@ -110,6 +110,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             pa.field("text_status", pa.string()),  # processing.TEXT_STATUSES
             *_ERROR,
             pa.field("stage", pa.string()),
+            pa.field("notes", pa.list_(pa.string())),  # facts that are not the row's error
             pa.field("raw_sha256", pa.string()),  # the raw file's bytes this row came from
             pa.field("fingerprint", pa.string()),  # configuration and code that made it
         ]
