@@ -25,8 +25,8 @@ __all__ = ["DocxExtractor"]
 _DOCX_TYPES = frozenset(
     {
         mt.DOCX,
+        mt.DOCM,
         "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
-        "application/vnd.ms-word.document.macroenabled.12",
         "application/vnd.ms-word.template.macroenabled.12",
     }
 )

@@ -340,3 +340,72 @@ def pdf_rotated_page(rotate: int) -> bytes:
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         ]
     )
+
+
+# Strict OOXML (ISO/IEC 29500 Strict): what Word and Excel write for "Strict Open XML". The
+# parts are the transitional ones with `http://purl.oclc.org/ooxml/...` namespaces and
+# relationship types; package-level namespaces (content types, core properties, markup
+# compatibility) are shared by both and stay.
+_STRICT_AREAS = (
+    b"officeDocument", b"wordprocessingml", b"spreadsheetml", b"presentationml", b"drawingml",
+    b"schemaLibrary",
+)
+
+
+def as_strict(data: bytes) -> bytes:
+    """Rewrite a transitional OOXML package made by python-docx/openpyxl to Strict."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            body = source.read(member)
+            if member.filename.endswith((".xml", ".rels")):
+                for area in _STRICT_AREAS:
+                    body = body.replace(
+                        b"http://schemas.openxmlformats.org/" + area + b"/2006/",
+                        b"http://purl.oclc.org/ooxml/" + area + b"/",
+                    )
+                body = body.replace(b"/extended-properties", b"/extendedProperties")
+                body = body.replace(b"/custom-properties", b"/customProperties")
+                # Word and Excel mark the main part's root as strict too.
+                body = body.replace(b"<w:document ", b'<w:document w:conformance="strict" ', 1)
+                body = body.replace(b"<workbook ", b'<workbook conformance="strict" ', 1)
+            assert b"purl.oclc.org" in body or not member.filename.endswith(".rels")
+            target.writestr(_info(member.filename), body)
+    return out.getvalue()
+
+
+def docx_strict() -> bytes:
+    def build(document: Any) -> None:
+        document.add_heading("Strict heading QGS01", level=1)
+        document.add_paragraph("Strict body text QGS02")
+        table = document.add_table(rows=1, cols=2)
+        table.cell(0, 0).text = "Cell QGS03"
+        table.cell(0, 1).text = "9"
+
+    return as_strict(make_docx(build))
+
+
+def xlsx_strict() -> bytes:
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Strict sheet QGS11"
+    sheet.append(["Label", "Value"])
+    sheet.append(["Strict cell QGS12", 42])
+    out = io.BytesIO()
+    workbook.save(out)
+    return as_strict(out.getvalue())
+
+
+def pptx_strict() -> bytes:
+    from pptx import Presentation
+
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[1])
+    slide.shapes.title.text = "Strict slide QGS21"
+    slide.placeholders[1].text_frame.text = "Strict point QGS22"
+    out = io.BytesIO()
+    presentation.save(out)
+    return as_strict(out.getvalue())
