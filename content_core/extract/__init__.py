@@ -19,6 +19,8 @@ Built-in handlers, in dispatch order (priority, then registration):
 | doc      | Word 97-2003                 | olefile             | -          |
 | xls      | Excel 97-2003                | xlrd                | worksheets |
 | ppt      | PowerPoint 97-2003           | olefile             | slides     |
+| wordml   | Word 2003 XML, Word flat XML | defusedxml + lxml   | -          |
+| spreadsheetml | Excel 2003 XML          | defusedxml + lxml   | worksheets |
 | svg      | SVG (title, desc, text)      | defusedxml + lxml   | -          |
 | rtf      | RTF                          | striprtf            | -          |
 | pypdf    | PDF, when PDFium fails       | pypdf               | PDF pages  |
@@ -85,8 +87,10 @@ def _build_default_registry() -> ExtractorRegistry:
     from content_core.extract.ppt import PptExtractor
     from content_core.extract.pptx import PptxExtractor
     from content_core.extract.rtf import RtfExtractor
+    from content_core.extract.spreadsheetml import SpreadsheetXmlExtractor
     from content_core.extract.svg import SvgTextExtractor
     from content_core.extract.text import PlainTextExtractor
+    from content_core.extract.wordml import WordXmlExtractor
     from content_core.extract.xls import XlsExtractor
     from content_core.extract.xlsx import XlsxExtractor
     from content_core.extract.xml import XmlExtractor
@@ -102,6 +106,8 @@ def _build_default_registry() -> ExtractorRegistry:
     registry.register(DocExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(XlsExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(PptExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(WordXmlExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(SpreadsheetXmlExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(SvgTextExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(RtfExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(HtmlExtractor(), priority=PRIORITY_TEXT_FORMAT)
