@@ -16,7 +16,8 @@ Built-in handlers, in dispatch order (priority, then registration):
 | pptx     | PPTX / PPSX / POTX / PPTM    | python-pptx         | slides     |
 | odf      | ODT / ODS / ODP / ODG        | lxml                | slides, sheets |
 | epub     | EPUB                         | lxml + html handler | -          |
-| doc      | Word 97-2003                 | olefile             | -          |
+| doc      | Word 6.0/95, Word 97-2003    | olefile             | -          |
+| wordperfect | WordPerfect 5.x, 6.x-X9   | -                   | -          |
 | xls      | Excel 97-2003                | xlrd                | worksheets |
 | ppt      | PowerPoint 97-2003           | olefile             | slides     |
 | wordml   | Word 2003 XML, Word flat XML | defusedxml + lxml   | -          |
@@ -91,6 +92,7 @@ def _build_default_registry() -> ExtractorRegistry:
     from content_core.extract.svg import SvgTextExtractor
     from content_core.extract.text import PlainTextExtractor
     from content_core.extract.wordml import WordXmlExtractor
+    from content_core.extract.wordperfect import WordPerfectExtractor
     from content_core.extract.xls import XlsExtractor
     from content_core.extract.xlsx import XlsxExtractor
     from content_core.extract.xml import XmlExtractor
@@ -104,6 +106,7 @@ def _build_default_registry() -> ExtractorRegistry:
     registry.register(OdfExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(EpubExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(DocExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(WordPerfectExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(XlsExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(PptExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(WordXmlExtractor(), priority=PRIORITY_SPECIFIC)

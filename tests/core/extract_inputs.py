@@ -371,7 +371,7 @@ def as_strict(data: bytes) -> bytes:
                 body = body.replace(b"<w:document ", b'<w:document w:conformance="strict" ', 1)
                 body = body.replace(b"<workbook ", b'<workbook conformance="strict" ', 1)
             assert b"purl.oclc.org" in body or not member.filename.endswith(".rels")
-            target.writestr(_info(member.filename), body)
+            target.writestr(_info(member.filename), body, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 
@@ -463,3 +463,57 @@ SPREADSHEETML_2003_DOC = (
     '<Worksheet ss:Name="Notes"><Table><Row><Cell><Data ss:Type="String">Remark QGX04'
     "</Data></Cell></Row></Table></Worksheet></Workbook>"
 ).encode()
+
+
+def with_main_type(data: bytes, plain: str, variant: str) -> bytes:
+    """Re-zip an OOXML package with `variant` instead of `plain` in [Content_Types].xml (how
+    macro-enabled, template and slideshow files differ from the plain document)."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            body = source.read(member)
+            if member.filename == "[Content_Types].xml":
+                assert plain.encode() in body
+                body = body.replace(plain.encode(), variant.encode())
+            target.writestr(_info(member.filename), body, compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+XLSX_MAIN = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+XLSM_MAIN = "application/vnd.ms-excel.sheet.macroEnabled.main+xml"
+DOCX_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+DOCM_MAIN = "application/vnd.ms-word.document.macroEnabled.main+xml"
+PPTX_MAIN = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+PPTM_MAIN = "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml"
+
+
+def xlsm_workbook() -> bytes:
+    """An Excel macro-enabled workbook (.xlsm): the XLSX parts with the macro-enabled main
+    content type (the VBA project part itself is not needed to tell or read it)."""
+    return with_main_type(xlsx_two_sheets(), XLSX_MAIN, XLSM_MAIN)
+
+
+def truncated(data: bytes, fraction: float = 0.0) -> bytes:
+    """`data` cut before its central directory (an interrupted download or copy), or, with
+    `fraction`, cut to that share of its length."""
+    if fraction:
+        return data[: int(len(data) * fraction)]
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return data[: archive.start_dir]
+
+
+def docx_cut_before_body() -> bytes:
+    """A DOCX in Word's member order (the main part late) cut off before the main part's
+    local header: neither the directory nor `word/document.xml` survives."""
+    source = zipfile.ZipFile(io.BytesIO(docx_mixed()))
+    members = sorted(source.infolist(), key=lambda m: m.filename == "word/document.xml")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in members:
+            target.writestr(
+                _info(member.filename), source.read(member), compress_type=zipfile.ZIP_DEFLATED
+            )
+    data = out.getvalue()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return data[: archive.getinfo("word/document.xml").header_offset]
