@@ -35,7 +35,10 @@ _STRICT_URI = re.compile(
     rb"http://purl\.oclc\.org/ooxml/(officeDocument/relationships|[A-Za-z]{1,40})/([A-Za-z]{1,40})"
 )
 # The two names that are spelled differently, not only moved.
-_RENAMED = {b"extendedProperties": b"extended-properties", b"customProperties": b"custom-properties"}
+_RENAMED = {
+    b"extendedProperties": b"extended-properties",
+    b"customProperties": b"custom-properties",
+}
 
 WORD_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
 WORD_VARIANTS = (

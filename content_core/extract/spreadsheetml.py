@@ -14,7 +14,7 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
-from content_core.extract._xmlsafe import check_xml_safe, safe_lxml_parser
+from content_core.extract._officexml import parse_office_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["SpreadsheetXmlExtractor"]
@@ -79,13 +79,7 @@ class SpreadsheetXmlExtractor:
             ExtractionError: not well-formed XML, or not an Excel 2003 workbook.
         """
         media_type = blob.info.media_type
-        check_xml_safe(blob.data, options, media_type=media_type)
-        from lxml import etree
-
-        try:
-            root = etree.fromstring(blob.data, safe_lxml_parser())
-        except (etree.XMLSyntaxError, ValueError) as exc:
-            raise ExtractionError(f"not well-formed XML: {exc}", media_type=media_type) from exc
+        root = parse_office_xml(blob.data, options, media_type=media_type)
         if root.tag != f"{_SS}Workbook":
             raise ExtractionError("not an Excel 2003 XML workbook", media_type=media_type)
         budget = CellBudget(options.max_table_cells)

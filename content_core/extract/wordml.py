@@ -14,8 +14,8 @@ from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
+from content_core.extract._officexml import parse_office_xml
 from content_core.extract._tables import join_blocks
-from content_core.extract._xmlsafe import check_xml_safe, safe_lxml_parser
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.docx import render_word_xml
 
@@ -68,13 +68,7 @@ class WordXmlExtractor:
             ExtractionError: not well-formed XML, or no document body.
         """
         media_type = blob.info.media_type
-        check_xml_safe(blob.data, options, media_type=media_type)
-        from lxml import etree
-
-        try:
-            root = etree.fromstring(blob.data, safe_lxml_parser())
-        except (etree.XMLSyntaxError, ValueError) as exc:
-            raise ExtractionError(f"not well-formed XML: {exc}", media_type=media_type) from exc
+        root = parse_office_xml(blob.data, options, media_type=media_type)
         _as_2006(root)
         body = next(root.iter(f"{_W}body"), None)
         if body is None:

@@ -414,55 +414,55 @@ def pptx_strict() -> bytes:
 # Word 2003 XML as Word 2003 saves it: sections wrapped in `wx:sect`, list paragraphs with
 # `w:listPr`, a header inside `w:sectPr`, a tracked deletion and an embedded picture.
 WORDML_2003_DOC = (
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-    '<?mso-application progid="Word.Document"?>\n'
-    '<w:wordDocument xmlns:w="http://schemas.microsoft.com/office/word/2003/wordml" '
-    'xmlns:wx="http://schemas.microsoft.com/office/word/2003/auxHint" '
-    'xmlns:aml="http://schemas.microsoft.com/aml/2001/core" '
-    'xmlns:v="urn:schemas-microsoft-com:vml" xml:space="preserve">'
-    '<w:styles><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
-    "</w:style></w:styles>"
-    "<w:body><wx:sect>"
-    '<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Minutes QGW01</w:t></w:r></w:p>'
-    "<w:p><w:r><w:t>Opening </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>remarks QGW02</w:t>"
-    '</w:r><aml:annotation w:type="Word.Deletion"><aml:content><w:r><w:delText>gone QGW99'
-    "</w:delText></w:r></aml:content></aml:annotation></w:p>"
-    '<w:p><w:pPr><w:listPr><w:ilvl w:val="0"/><w:ilfo w:val="1"/></w:listPr></w:pPr>'
-    "<w:r><w:t>Action item QGW03</w:t></w:r></w:p>"
-    "<w:p><w:r><w:pict><w:binData w:name=\"wordml://1.png\">iVBORw0KGgoQGW98</w:binData>"
-    '<v:shape><v:imagedata src="wordml://1.png"/></v:shape></w:pict></w:r></w:p>'
-    "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Owner</w:t></w:r></w:p></w:tc>"
-    "<w:tc><w:p><w:r><w:t>Due</w:t></w:r></w:p></w:tc></w:tr>"
-    "<w:tr><w:tc><w:p><w:r><w:t>Ada QGW04</w:t></w:r></w:p></w:tc>"
-    "<w:tc><w:p><w:r><w:t>May</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"
-    '<w:sectPr><w:hdr w:type="odd"><w:p><w:r><w:t>Board header QGW05</w:t></w:r></w:p></w:hdr>'
-    "</w:sectPr></wx:sect></w:body></w:wordDocument>"
-).encode()
+    b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    b'<?mso-application progid="Word.Document"?>\n'
+    b'<w:wordDocument xmlns:w="http://schemas.microsoft.com/office/word/2003/wordml" '
+    b'xmlns:wx="http://schemas.microsoft.com/office/word/2003/auxHint" '
+    b'xmlns:aml="http://schemas.microsoft.com/aml/2001/core" '
+    b'xmlns:v="urn:schemas-microsoft-com:vml" xml:space="preserve">'
+    b'<w:styles><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+    b"</w:style></w:styles>"
+    b"<w:body><wx:sect>"
+    b'<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Minutes QGW01</w:t></w:r></w:p>'
+    b"<w:p><w:r><w:t>Opening </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>remarks QGW02</w:t>"
+    b'</w:r><aml:annotation w:type="Word.Deletion"><aml:content><w:r><w:delText>gone QGW99'
+    b"</w:delText></w:r></aml:content></aml:annotation></w:p>"
+    b'<w:p><w:pPr><w:listPr><w:ilvl w:val="0"/><w:ilfo w:val="1"/></w:listPr></w:pPr>'
+    b"<w:r><w:t>Action item QGW03</w:t></w:r></w:p>"
+    b"<w:p><w:r><w:pict><w:binData w:name=\"wordml://1.png\">iVBORw0KGgoQGW98</w:binData>"
+    b'<v:shape><v:imagedata src="wordml://1.png"/></v:shape></w:pict></w:r></w:p>'
+    b"<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Owner</w:t></w:r></w:p></w:tc>"
+    b"<w:tc><w:p><w:r><w:t>Due</w:t></w:r></w:p></w:tc></w:tr>"
+    b"<w:tr><w:tc><w:p><w:r><w:t>Ada QGW04</w:t></w:r></w:p></w:tc>"
+    b"<w:tc><w:p><w:r><w:t>May</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"
+    b'<w:sectPr><w:hdr w:type="odd"><w:p><w:r><w:t>Board header QGW05</w:t></w:r></w:p></w:hdr>'
+    b"</w:sectPr></wx:sect></w:body></w:wordDocument>"
+)
 
 # Excel 2003 XML ("XML Spreadsheet 2003"): typed cells, a skipped column (`ss:Index`), inline
 # HTML in a cell, a cell comment, and a second sheet.
 SPREADSHEETML_2003_DOC = (
-    '<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n'
-    '<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" '
-    'xmlns:o="urn:schemas-microsoft-com:office:office" '
-    'xmlns:x="urn:schemas-microsoft-com:office:excel" '
-    'xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet" '
-    'xmlns:html="http://www.w3.org/TR/REC-html40">'
-    '<Worksheet ss:Name="Orders QGX01"><Table>'
-    '<Row><Cell><Data ss:Type="String">Item</Data></Cell><Cell><Data ss:Type="String">Qty'
-    '</Data></Cell><Cell><Data ss:Type="String">Date</Data></Cell>'
-    '<Cell><Data ss:Type="String">Paid</Data></Cell></Row>'
-    '<Row><Cell><Data ss:Type="String">Bolt QGX02</Data><Comment><Data>note QGX98</Data>'
-    '</Comment></Cell><Cell><Data ss:Type="Number">12</Data></Cell>'
-    '<Cell><Data ss:Type="DateTime">2024-01-31T00:00:00.000</Data></Cell>'
-    '<Cell><Data ss:Type="Boolean">1</Data></Cell></Row>'
-    '<Row ss:Index="4"><Cell ss:Index="3"><ss:Data ss:Type="String" '
-    'xmlns="http://www.w3.org/TR/REC-html40"><B>Late</B> QGX03</ss:Data></Cell></Row>'
-    "</Table></Worksheet>"
-    '<Worksheet ss:Name="Empty"><Table/></Worksheet>'
-    '<Worksheet ss:Name="Notes"><Table><Row><Cell><Data ss:Type="String">Remark QGX04'
-    "</Data></Cell></Row></Table></Worksheet></Workbook>"
-).encode()
+    b'<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n'
+    b'<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" '
+    b'xmlns:o="urn:schemas-microsoft-com:office:office" '
+    b'xmlns:x="urn:schemas-microsoft-com:office:excel" '
+    b'xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet" '
+    b'xmlns:html="http://www.w3.org/TR/REC-html40">'
+    b'<Worksheet ss:Name="Orders QGX01"><Table>'
+    b'<Row><Cell><Data ss:Type="String">Item</Data></Cell><Cell><Data ss:Type="String">Qty'
+    b'</Data></Cell><Cell><Data ss:Type="String">Date</Data></Cell>'
+    b'<Cell><Data ss:Type="String">Paid</Data></Cell></Row>'
+    b'<Row><Cell><Data ss:Type="String">Bolt QGX02</Data><Comment><Data>note QGX98</Data>'
+    b'</Comment></Cell><Cell><Data ss:Type="Number">12</Data></Cell>'
+    b'<Cell><Data ss:Type="DateTime">2024-01-31T00:00:00.000</Data></Cell>'
+    b'<Cell><Data ss:Type="Boolean">1</Data></Cell></Row>'
+    b'<Row ss:Index="4"><Cell ss:Index="3"><ss:Data ss:Type="String" '
+    b'xmlns="http://www.w3.org/TR/REC-html40"><B>Late</B> QGX03</ss:Data></Cell></Row>'
+    b"</Table></Worksheet>"
+    b'<Worksheet ss:Name="Empty"><Table/></Worksheet>'
+    b'<Worksheet ss:Name="Notes"><Table><Row><Cell><Data ss:Type="String">Remark QGX04'
+    b"</Data></Cell></Row></Table></Worksheet></Workbook>"
+)
 
 
 def with_main_type(data: bytes, plain: str, variant: str) -> bytes:
@@ -517,3 +517,20 @@ def docx_cut_before_body() -> bytes:
     data = out.getvalue()
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return data[: archive.getinfo("word/document.xml").header_offset]
+
+# Word 2007+ "Word XML Document" (flat OPC): the package's parts inline in one XML file.
+WORD_FLAT_OPC_DOC = (
+    b'<?xml version="1.0" standalone="yes"?>\n<?mso-application progid="Word.Document"?>\n'
+    b'<pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage">'
+    b'<pkg:part pkg:name="/word/document.xml" pkg:contentType="application/vnd.openxmlformats-'
+    b'officedocument.wordprocessingml.document.main+xml"><pkg:xmlData>'
+    b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+    b'<w:body><w:p><w:pPr><w:pStyle w:val="Title"/></w:pPr><w:r><w:t>Flat title QGW11</w:t>'
+    b"</w:r></w:p><w:p><w:r><w:t>Flat body QGW12</w:t></w:r></w:p></w:body></w:document>"
+    b"</pkg:xmlData></pkg:part>"
+    b'<pkg:part pkg:name="/word/styles.xml" pkg:contentType="application/vnd.openxmlformats-'
+    b'officedocument.wordprocessingml.styles+xml"><pkg:xmlData>'
+    b'<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+    b'<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style>'
+    b"</w:styles></pkg:xmlData></pkg:part></pkg:package>"
+)
