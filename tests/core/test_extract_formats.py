@@ -16,6 +16,7 @@ import pytest
 
 from content_core.extract import extract_text
 from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.ole2 import word6_document
 from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text
@@ -143,14 +144,14 @@ VECTORS = [
     Case(
         # ISO 29500 Strict namespaces (Word's "Strict Open XML Document").
         "docx_strict",
-        inputs.docx_strict,
+        formats.docx_strict,
         inputs.DOCX,
         "docx",
         ("# Strict heading QGS01", "Strict body text QGS02", "| Cell QGS03 | 9 |"),
     ),
     Case(
         "xlsx_strict",
-        inputs.xlsx_strict,
+        formats.xlsx_strict,
         inputs.XLSX,
         "xlsx",
         ("## Strict sheet QGS11", "| Strict cell QGS12 | 42 |"),
@@ -158,7 +159,7 @@ VECTORS = [
     ),
     Case(
         "pptx_strict",
-        inputs.pptx_strict,
+        formats.pptx_strict,
         inputs.PPTX,
         "pptx",
         ("### Strict slide QGS21", "Strict point QGS22"),
@@ -167,7 +168,7 @@ VECTORS = [
     Case(
         # Macro-enabled workbook: read like XLSX, macros never run.
         "xlsm_workbook",
-        inputs.xlsm_workbook,
+        formats.xlsm_workbook,
         "application/vnd.ms-excel.sheet.macroenabled.12",
         "xlsx",
         ("## Sales QG301", "| Widget QG302 | 3 | 2.5 | 2024-01-31 | TRUE |"),
@@ -177,7 +178,7 @@ VECTORS = [
         # Word 2003 XML: sections in wx:sect, a w:listPr list, a header in w:sectPr; the
         # tracked deletion and the embedded picture's base64 are not text.
         "wordml_2003",
-        _const(inputs.WORDML_2003_DOC),
+        _const(formats.WORDML_2003_DOC),
         "application/vnd.ms-wordml",
         "wordml",
         (
@@ -192,7 +193,7 @@ VECTORS = [
     Case(
         # Word 2007+ flat OPC XML (also `progid="Word.Document"`): parts inline in one file.
         "word_flat_opc",
-        _const(inputs.WORD_FLAT_OPC_DOC),
+        _const(formats.WORD_FLAT_OPC_DOC),
         "application/vnd.ms-wordml",
         "wordml",
         ("# Flat title QGW11", "Flat body QGW12"),
@@ -201,7 +202,7 @@ VECTORS = [
         # Excel 2003 XML: typed cells, ss:Index gaps, inline HTML; the cell comment is not
         # cell text.
         "spreadsheetml_2003",
-        _const(inputs.SPREADSHEETML_2003_DOC),
+        _const(formats.SPREADSHEETML_2003_DOC),
         "application/vnd.ms-spreadsheetml",
         "spreadsheetml",
         (
@@ -477,69 +478,6 @@ def test_macro_template_and_slideshow_variants(
     build: Callable[[], bytes], media_type: str, plain: str, variant: str, marker: str
 ) -> None:
     # python-docx/python-pptx refuse these main-part content types; the XML is the same.
-    data = inputs.with_main_type(build(), plain, variant)
+    data = formats.with_main_type(build(), plain, variant)
     assert marker in extract_text(data, media_type).text
 
-
-def test_truncated_docx_is_a_typed_extraction_error() -> None:
-    from content_core.errors import ExtractionError
-
-    with pytest.raises(ExtractionError, match="not a readable zip package"):
-        extract_text(inputs.docx_cut_before_body(), inputs.DOCX)
-
-
-def _word6_with(offset: int, value: int, **kwargs: object) -> bytes:
-    """A Word 95 document whose WordDocument stream has a 32-bit FIB field overwritten."""
-    import struct
-
-    data = bytearray(word6_document(["Hostile QGH01 text"], **kwargs))  # type: ignore[arg-type]
-    stream_at = 2 * 512 + 512  # header, FAT, directory: the stream is the first data sector
-    struct.pack_into("<I", data, stream_at + offset, value)
-    return bytes(data)
-
-
-@pytest.mark.parametrize(
-    ("data", "fast_saved"),
-    [
-        (_word6_with(0x34, 0x7FFFFFFF), False),  # ccpText far past the stream
-        (_word6_with(0x18, 0x7FFFFFF0), False),  # fcMin past the stream
-        (_word6_with(0x160, 0x7FFFFFF0, fast_saved=True), True),  # piece table outside
-        (_word6_with(0x164, 0xFFFFFFFF, fast_saved=True), True),  # piece table size absurd
-    ],
-    ids=["ccp-text", "fc-min", "fc-clx", "lcb-clx"],
-)
-def test_word6_hostile_fib_fields_give_bounded_text_or_typed_error(
-    data: bytes, fast_saved: bool
-) -> None:
-    from content_core.errors import ContentError
-
-    try:
-        result = extract_text(data, "application/msword")
-    except ContentError:
-        return
-    assert len(result.text) <= len(data)
-
-
-@pytest.mark.parametrize(
-    ("data", "error"),
-    [
-        (wp6_document(wp6_text(["Locked QGH11"]), encryption=0x1234), "UnsafeInputError"),
-        (b"\xffWPC\x10\x00\x00\x00\x01\x0a\x09\x00\x00\x00\x00\x00text", "ExtractionError"),
-        (b"\xffWPC\xff\xff\x00\x00\x01\x0a\x02\x01\x00\x00\x00\x00", "ExtractionError"),
-    ],
-    ids=["encrypted", "unknown-version", "document-area-outside"],
-)
-def test_wordperfect_refusals_are_typed(data: bytes, error: str) -> None:
-    from content_core.errors import ContentError
-
-    with pytest.raises(ContentError) as raised:
-        extract_text(data, "application/vnd.wordperfect")
-    assert raised.value.error_type == error
-
-
-def test_wordperfect_stray_codes_do_not_stop_the_text() -> None:
-    # Group codes whose size or closing byte do not match are stepped over one byte at a time.
-    # (WP6 spaces are code 0x80; 0x20 is the letter ß.)
-    body = b"\xd4\x00\xff\xffBroken\x80QGH21\xcc\xf0\x01\xcc" + wp6_text(["Then QGH22"])
-    text = extract_text(wp6_document(body), "application/vnd.wordperfect").text
-    assert "Broken QGH21" in text and "Then QGH22" in text

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from content_core.errors import ContentError
 from content_core.extract import extract_text
 from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
 from tests.fixtures.wordperfect import wp6_document, wp6_text
 
 SEEDS = {
@@ -28,8 +29,8 @@ SEEDS = {
     "text/csv": lambda: inputs.CSV_SEMICOLON,
     "application/msword": lambda: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1024),
     "application/vnd.wordperfect": lambda: wp6_document(wp6_text(["Fuzz QFZ01 café", "Two"])),
-    "application/vnd.ms-wordml": lambda: inputs.WORDML_2003_DOC,
-    "application/vnd.ms-spreadsheetml": lambda: inputs.SPREADSHEETML_2003_DOC,
+    "application/vnd.ms-wordml": lambda: formats.WORDML_2003_DOC,
+    "application/vnd.ms-spreadsheetml": lambda: formats.SPREADSHEETML_2003_DOC,
 }
 
 

@@ -12,6 +12,7 @@ from content_core.binary import media_types as mt
 from content_core.binary import sniff_media_type
 from content_core.binary.artifact import kind_for
 from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.hostile import minimal_docx, pdf_with_text, utf16_without_bom
 from tests.fixtures.ole2 import word6_document
@@ -84,23 +85,23 @@ VECTORS = [
      None, mt.EPUB),
     ("plain-zip", _zip({"a.txt": b"a"}), "a.docx", mt.ZIP),
     # Macro-enabled packages are told by their main content type, not by the name.
-    ("xlsm", inputs.xlsm_workbook(), "book.zip", mt.XLSM),
-    ("docm", inputs.with_main_type(inputs.docx_mixed(), inputs.DOCX_MAIN, inputs.DOCM_MAIN),
+    ("xlsm", formats.xlsm_workbook(), "book.zip", mt.XLSM),
+    ("docm", formats.with_main_type(inputs.docx_mixed(), formats.DOCX_MAIN, formats.DOCM_MAIN),
      None, mt.DOCM),
-    ("pptm", inputs.with_main_type(inputs.pptx_slides(), inputs.PPTX_MAIN, inputs.PPTM_MAIN),
+    ("pptm", formats.with_main_type(inputs.pptx_slides(), formats.PPTX_MAIN, formats.PPTM_MAIN),
      None, mt.PPTM),
-    ("dotx-is-docx", inputs.with_main_type(
-        inputs.docx_mixed(), inputs.DOCX_MAIN,
+    ("dotx-is-docx", formats.with_main_type(
+        inputs.docx_mixed(), formats.DOCX_MAIN,
         "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"),
      None, mt.DOCX),
-    ("docx-strict", inputs.docx_strict(), None, mt.DOCX),
-    ("xlsx-strict", inputs.xlsx_strict(), None, mt.XLSX),
+    ("docx-strict", formats.docx_strict(), None, mt.DOCX),
+    ("xlsx-strict", formats.xlsx_strict(), None, mt.XLSX),
     # A download cut before the central directory, and one cut before the main part too:
     # the local headers (names, [Content_Types].xml) still say DOCX.
-    ("docx-truncated", inputs.truncated(inputs.docx_mixed()), None, mt.DOCX),
-    ("docx-cut-before-body", inputs.docx_cut_before_body(), None, mt.DOCX),
-    ("xlsm-truncated", inputs.truncated(inputs.xlsm_workbook()), None, mt.XLSM),
-    ("zip-truncated", inputs.truncated(_zip({"a.txt": b"a" * 100, "b/c.txt": b"c"})), None,
+    ("docx-truncated", formats.truncated(inputs.docx_mixed()), None, mt.DOCX),
+    ("docx-cut-before-body", formats.docx_cut_before_body(), None, mt.DOCX),
+    ("xlsm-truncated", formats.truncated(formats.xlsm_workbook()), None, mt.XLSM),
+    ("zip-truncated", formats.truncated(_zip({"a.txt": b"a" * 100, "b/c.txt": b"c"})), None,
      mt.ZIP),
     ("tar", _tar(), None, mt.TAR),
     ("gzip", b"\x1f\x8b\x08\x00" + b"\x00" * 20, None, mt.GZIP),
@@ -126,8 +127,8 @@ VECTORS = [
      mt.XHTML),
     ("xml", b'<?xml version="1.0"?><root><a>1</a></root>', None, mt.XML),
     ("rss", b'<?xml version="1.0"?><rss version="2.0"><channel/></rss>', None, mt.RSS),
-    ("wordml-2003", inputs.WORDML_2003_DOC, "letter.xml", mt.WORDML_2003),
-    ("spreadsheetml-2003", inputs.SPREADSHEETML_2003_DOC, "sheet.xml", mt.SPREADSHEETML_2003),
+    ("wordml-2003", formats.WORDML_2003_DOC, "letter.xml", mt.WORDML_2003),
+    ("spreadsheetml-2003", formats.SPREADSHEETML_2003_DOC, "sheet.xml", mt.SPREADSHEETML_2003),
     ("word-flat-opc", b'<?xml version="1.0"?><?mso-application progid="Word.Document"?>'
      b'<pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage"/>', None,
      mt.WORDML_2003),
