@@ -11,9 +11,9 @@ Built-in handlers, in dispatch order (priority, then registration):
 | handler  | media types                  | library             | pages      |
 | -------- | ---------------------------- | ------------------- | ---------- |
 | pdfium   | PDF (+ AcroForm values)      | pypdfium2           | PDF pages  |
-| docx     | DOCX / DOTX / DOCM           | python-docx + lxml  | -          |
-| xlsx     | XLSX / XLTX / XLSM           | openpyxl            | worksheets |
-| pptx     | PPTX / PPSX / POTX / PPTM    | python-pptx         | slides     |
+| docx     | DOCX / DOTX / DOCM (+Strict) | python-docx + lxml  | -          |
+| xlsx     | XLSX / XLTX / XLSM (+Strict) | openpyxl            | worksheets |
+| pptx     | PPTX / PPSX / POTX / PPTM (+Strict) | python-pptx  | slides     |
 | odf      | ODT / ODS / ODP / ODG        | lxml                | slides, sheets |
 | epub     | EPUB                         | lxml + html handler | -          |
 | doc      | Word 6.0/95, Word 97-2003    | olefile             | -          |
@@ -32,7 +32,8 @@ Built-in handlers, in dispatch order (priority, then registration):
 | markdown | Markdown (decoded as is)     | -                   | -          |
 | text     | any other text, last resort  | charset-normalizer  | -          |
 
-Zip-based packages pass `_zipguard` first; XML passes `_xmlsafe`; every result passes
+Zip-based packages pass `_zipguard` first (then `_ooxml` rewrites Strict and variant
+packages for the Office libraries); XML passes `_xmlsafe`; every result passes
 `build_text`/`clean_text` (no NUL, no lone surrogates). Limits live in `ExtractOptions`.
 """
 
