@@ -38,7 +38,9 @@ __all__ = ["BinaryNormalizer", "failure_id"]
 
 _log = logging.getLogger(__name__)
 
-_ZIP_PACKAGES = frozenset({mt.DOCX, mt.XLSX, mt.PPTX, mt.ODT, mt.ODS, mt.ODP, mt.EPUB})
+_ZIP_PACKAGES = frozenset(
+    {mt.DOCX, mt.DOCM, mt.XLSX, mt.XLSM, mt.PPTX, mt.PPTM, mt.ODT, mt.ODS, mt.ODP, mt.EPUB}
+)
 _WRAPPABLE_TEXT = frozenset({mt.PLAIN, mt.MARKDOWN, mt.CSV, mt.TSV})
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 

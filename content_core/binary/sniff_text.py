@@ -50,6 +50,17 @@ _EBCDIC_LT = 0x4C
 _EBCDIC_SPACE = b"\x40\x05\x0d\x15\x25"
 _EBCDIC_MARKUP = re.compile(r"<(?:\?xml|!doctype\s+html|!--|html|head|meta|title|body)[\s>/]", re.I)
 _XML_ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
+# Office 2003 XML files name the application that opens them in a processing instruction
+# before the root; the root then says which flavour (Word 2007+ "flat OPC" is a pkg:package).
+_MSO_APPLICATION = re.compile(
+    r"<\?mso-application\s[^>]{0,200}?progid\s*=\s*[\"'](Word\.Document|Excel\.Sheet)[\"']",
+    re.IGNORECASE,
+)
+_MSO_ROOTS = {
+    ("word.document", "worddocument"): mt.WORDML_2003,
+    ("word.document", "package"): mt.WORDML_2003,
+    ("excel.sheet", "workbook"): mt.SPREADSHEETML_2003,
+}
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 # Text whose name says "plain text or source code": never a table or markdown, whatever
 # its commas or "# comment" lines look like.
@@ -188,6 +199,11 @@ def sniff_text(text: str, data: bytes, filename: str | None) -> str:
 
 def _sniff_markup(text: str) -> str:
     lowered = text[:4096].lower()
+    office = _MSO_APPLICATION.search(text, 0, 4096)
+    if office is not None:
+        found = _MSO_ROOTS.get((office.group(1).lower(), _xml_root(text) or ""))
+        if found is not None:
+            return found
     if lowered.startswith("<?xml") or (
         lowered.startswith("<!doctype") and "html" not in lowered[:15]
     ):
