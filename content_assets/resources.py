@@ -81,11 +81,17 @@ class ChunkerResource(dg.ConfigurableResource):
     chunk_overlap: int = Field(
         default=ChunkingConfig().chunk_overlap, description="Overlap tokens."
     )
+    timeout_s: float = Field(
+        default=ChunkingConfig().timeout_s, description="Time budget per document, seconds."
+    )
 
     def to_core(self) -> ChunkingConfig:
         """The library's chunking configuration."""
         return ChunkingConfig(
-            chunker=self.chunker, chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap
+            chunker=self.chunker,
+            chunk_size=self.chunk_size,
+            chunk_overlap=self.chunk_overlap,
+            timeout_s=self.timeout_s,
         )
 
 
@@ -96,10 +102,15 @@ class CompressorResource(dg.ConfigurableResource):
         default=CompressionConfig().strategy, description="extractive or truncation."
     )
     max_tokens: int = Field(default=CompressionConfig().max_tokens, description="Token budget.")
+    timeout_s: float = Field(
+        default=CompressionConfig().timeout_s, description="Time budget per document, seconds."
+    )
 
     def to_core(self) -> CompressionConfig:
         """The library's compression configuration."""
-        return CompressionConfig(strategy=self.strategy, max_tokens=self.max_tokens)
+        return CompressionConfig(
+            strategy=self.strategy, max_tokens=self.max_tokens, timeout_s=self.timeout_s
+        )
 
 
 class AgentResource(dg.ConfigurableResource):
@@ -112,7 +123,11 @@ class AgentResource(dg.ConfigurableResource):
     schema_path: str | None = Field(default=None, description="pkg.module:Model extraction schema.")
     prompt: str | None = Field(default=None, description="Prompt template; default per schema.")
     concurrency: int = 8
-    timeout_s: float = 60.0
+    timeout_s: float = AgentConfig().timeout_s
+    chunk_timeout_s: float = Field(
+        default=AgentConfig().chunk_timeout_s,
+        description="Time budget per chunk (per merge), retries included, seconds.",
+    )
     max_retries: int = 4
     merge_strategy: str = "concatenate_list"
 
@@ -127,6 +142,7 @@ class AgentResource(dg.ConfigurableResource):
             prompt=self.prompt,
             concurrency=self.concurrency,
             timeout_s=self.timeout_s,
+            chunk_timeout_s=self.chunk_timeout_s,
             max_retries=self.max_retries,
             merge_strategy=self.merge_strategy,
         )

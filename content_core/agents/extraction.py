@@ -29,7 +29,7 @@ from content_core.agents.schemas import (
     schema_name,
 )
 from content_core.compression.strategies import render_template
-from content_core.errors import LLMUnavailableError
+from content_core.errors import LLMUnavailableError, StageTimeoutError
 
 __all__ = [
     "AgentConfig",
@@ -64,6 +64,9 @@ class AgentConfig(BaseModel):
     prompt: str | None = None
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
+    # The whole of one chunk's extraction (one merge), retries included: past it the chunk is
+    # a StageTimeoutError row (the merge falls back to the deterministic one).
+    chunk_timeout_s: float = Field(default=300.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
     merge_strategy: str = MergeStrategy.CONCATENATE_LIST.value
 
@@ -275,7 +278,12 @@ async def arun_extractions(
             prompt: sorted({keys[i] for i in indices})
             for prompt, indices in items_by_prompt.items()
         }
-        writer = _CachingAgent(runner, cache, keys_by_prompt, model)
+        writer = _CachingAgent(
+            _BudgetedAgent(runner, config.chunk_timeout_s, "agentic_extractions", "chunk"),
+            cache,
+            keys_by_prompt,
+            model,
+        )
         try:
             batch = BatchProcessor(concurrency=config.concurrency)
             done: list[BatchItem] = await batch.process(writer, list(items_by_prompt))
@@ -319,6 +327,34 @@ def _raise_on_outage(done: Sequence[BatchItem], enabled: bool) -> None:
                 f"all {len(done)} agent calls failed as unavailable; first: {first.message}",
                 stage="extract",
             ) from first
+
+
+class _BudgetedAgent:
+    """Wraps an agent so each call that runs past `timeout_s` raises `StageTimeoutError`.
+
+    The limit applies at the call's awaits: it bounds waiting on an endpoint (retries and
+    backoff included). The offline extractor awaits nothing; its time is bounded instead by
+    the size of a chunk and its linear-time rules.
+    """
+
+    def __init__(self, agent: Any, timeout_s: float, stage: str, unit: str) -> None:
+        # Any: any object honouring the agent contract.
+        self.agent = agent
+        self.timeout_s = timeout_s
+        self.stage = stage
+        self.unit = unit
+
+    async def run(self, prompt: str, **kwargs: Any) -> Any:
+        """The wrapped agent's result, or `StageTimeoutError` past the budget."""
+        # Any: the wrapped agent's result; kwargs are passed through unchanged.
+        try:
+            return await asyncio.wait_for(self.agent.run(prompt, **kwargs), self.timeout_s)
+        except TimeoutError as exc:
+            raise StageTimeoutError(
+                f"{self.stage}: ran past the stage's time budget of {self.timeout_s:g} s per "
+                f"{self.unit} (chunk_timeout_s)",
+                stage=self.stage,
+            ) from exc
 
 
 class _CachingAgent:
@@ -433,14 +469,16 @@ async def _amerge_extractions(
     schema: type[BaseModel] | None = None
     if strategy is MergeStrategy.LLM_MERGE and config.kind == "openai":
         schema = load_schema(config.schema_path)
-        agent = build_agent(config, schema)
+        agent = _BudgetedAgent(
+            build_agent(config, schema), config.chunk_timeout_s, "merged_extractions", "merge"
+        )
     try:
         rows = await asyncio.gather(
             *(_merge_group(group, strategy, agent, schema, config) for group in groups.values())
         )
     finally:
-        if isinstance(agent, OpenAICompatibleAgent):
-            await agent.aclose()
+        if isinstance(agent, _BudgetedAgent) and isinstance(agent.agent, OpenAICompatibleAgent):
+            await agent.agent.aclose()
     return list(rows)
 
 

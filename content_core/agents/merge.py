@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from content_core.compression.strategies import render_template
-from content_core.errors import LLMError
+from content_core.errors import LLMError, StageTimeoutError
 
 __all__ = [
     "MergeOutcome",
@@ -200,7 +200,7 @@ async def amerge_results(
                 json.loads(output) if isinstance(output, str) else output
             )
         merged = _as_dict(json.loads(output) if isinstance(output, str) else output)
-    except (LLMError, ValidationError, ValueError, TypeError) as exc:
+    except (LLMError, StageTimeoutError, ValidationError, ValueError, TypeError) as exc:
         logger.warning("LLM merge failed, keeping the deterministic merge: %s", exc)
         return base
     return MergeOutcome(merged=merged, provenance=base.provenance, strategy=base.strategy)

@@ -43,6 +43,12 @@ class ChunkingConfig(BaseModel):
     parent_chunk_size: int = Field(default=2048, ge=16, description="Hierarchical: parent size.")
     language: str | None = Field(default=None, description="Code: language, or None to detect.")
     encoding_name: str = "cl100k_base"
+    timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Most seconds one artifact may take to chunk; past it the artifact is a "
+        "StageTimeoutError row. Not part of the fingerprint: it never changes a chunk.",
+    )
 
     @field_validator("chunker")
     @classmethod
@@ -59,6 +65,8 @@ class ChunkingConfig(BaseModel):
         return self
 
     def fingerprint(self) -> str:
-        """A short stable hash of every setting (16 hex digits), used in chunk ids."""
-        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """A short stable hash of every setting but the time budget (16 hex digits), used in
+        chunk ids."""
+        settings = self.model_dump(mode="json", exclude={"timeout_s"})
+        payload = json.dumps(settings, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]

@@ -20,10 +20,16 @@ class CompressionConfig(BaseModel):
 
     strategy: Literal["extractive", "truncation"] = "extractive"
     max_tokens: int = Field(default=1024, ge=1)
+    timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Most seconds one artifact may take to compress; past it the artifact is a "
+        "StageTimeoutError row. Not part of the fingerprint: it never changes a result.",
+    )
 
     def fingerprint(self) -> str:
-        """A short stable hash of the settings, stored with each compressed row."""
-        payload = self.model_dump_json()
+        """A short stable hash of the settings but the time budget, stored with each row."""
+        payload = self.model_dump_json(exclude={"timeout_s"})
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 

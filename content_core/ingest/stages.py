@@ -22,11 +22,13 @@ from content_core.agents import (
     run_extractions,
 )
 from content_core.binary import sniff_media_type
-from content_core.chunking import ChunkingConfig, build_chunker
-from content_core.compression import CompressionConfig, compress_text
+from content_core.chunking import ChunkingConfig
+from content_core.compression import CompressionConfig
+from content_core.ingest.bounded import chunk_documents, compress_documents
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
 from content_core.processing import ProcessingConfig
+from content_core.sandbox import TaskFailure
 from content_core.store import (
     AGENTIC_EXTRACTIONS,
     CHUNKS,
@@ -124,17 +126,23 @@ def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
 
 def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> StageReport:
     """chunks: every document split by the configured chunker, with offsets, page and tokens."""
-    chunker = build_chunker(config)
     fingerprint = config.fingerprint()
-    rows = []
+    rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
+    docs = []
     for doc in _documents(store, batch_id):
         key = (doc["source_id"], doc["path"], doc["artifact_id"])
         if key in seen:  # one artifact reached twice inside one file (identical attachments)
             continue
         seen.add(key)
+        docs.append(doc)
+    # Each document is chunked in a worker under config.timeout_s (see ingest/bounded.py).
+    for doc, chunks in zip(docs, chunk_documents([d["text"] for d in docs], config), strict=True):
+        if isinstance(chunks, TaskFailure):
+            rows.append(_chunk_failure_row(batch_id, doc, fingerprint, config, chunks))
+            continue
         pages = doc["pages"] or []
-        for chunk in chunker.chunk(doc["text"]):
+        for chunk in chunks:
             metadata = dict(chunk.metadata)
             rows.append(
                 {
@@ -161,11 +169,12 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
                 }
             )
     count = store.write_rows(CHUNKS, batch_id, rows)
-    tokens = [r["token_count"] or 0 for r in rows]
+    tokens = [r.get("token_count") or 0 for r in rows]
     return StageReport(
         table=CHUNKS,
         batch_id=batch_id,
         rows=count,
+        failures=sum(1 for r in rows if r.get("error_type")),
         figures={
             "strategy": config.chunker,
             "chunk_size": config.chunk_size,
@@ -179,22 +188,52 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
     )
 
 
+def _chunk_failure_row(
+    batch_id: str,
+    doc: Mapping[str, Any],
+    fingerprint: str,
+    config: ChunkingConfig,
+    failure: TaskFailure,
+) -> dict[str, Any]:
+    """The one chunks row of a document that could not be chunked: its keys, no content."""
+    return {
+        "batch_id": batch_id,
+        "source_id": doc["source_id"],
+        "path": doc["path"],
+        "path_bytes": doc["path_bytes"],
+        "artifact_id": doc["artifact_id"],
+        "chunk_id": _chunk_id(doc["artifact_id"], fingerprint, -1),
+        "chunker": config.chunker,
+        "chunker_fingerprint": fingerprint,
+        "error_type": failure.error_type,
+        "error_message": failure.message,
+    }
+
+
 def build_compressed_contexts(
     store: ContentStore, batch_id: str, config: CompressionConfig
 ) -> StageReport:
     """compressed_contexts: one row per document, its text fitted to the token budget."""
-    rows = []
-    for doc in _documents(store, batch_id):
-        result = compress_text(doc["text"], config)
+    rows: list[dict[str, Any]] = []
+    docs = _documents(store, batch_id)
+    # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
+    for doc, result in zip(docs, compress_documents([d["text"] for d in docs], config), strict=True):
+        keys = {
+            "batch_id": batch_id,
+            "source_id": doc["source_id"],
+            "path": doc["path"],
+            "path_bytes": doc["path_bytes"],
+            "artifact_id": doc["artifact_id"],
+            "strategy": config.strategy,
+            "max_tokens": config.max_tokens,
+        }
+        if isinstance(result, TaskFailure):
+            rows.append({**keys, "error_type": result.error_type, "error_message": result.message})
+            continue
         rows.append(
             {
-                "batch_id": batch_id,
-                "source_id": doc["source_id"],
-                "path": doc["path"],
-                "path_bytes": doc["path_bytes"],
-                "artifact_id": doc["artifact_id"],
+                **keys,
                 "strategy": result.strategy,
-                "max_tokens": config.max_tokens,
                 "tokens_before": result.tokens_before,
                 "tokens_after": result.tokens_after,
                 "text": result.text,
@@ -205,11 +244,12 @@ def build_compressed_contexts(
         table=COMPRESSED_CONTEXTS,
         batch_id=batch_id,
         rows=count,
+        failures=sum(1 for r in rows if r.get("error_type")),
         figures={
             "strategy": config.strategy,
             "max_tokens": config.max_tokens,
-            "tokens_before": sum(r["tokens_before"] for r in rows),
-            "tokens_after": sum(r["tokens_after"] for r in rows),
+            "tokens_before": sum(r.get("tokens_before") or 0 for r in rows),
+            "tokens_after": sum(r.get("tokens_after") or 0 for r in rows),
         },
         preview_markdown=preview(rows, ["path", "tokens_before", "tokens_after", "text"]),
     )
@@ -217,7 +257,8 @@ def build_compressed_contexts(
 
 def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -> StageReport:
     """agentic_extractions: the agent's validated output for every chunk (cached by content)."""
-    chunk_rows = store.read_rows(CHUNKS, batch_id).to_pylist()
+    # A document that could not be chunked has one failure row and nothing to extract from.
+    chunk_rows = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in chunk_rows}
     bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in chunk_rows}
     items = [

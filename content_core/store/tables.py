@@ -133,6 +133,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             pa.field("chunker", pa.string()),
             pa.field("chunker_fingerprint", pa.string()),
             pa.field("metadata", pa.string()),  # JSON
+            *_ERROR,  # a document that could not be chunked: one row, no content
         ]
     ),
     COMPRESSED_CONTEXTS: pa.schema(

@@ -1,0 +1,169 @@
+"""Bounded time in every stage: an artifact past its stage's budget becomes a StageTimeoutError
+row while the rest of the batch goes on, and the pathological inputs of issue 9 finish through
+the real stage functions (a stage that went quadratic would hit the pytest timeout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from content_core.agents import AgentConfig, ExtractionInput, extract_facts, run_extractions
+from content_core.agents.base import AgentResult, Usage
+from content_core.agents.schemas import ExtractedFacts
+from content_core.chunking import ChunkingConfig, build_chunker
+from content_core.compression import CompressionConfig, compress_text
+from content_core.errors import ContentError
+from content_core.extract import extract_text
+from content_core.ingest import (
+    build_chunks,
+    build_compressed_contexts,
+    build_extractions,
+    build_merged_extractions,
+    build_normalised_artifacts,
+    build_raw_files,
+    discover_pending,
+)
+from content_core.ingest.bounded import chunk_documents, compress_documents
+from content_core.processing import ProcessingConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import ContentStore
+from tests.fixtures.pathological import PATHOLOGICAL
+
+NORMAL = {
+    "a_memo.txt": "Memo M-1182: the northern depot closes on Friday. Staff move to the annex.\n",
+    "b_note.txt": "Note N-5531: invoices over 1,200 EUR need a second signature from finance.\n",
+}
+# Long enough that chunking it into 16-token chunks, or compressing it, takes seconds of CPU
+# on any machine, against a budget of half a second.
+SLOW_TEXT = ("The committee reviewed item R-7 of the depot budget. Nothing was decided. " * 60
+             + "\n\n") * 3500
+
+
+def _batch(tmp_path: Path) -> tuple[ContentStore, str]:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in NORMAL.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / "z_slow.txt").write_text(SLOW_TEXT, encoding="utf-8")
+    store = ContentStore(tmp_path / "store")
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
+    (batch_id,) = discover_pending(source, store, set(), time_budget_s=1e9).batch_ids
+    build_raw_files(store, batch_id)
+    build_normalised_artifacts(store, batch_id, ProcessingConfig(isolate=False))
+    return store, batch_id
+
+
+def _warm(config: ChunkingConfig) -> None:
+    # Workers that start during the test import the stage code on their first task: warm them
+    # with a generous budget so the small one measures only the documents.
+    warm = [NORMAL["a_memo.txt"]] * ProcessingConfig().workers
+    assert all(isinstance(r, list) for r in chunk_documents(warm, config))
+    ok = compress_documents(warm, CompressionConfig())
+    assert not any(hasattr(r, "error_type") for r in ok)
+
+
+@pytest.mark.timeout(900)
+def test_a_document_past_its_budget_is_a_stage_timeout_row_and_the_batch_goes_on(
+    tmp_path: Path,
+) -> None:
+    store, batch_id = _batch(tmp_path)
+    _warm(ChunkingConfig(chunk_size=16, chunk_overlap=0))
+
+    chunking = ChunkingConfig(chunk_size=16, chunk_overlap=0, timeout_s=0.5)
+    report = build_chunks(store, batch_id, chunking)
+    chunks = store.read_rows("chunks", batch_id).to_pylist()
+    slow = [r for r in chunks if r["path"] == "z_slow.txt"]
+    assert len(slow) == 1
+    assert slow[0]["error_type"] == "StageTimeoutError"
+    assert "chunks" in slow[0]["error_message"] and "0.5 s" in slow[0]["error_message"]
+    assert slow[0]["content"] is None and slow[0]["artifact_id"]
+    assert report.failures == 1
+    for name, text in NORMAL.items():
+        rows = [r for r in chunks if r["path"] == name]
+        assert " ".join(r["content"] for r in rows) == text.strip()
+        assert all(r["error_type"] is None and r["token_count"] > 0 for r in rows)
+
+    report = build_compressed_contexts(
+        store, batch_id, CompressionConfig(max_tokens=64, timeout_s=0.5)
+    )
+    contexts = {r["path"]: r for r in store.read_rows("compressed_contexts", batch_id).to_pylist()}
+    assert contexts["z_slow.txt"]["error_type"] == "StageTimeoutError"
+    assert "compressed_contexts" in contexts["z_slow.txt"]["error_message"]
+    assert contexts["z_slow.txt"]["text"] is None
+    for name, text in NORMAL.items():
+        assert contexts[name]["error_type"] is None
+        assert contexts[name]["text"] == text.strip()
+    assert report.failures == 1
+
+    # The later stages skip the failure row and extract from the others' chunks.
+    build_extractions(store, batch_id, AgentConfig())
+    build_merged_extractions(store, batch_id, AgentConfig())
+    merged = {r["path"] for r in store.read_rows("merged_extractions", batch_id).to_pylist()}
+    assert merged == set(NORMAL)
+
+
+class _SlowAgent:
+    """An agent whose endpoint never answers for one marker and answers at once otherwise."""
+
+    model = "slow-endpoint"
+
+    async def run(self, prompt: str, **kwargs: Any) -> AgentResult[ExtractedFacts]:
+        del kwargs
+        if "HANGS" in prompt:
+            await asyncio.Event().wait()  # never set: only the budget ends this call
+        return AgentResult(output=extract_facts(prompt), model=self.model, usage=Usage())
+
+
+@pytest.mark.timeout(300)
+def test_an_agent_call_past_its_budget_is_a_stage_timeout_row(tmp_path: Path) -> None:
+    items = [
+        ExtractionInput(
+            chunk_id=f"c{i}", artifact_id="a", path="p.txt", content=text, index=i, total_chunks=3
+        )
+        for i, text in enumerate(["Depot D-1 opens.", "This endpoint HANGS.", "Depot D-2 shuts."])
+    ]
+    run = run_extractions(
+        items, AgentConfig(chunk_timeout_s=0.2), cache_dir=tmp_path, agent=_SlowAgent()
+    )
+    by_chunk = {r.chunk_id: r for r in run.records}
+    assert by_chunk["c1"].error_type == "StageTimeoutError"
+    assert "chunk_timeout_s" in (by_chunk["c1"].error_message or "")
+    assert by_chunk["c0"].error_type is None and by_chunk["c2"].error_type is None
+    assert "D-1" in json.loads(by_chunk["c0"].output_json or "{}")["summary"]
+
+
+def test_the_time_budget_leaves_fingerprints_alone() -> None:
+    # Chunk ids and stored fingerprints must not change with a budget that changes no output.
+    assert ChunkingConfig(timeout_s=5).fingerprint() == ChunkingConfig().fingerprint()
+    assert CompressionConfig(timeout_s=5).fingerprint() == CompressionConfig().fingerprint()
+
+
+# Small enough for a loaded machine, large enough that a quadratic step would never finish.
+SCALE = 0.05
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("case", PATHOLOGICAL, ids=[c.name for c in PATHOLOGICAL])
+def test_pathological_input_goes_through_every_stage(case: Any) -> None:
+    data = case.data(SCALE)
+    try:
+        text = extract_text(data, case.media_type, filename=case.filename).text
+    except ContentError:  # deep JSON is refused on purpose; its text still reaches the rest
+        text = extract_text(data, "text/plain", filename=case.filename).text
+    assert text
+    chunks = []
+    for name in ("markdown", "recursive", "token"):
+        config = ChunkingConfig(chunker=name)
+        chunks = build_chunker(config).chunk(text)
+        assert chunks and all(c.metadata["token_count"] <= config.chunk_size for c in chunks)
+    result = compress_text(text, CompressionConfig())
+    assert 0 < result.tokens_after <= CompressionConfig().max_tokens
+    facts = [extract_facts(c.content) for c in build_chunker(ChunkingConfig()).chunk(text)]
+    assert len(facts) >= 1
+    assert extract_facts(text).title is not None
