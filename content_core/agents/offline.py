@@ -21,8 +21,16 @@ OFFLINE_MODEL = "offline-facts-v1"
 
 # The templates put the chunk between <document> and </document> lines; the instructions
 # above may mention the tags inline, so only whole-line tags count.
-_DOCUMENT = re.compile(r"^<document>[ \t]*\n(.*)\n</document>[ \t]*$", re.DOTALL | re.MULTILINE)
-_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+# (The first opening line, the last closing line after it: what `^<document>[ \t]*\n(.*)\n
+# </document>[ \t]*$` with DOTALL finds, without rescanning the text from every opening line.)
+_DOCUMENT_OPEN = re.compile(r"^<document>[ \t]*+\n", re.MULTILINE)
+_DOCUMENT_CLOSE = re.compile(r"\n</document>[ \t]*+$", re.MULTILINE)
+# E-mail addresses, as `\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`
+# finds them; that pattern retries its local part from every word boundary of a long run
+# ("a.a.a.a..."), so `_emails` finds each run once and the boundary inside it.
+_EMAIL_LOCAL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++(?=@)")
+_BOUNDARY = re.compile(r"\b")
+_EMAIL_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]}]+", re.IGNORECASE)
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
@@ -60,6 +68,37 @@ def _unique(items: list[str]) -> list[str]:
     return out
 
 
+def _email_spans(text: str) -> list[tuple[int, int]]:
+    """Where each e-mail address in `text` starts and ends, left to right, in linear time."""
+    spans: list[tuple[int, int]] = []
+    end = 0
+    for run in _EMAIL_LOCAL.finditer(text):
+        at = run.end()
+        start = max(run.start(), end)
+        if start >= at:
+            continue
+        boundary = _BOUNDARY.search(text, start, at)
+        if boundary is None or boundary.start() >= at:
+            continue
+        domain = _EMAIL_DOMAIN.match(text, at + 1)
+        if domain is None:
+            continue
+        end = domain.end()
+        spans.append((boundary.start(), end))
+    return spans
+
+
+def _document(prompt: str) -> str | None:
+    """The text between the first whole-line <document> and the last </document> after it."""
+    opening = _DOCUMENT_OPEN.search(prompt)
+    if opening is None:
+        return None
+    closing = None
+    for closing in _DOCUMENT_CLOSE.finditer(prompt, opening.end()):
+        pass
+    return None if closing is None else prompt[opening.end() : closing.start()]
+
+
 def extract_facts(text: str) -> ExtractedFacts:
     """Fill `ExtractedFacts` from `text` with regular expressions and term statistics."""
     headings = _headings(text)
@@ -68,19 +107,31 @@ def extract_facts(text: str) -> ExtractedFacts:
     prose = _ATX.sub("", _SETEXT.sub("", text))
     summary = " ".join(extractive_compress(prose, _SUMMARY_TOKENS, default_estimator()).split())
     # Heading words count twice: a heading names what its section is about.
-    words = _terms(_URL.sub(" ", _EMAIL.sub(" ", prose))) + 2 * _terms(" ".join(headings))
+    words = _terms(_URL.sub(" ", _without_emails(prose))) + 2 * _terms(" ".join(headings))
     counts = Counter(t for t in words if any(c.isalpha() for c in t))
     key_terms = [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return ExtractedFacts(
         title=title,
         summary=summary,
         key_terms=[t for t in key_terms if len(t) > 3][:_MAX_TERMS],
-        emails=_unique(_EMAIL.findall(text)),
+        emails=_unique([text[a:b] for a, b in _email_spans(text)]),
         urls=_unique([u.rstrip(".,;:!?") for u in _URL.findall(text)]),
         dates=_unique(_DATE.findall(text)),
         amounts=_unique([" ".join(a.split()) for a in _AMOUNT.findall(text)]),
         headings=headings,
     )
+
+
+def _without_emails(text: str) -> str:
+    """`text` with each e-mail address replaced by a space."""
+    parts: list[str] = []
+    position = 0
+    for start, end in _email_spans(text):
+        parts.append(text[position:start])
+        parts.append(" ")
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def _headings(text: str) -> list[str]:
@@ -106,8 +157,8 @@ class OfflineExtractor:
         """Return the facts of the prompt's document as an instance of the schema."""
         # Any: kwargs are accepted for contract compatibility with other agents and ignored.
         del kwargs
-        match = _DOCUMENT.search(prompt)
-        facts = extract_facts(match.group(1) if match else prompt)
+        document = _document(prompt)
+        facts = extract_facts(prompt if document is None else document)
         if self.schema is ExtractedFacts:
             return AgentResult(output=facts, model=self.model, usage=Usage())
         shared = {k: v for k, v in facts.model_dump().items() if k in self.schema.model_fields}

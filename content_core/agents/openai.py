@@ -29,7 +29,9 @@ __all__ = ["OpenAICompatibleAgent", "model_limits"]
 
 logger = logging.getLogger(__name__)
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
+# Blank lines inside the fence stay in the JSON (harmless); `\n\s*```` would rescan a long run
+# of newlines from each of them.
+_FENCE = re.compile(r"^\s*+```(?:json)?[^\S\n]*+\n(.*?)\n[^\S\n]*+```\s*+$", re.DOTALL)
 # Open reasoning models served locally (Qwen3, DeepSeek-R1) may prefix the answer with this.
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 _MESSAGE_OVERHEAD_TOKENS = 4

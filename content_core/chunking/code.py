@@ -28,14 +28,21 @@ _DECL = (
     r"(?:function\*?|class|def|fn|func|interface|struct|impl|enum|trait|type|module|namespace|"
     r"object|record|union|template|macro_rules!|sub|proc|package|mod)\b"
 )
-# A declaration at the left margin, with the comments, attributes and decorators just above it.
-_LEAD = r"(?:[ \t]*(?://|#|/\*|\*|@|\[\[|#\[)[^\n]*\n)*"
+# A declaration at the left margin, with the comments, attributes and decorators just above it
+# (at most 64 lines of them: every line start of a comment block tries this, so an unbounded
+# block would be rescanned from each of its lines).
+_LEAD = r"(?:[ \t]*(?://|#|/\*|\*|@|\[\[|#\[)[^\n]*+\n){0,64}"
 _TOP_DECL = re.compile(rf"(?m)^(?={_LEAD}(?:{_MODIFIERS}\s+)*{_DECL})")
 # The same, right after a blank line: the preferred place to cut.
 _TOP_DECL_AFTER_BLANK = re.compile(rf"(?m)^[ \t]*\n(?={_LEAD}(?:{_MODIFIERS}\s+)*{_DECL})")
 _NESTED_DECL = re.compile(rf"(?m)^(?=[ \t]+(?:{_MODIFIERS}\s+)*{_DECL})")
-# Functions in C-like languages: "type name(args) {" at the margin.
-_C_FUNC = re.compile(r"(?m)^(?=[A-Za-z_][\w:<>,\s\*&]*\([^;{}]*\)\s*(?:const\s*)?\{?\s*$)")
+# Functions in C-like languages: "type name(args) {" at the margin. The return type may sit on
+# the line above the name (GNU style); the arguments span at most 2,000 characters. Both bounds
+# keep the scan from each line start short (unbounded, it ran to the end of the window).
+_SIGNATURE_NAME = r"[\w:<>,\t \*&]*+(?:\n[\w:<>,\t \*&]*+)?"
+_C_FUNC = re.compile(
+    rf"(?m)^(?=[A-Za-z_]{_SIGNATURE_NAME}\([^;{{}}]{{0,2000}}\)[ \t]*+(?:const[ \t]*+)?\{{?\s*$)"
+)
 # After a closing brace at the margin the next top-level item begins.
 _AFTER_CLOSE = Pattern(re.compile(r"(?m)^[}\)\]][^\n]*\n"), lookbehind=0)
 _MARGIN = Pattern(re.compile(r"(?m)^(?=[^\s}\)\]])"), lookbehind=0)
