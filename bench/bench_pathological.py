@@ -26,16 +26,17 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from content_core.agents import extract_facts  # noqa: E402
-from content_core.chunking import ChunkingConfig, build_chunker  # noqa: E402
+from content_core.chunking import Chunker, ChunkingConfig, build_chunker  # noqa: E402
 from content_core.compression import CompressionConfig, compress_text  # noqa: E402
 from content_core.errors import ContentError  # noqa: E402
 from content_core.extract import extract_text  # noqa: E402
 from content_core.tokens import get_encoding  # noqa: E402
-from tests.fixtures.pathological import PATHOLOGICAL  # noqa: E402
+from tests.fixtures.pathological import PATHOLOGICAL, Pathological  # noqa: E402
 
 STAGES = ("extract", "markdown", "recursive", "token", "compress", "offline")
 
@@ -69,38 +70,49 @@ def main() -> None:
         name: build_chunker(ChunkingConfig(chunker=name))
         for name in ("markdown", "recursive", "token")
     }
-    compression = CompressionConfig()
     header = f"{'input':<22}{'MB':>6}{'tiktoken s':>12}" + "".join(f"{s:>11}" for s in STAGES)
     print(header)
     print("-" * len(header))
     for case in PATHOLOGICAL:
         if args.only and case.name != args.only:
             continue
-        data = case.data(args.scale)
-        try:
-            text = extract_text(data, case.media_type, filename=case.filename).text
-        except ContentError as exc:
-            # Refused on purpose (JSON nested past max_json_depth): the later stages get the
-            # bytes as plain text, as a user's .txt copy of the file would give them.
-            print(f"  ({case.name}: {exc.error_type}; later stages read it as plain text)")
-            text = extract_text(data, "text/plain", filename=case.filename).text
-        base = _median_cpu(lambda: encoding.encode_ordinary(text), args.repeat)
-        chunks = [c.content for c in chunkers["markdown"].chunk(text)]
-        work: dict[str, Callable[[], object]] = {
-            "extract": lambda: _extract(data, case.media_type, case.filename),
-            **{
-                name: (lambda chunker=chunker: chunker.chunk(text))
-                for name, chunker in chunkers.items()
-            },
-            "compress": lambda: compress_text(text, compression),
-            "offline": lambda: [extract_facts(chunk) for chunk in chunks],
-        }
-        ratios = [_median_cpu(work[stage], args.repeat) / base for stage in STAGES]
+        base, ratios, size = _measure(case, args.scale, args.repeat, encoding, chunkers)
         print(
-            f"{case.name:<22}{len(data) / 1e6:>6.1f}{base:>12.3f}"
+            f"{case.name:<22}{size / 1e6:>6.1f}{base:>12.3f}"
             + "".join(f"{r:>10.2f}x" for r in ratios),
             flush=True,
         )
+
+
+def _measure(
+    case: Pathological,
+    scale: float,
+    repeat: int,
+    encoding: Any,  # Any: tiktoken.Encoding
+    chunkers: dict[str, Chunker],
+) -> tuple[float, list[float], int]:
+    """The baseline in CPU seconds, each stage's ratio to it, and the input's size."""
+    data = case.data(scale)
+    try:
+        text = extract_text(data, case.media_type, filename=case.filename).text
+    except ContentError as exc:
+        # Refused on purpose (JSON nested past max_json_depth): the later stages get the
+        # bytes as plain text, as a user's .txt copy of the file would give them.
+        print(f"  ({case.name}: {exc.error_type}; later stages read it as plain text)")
+        text = extract_text(data, "text/plain", filename=case.filename).text
+    base = _median_cpu(lambda: encoding.encode_ordinary(text), repeat)
+    chunks = [c.content for c in chunkers["markdown"].chunk(text)]
+    compression = CompressionConfig()
+    work: dict[str, Callable[[], object]] = {
+        "extract": lambda: _extract(data, case.media_type, case.filename),
+        **{
+            name: (lambda chunker=chunker: chunker.chunk(text))
+            for name, chunker in chunkers.items()
+        },
+        "compress": lambda: compress_text(text, compression),
+        "offline": lambda: [extract_facts(chunk) for chunk in chunks],
+    }
+    return base, [_median_cpu(work[stage], repeat) / base for stage in STAGES], len(data)
 
 
 if __name__ == "__main__":

@@ -94,8 +94,8 @@ def _document(prompt: str) -> str | None:
     if opening is None:
         return None
     closing = None
-    for closing in _DOCUMENT_CLOSE.finditer(prompt, opening.end()):
-        pass
+    for match in _DOCUMENT_CLOSE.finditer(prompt, opening.end()):
+        closing = match
     return None if closing is None else prompt[opening.end() : closing.start()]
 
 

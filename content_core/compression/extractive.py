@@ -53,8 +53,8 @@ def _strip_urlish_token(match: re.Match[str]) -> str:
     if at < 0:
         return token
     last = None
-    for last in _DOT_WORD.finditer(token, at + 2):
-        pass
+    for match in _DOT_WORD.finditer(token, at + 2):
+        last = match
     if last is None:
         return token
     end = _WORD_RUN.match(token, last.end())

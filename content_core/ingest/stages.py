@@ -217,7 +217,8 @@ def build_compressed_contexts(
     rows: list[dict[str, Any]] = []
     docs = _documents(store, batch_id)
     # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
-    for doc, result in zip(docs, compress_documents([d["text"] for d in docs], config), strict=True):
+    results = compress_documents([d["text"] for d in docs], config)
+    for doc, result in zip(docs, results, strict=True):
         keys = {
             "batch_id": batch_id,
             "source_id": doc["source_id"],
