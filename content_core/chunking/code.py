@@ -54,7 +54,9 @@ def _python_boundaries(text: str) -> tuple[list[int], list[int], list[int], list
     """(top defs, nested defs, top statements, inner statements) of Python source, or None."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # Not Python, or an expression nested past the parser's limits ("a/a/a/..." of a
+        # long path-like line): read it by braces and keywords instead.
         return None
     lines = line_starts(text)
 

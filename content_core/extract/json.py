@@ -19,7 +19,9 @@ __all__ = ["JsonExtractor", "json_depth"]
 
 _JSON_TYPES = frozenset({mt.JSON, "application/ld+json", "text/json"})
 _NDJSON_TYPES = frozenset({mt.NDJSON, "application/jsonl", "application/x-jsonlines"})
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# A string, or an unterminated one up to the end: a start that could fail would be retried from
+# every later (escaped) quote, rescanning the rest of the text each time.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 

@@ -167,3 +167,30 @@ def test_pathological_input_goes_through_every_stage(case: Any) -> None:
     facts = [extract_facts(c.content) for c in build_chunker(ChunkingConfig()).chunk(text)]
     assert len(facts) >= 1
     assert extract_facts(text).title is not None
+
+
+# Runs that made a regex backtrack quadratically before: each took minutes at this size, so a
+# regression fails on the timeout (the fixed code takes seconds).
+_N = 300_000
+HOSTILE_RUNS = {
+    "dotted_words": "a." * _N,  # a word boundary at every other character (e-mail)
+    "at_signs": "a@" * _N,
+    "slashes": "a/" * _N + " x",  # path-like (URL stripping); also too deep for ast.parse
+    "comment_lines": "# a\n" * (_N // 2),  # comment lead above a declaration (code chunker)
+    "identifier_lines": "a\n" * _N,  # C signature scan across lines (code chunker)
+    "escaped_quotes": '"' + '\\"' * _N,  # JSON string scan
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("text", HOSTILE_RUNS.values(), ids=list(HOSTILE_RUNS))
+def test_hostile_runs_finish_in_every_text_stage(text: str) -> None:
+    for name in ("markdown", "code", "recursive"):
+        chunks = build_chunker(ChunkingConfig(chunker=name)).chunk(text)
+        assert chunks and "".join(c.content for c in chunks).strip()
+    assert compress_text(text, CompressionConfig()).tokens_after <= 1024
+    facts = extract_facts(text)
+    assert facts.title is not None
+    assert extract_text(text.encode(), "text/plain").text.strip() == text.strip()
+    # Not JSON: the depth scan finishes, json.loads refuses, the plain-text handler takes over.
+    assert extract_text(text.encode(), "application/json").text.strip() == text.strip()
