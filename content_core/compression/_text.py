@@ -27,6 +27,11 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 _BLOCK_START = re.compile(r"^\s{0,3}([-*+]\s|\d+[.)]\s|>)")
 _LINE = re.compile(r"[^\n]*+(?:\n|$)")
+# A line that is blank, stands alone, fences code or opens a block: the union of the tests
+# above, each applied to one line (so "\s" before the marker never crosses a newline).
+_SPECIAL_LINE = re.compile(
+    r"(?m)^(?:[^\S\n]*+$|[^\S\n]{0,3}(?:#{1,6}\s|\||```|~~~|[-*+]\s|\d+[.)]\s|>))"
+)
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -62,10 +67,24 @@ def split_sentences(text: str) -> list[Span]:
             _split_block(text, block_start, block_end, spans)
             block_start = None
 
-    for match in _LINE.finditer(text):
+    pos, end = 0, len(text)
+    while pos < end:
+        if not in_fence:
+            # Plain lines only extend the block: skip to the next line that does more, so a
+            # million short lines cost one regex scan, not a million Python steps.
+            special = _SPECIAL_LINE.search(text, pos)
+            following = end if special is None else special.start()
+            if following > pos:
+                if block_start is None:
+                    block_start = pos
+                block_end = pos = following
+                continue
+        match = _LINE.match(text, pos)
+        assert match is not None  # [^\n]*+ always matches
         line = match.group()
         if not line:
             break
+        pos = match.end()
         fence = bool(_FENCE.match(line))
         if not line.strip() or in_fence or fence or _STANDALONE.match(line):
             flush()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from content_core.chunking._measure import TokenDoc
 from content_core.compression._text import default_estimator, truncate_to_tokens
 from content_core.compression.extractive import extractive_compress
 
@@ -52,13 +54,21 @@ def compress_text(text: str, config: CompressionConfig) -> CompressionResult:
     fits the budget by exact count.
     """
     estimator = default_estimator()
-    before = estimator.estimate(text)
+    span_tokens: Callable[[int, int], int] | None = None
+    if estimator.is_exact and estimator.encoding_name is not None:
+        # One tokenisation answers the total and every sentence's count (see TokenDoc).
+        doc = TokenDoc(text, estimator.encoding, estimator.encoding_name)
+        before, span_tokens = doc.n_tokens, doc.size
+    else:
+        before = estimator.estimate(text)
     if before <= config.max_tokens:
         return CompressionResult(
             text=text, strategy="none", tokens_before=before, tokens_after=before
         )
     if config.strategy == "extractive":
-        reduced = extractive_compress(text, config.max_tokens, estimator)
+        reduced = extractive_compress(
+            text, config.max_tokens, estimator, span_tokens=span_tokens
+        )
     else:
         reduced = truncate_to_tokens(text, config.max_tokens, estimator, suffix="...")
     return CompressionResult(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from content_core.compression._text import (
     Span,
@@ -70,7 +71,7 @@ def strip_urlish(text: str) -> str:
 def _terms(text: str) -> list[str]:
     return [
         w
-        for w in (m.group().casefold() for m in _WORD.finditer(text))
+        for w in map(str.casefold, _WORD.findall(text))
         if len(w) > 2 and w not in _STOPWORDS and not w.isdigit()
     ]
 
@@ -94,7 +95,7 @@ def score_sentences(text: str, spans: list[Span]) -> list[float]:
     for position, (span, terms) in enumerate(zip(spans, per_span, strict=True)):
         # Sentences that differ only in numbers, dates or links (citation lists, log lines)
         # count once.
-        shape = " ".join(sorted({t for t in terms if not any(c.isdigit() for c in t)}))
+        shape = " ".join(sorted({t for t in terms if not any(map(str.isdigit, t))}))
         if not shape or shape in seen:
             scores.append(0.0)
             continue
@@ -117,12 +118,20 @@ def score_sentences(text: str, spans: list[Span]) -> list[float]:
     return scores
 
 
-def extractive_compress(text: str, max_tokens: int, estimator: TokenEstimator) -> str:
+def extractive_compress(
+    text: str,
+    max_tokens: int,
+    estimator: TokenEstimator,
+    *,
+    span_tokens: Callable[[int, int], int] | None = None,
+) -> str:
     """Return the best-scoring sentences of `text`, in document order, within `max_tokens`.
 
     Sentences are picked greedily by score; the joined result is re-counted with `estimator`
     and the weakest picked sentence is dropped until it fits, so the budget holds exactly.
     If not even one sentence fits, the best sentence is cut at a word boundary.
+    `span_tokens(a, b)`, when given, counts the tokens of `text[a:b]` exactly as `estimator`
+    does, from a tokenisation of the whole text, instead of encoding every sentence again.
     """
     if max_tokens <= 0:
         return ""
@@ -132,7 +141,10 @@ def extractive_compress(text: str, max_tokens: int, estimator: TokenEstimator) -
     if not spans:
         return truncate_to_tokens(text, max_tokens, estimator)
     scores = score_sentences(text, spans)
-    costs = [estimator.estimate(text[s.start : s.end]) + 1 for s in spans]
+    if span_tokens is None:
+        costs = [estimator.estimate(text[s.start : s.end]) + 1 for s in spans]
+    else:
+        costs = [span_tokens(s.start, s.end) + 1 for s in spans]
     # Only spans that carry some term compete; repeats and bare punctuation are left out.
     order = sorted((i for i in range(len(spans)) if scores[i] > 0), key=lambda i: (-scores[i], i))
     if not order:
