@@ -51,6 +51,8 @@ _AMOUNT = re.compile(
     rf"|(?:(?<![\w.])(?:{_NUMBER}){_SCALE}\s?(?:{_CODES}|dollars|euros|pounds)\b)"
     rf"|(?:(?<![\w.])(?:{_NUMBER})\s?[€£])"
 )
+# Every alternative of _AMOUNT holds one of these literally: a cheap scan rules most text out.
+_CURRENCY = re.compile(rf"[$€£¥]|{_CODES}|dollars|euros|pounds")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SETEXT = re.compile(r"^(\S[^\n]*)\n\s{0,3}(?:=+|-+)\s*$", re.MULTILINE)
 _SUMMARY_TOKENS = 80
@@ -117,7 +119,7 @@ def extract_facts(text: str) -> ExtractedFacts:
         emails=_unique([text[a:b] for a, b in _email_spans(text)]),
         urls=_unique([u.rstrip(".,;:!?") for u in _URL.findall(text)]),
         dates=_unique(_DATE.findall(text)),
-        amounts=_unique([" ".join(a.split()) for a in _AMOUNT.findall(text)]),
+        amounts=_unique([" ".join(a.split()) for a in _amounts(text)]),
         headings=headings,
     )
 
@@ -132,6 +134,11 @@ def _without_emails(text: str) -> str:
         position = end
     parts.append(text[position:])
     return "".join(parts)
+
+
+def _amounts(text: str) -> list[str]:
+    """Every money amount in `text` (none without a currency sign, code or name)."""
+    return _AMOUNT.findall(text) if _CURRENCY.search(text) else []
 
 
 def _headings(text: str) -> list[str]:

@@ -159,10 +159,12 @@ def extractive_compress(
         best = text[spans[order[0]].start : spans[order[0]].end]
         return truncate_to_tokens(best, max_tokens, estimator)
     result = _assemble(text, spans, chosen)
-    while not estimator.fits(result, max_tokens) and len(chosen) > 1:
+    while not estimator.fits(result, max_tokens):
+        if len(chosen) == 1:
+            return truncate_to_tokens(result, max_tokens, estimator)
         chosen.discard(min(chosen, key=lambda i: (scores[i], -i)))
         result = _assemble(text, spans, chosen)
-    return truncate_to_tokens(result, max_tokens, estimator)
+    return result
 
 
 def _assemble(text: str, spans: list[Span], chosen: set[int]) -> str:
