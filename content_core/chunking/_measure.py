@@ -43,8 +43,9 @@ _HARD_SAFE_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k
 _SMALL_SPAN = 96
 # How far from a span's edge to look for a hard boundary before encoding the span whole.
 _EDGE_WINDOW = 256
+# Steps walked in Python before the regex engine takes over the search for a hard boundary.
+_QUICK_STEPS = 8
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_ASCII_OTHER = frozenset(chr(c) for c in range(128)) - _ASCII_ALNUM
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -215,31 +216,49 @@ class TokenDoc:
         if b - a <= _SMALL_SPAN or not self._hard:
             return len(self._encode(self.text[a:b]))
         text, n = self.text, self.n
-        alnum, other = _ASCII_ALNUM, _ASCII_OTHER
-        # First hard boundary after a (a short walk: words are short).
-        m1 = -1
-        i, hi = a + 1, min(b, a + _EDGE_WINDOW)
-        while i <= hi:
-            if text[i - 1] in alnum and (i == n or text[i] in other):
-                m1 = i
-                break
-            i += 1
+        # First hard boundary after a (words are short, so it is near), found by the C regex
+        # engine rather than a walk in Python.
+        m1 = self._first_hard(a + 1, min(b, a + _EDGE_WINDOW))
         if m1 < 0:
             return len(self._encode(text[a:b]))
         # Last hard boundary at or before b.
-        m2 = -1
-        i, lo = b, max(m1, b - _EDGE_WINDOW)
-        while i >= lo:
-            if text[i - 1] in alnum and (i == n or text[i] in other):
-                m2 = i
-                break
-            i -= 1
+        m2 = self._last_hard(max(m1, b - _EDGE_WINDOW), b)
         if m2 < m1 or (self._cuts and _cut_between(self._cuts, m1, m2)):
             return len(self._encode(text[a:b]))
         head = self._count_edge(text[a:m1]) if m1 > a else 0
         tail = self._count_edge(text[m2:b]) if b > m2 else 0
         starts = self._starts
         return head + int(starts.searchsorted(m2)) - int(starts.searchsorted(m1)) + tail
+
+    def _first_hard(self, lo: int, hi: int) -> int:
+        """The smallest hard boundary i with lo <= i <= hi (lo >= 1), or -1."""
+        text, n = self.text, self.n
+        # Words are short: a few steps in Python usually find it, cheaper than a regex call.
+        alnum = _ASCII_ALNUM
+        for i in range(lo, min(hi, lo + _QUICK_STEPS) + 1):
+            if text[i - 1] in alnum and (i == n or text[i] not in alnum and text[i] < "\x80"):
+                return i
+        match = _HARD.search(text, lo - 1, min(hi + 1, n))
+        if match is not None:
+            return match.start() + 1
+        # The text's end is a hard boundary after a letter or digit.
+        if hi >= n >= lo and text[n - 1] in _ASCII_ALNUM:
+            return n
+        return -1
+
+    def _last_hard(self, lo: int, hi: int) -> int:
+        """The largest hard boundary i with lo <= i <= hi (lo >= 1), or -1."""
+        text, n = self.text, self.n
+        if hi >= n >= lo and text[n - 1] in _ASCII_ALNUM:
+            return n
+        alnum = _ASCII_ALNUM
+        for i in range(hi, max(lo, hi - _QUICK_STEPS) - 1, -1):
+            if text[i - 1] in alnum and text[i] not in alnum and text[i] < "\x80":
+                return i
+        last = -1
+        for match in _HARD.finditer(text, lo - 1, min(hi + 1, n)):
+            last = match.start() + 1
+        return last
 
     def _count_edge(self, piece: str) -> int:
         """Tokens of a short edge string; edges repeat (words, indentation), so they are
