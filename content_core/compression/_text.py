@@ -33,6 +33,7 @@ _SPECIAL_LINE = re.compile(
     r"(?m)^(?:[^\S\n]*+$|[^\S\n]{0,3}(?:#{1,6}\s|\||```|~~~|[-*+]\s|\d+[.)]\s|>))"
 )
 _WHITESPACE = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,34 @@ def _search(candidates: Sequence[int], ok: Callable[[int], bool]) -> int | None:
     return None if found is None else candidates[found]
 
 
+def _cut_sentence(
+    text: str, start: int, end: int, max_tokens: int, estimator: TokenEstimator, units: list[str]
+) -> None:
+    """Append `text[start:end]` to `units`, cut at word boundaries into pieces that fit.
+
+    Each cut looks at a window just past what fits, never at the whole rest of the sentence,
+    so a sentence of any length is cut in linear time.
+    """
+    pos = start
+    cap = max(64, (max_tokens + 1) * _WINDOW_CHARS_PER_TOKEN)
+    while pos < end:
+        stop = min(end, pos + cap)
+        piece = text[pos:stop]
+        if estimator.fits(piece, max_tokens):
+            if stop == end:
+                units.append(piece)
+                return
+            cap *= 2  # the window must reach past what fits
+            continue
+        head = truncate_to_tokens(piece, max_tokens, estimator)
+        if not head:
+            units.append(text[pos:end])
+            return
+        units.append(head)
+        rest = _NON_SPACE.search(text, pos + len(head), end)
+        pos = end if rest is None else rest.start()
+
+
 def pack_spans(
     text: str, chunk_tokens: int, overlap_tokens: int, estimator: TokenEstimator
 ) -> list[str]:
@@ -213,15 +242,7 @@ def pack_spans(
     """
     units: list[str] = []
     for span in split_sentences(text):
-        unit = text[span.start : span.end]
-        while not fits_tokens(unit, chunk_tokens, estimator):
-            head = truncate_to_tokens(unit, chunk_tokens, estimator)
-            if not head:
-                break
-            units.append(head)
-            unit = unit[len(head) :].lstrip()
-        if unit:
-            units.append(unit)
+        _cut_sentence(text, span.start, span.end, chunk_tokens, estimator, units)
     costs = [estimator.estimate(u) + 1 for u in units]
     pieces: list[str] = []
     i = 0
