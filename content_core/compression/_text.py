@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from content_core.chunking._measure import TokenDoc
 from content_core.tokens import TokenEstimator
 
 __all__ = [
@@ -178,17 +179,26 @@ def truncate_to_tokens(
     if not estimator.fits(suffix, max_tokens):
         suffix = ""
     head = text[: window + 1]  # one more character: a cut may fall at the window's end
-    # Candidate cut points: every position where whitespace starts.
+    count = _prefix_counter(head, estimator, suffix)
+    # Candidate cut points: every position where whitespace starts (so text[:c] ends in a
+    # non-space and needs no rstrip).
     cuts = [m.start() for m in _WHITESPACE.finditer(head) if m.start() <= window]
-    best = _search(cuts, lambda c: estimator.fits(text[:c].rstrip() + suffix, max_tokens))
+    best = _search(cuts, lambda c: count(c) <= max_tokens)
     if best is not None and text[:best].strip():
         return text[:best].rstrip() + suffix
     # No whole word fits: cut by characters instead.
-    chars = _search(
-        range(1, window + 1),
-        lambda c: estimator.fits(text[:c] + suffix, max_tokens),
-    )
+    chars = _search(range(1, window + 1), lambda c: count(c) <= max_tokens)
     return (text[:chars] + suffix) if chars else ""
+
+
+def _prefix_counter(head: str, estimator: TokenEstimator, suffix: str) -> Callable[[int], int]:
+    """Tokens of `head[:c] + suffix` for a cut c: from one tokenisation of `head` when the
+    estimator is exact and there is no suffix (a suffix may merge with the cut's last token),
+    else by encoding each probe."""
+    if not suffix and estimator.is_exact and estimator.encoding_name is not None:
+        doc = TokenDoc(head, estimator.encoding, estimator.encoding_name)
+        return lambda c: doc.size(0, c)
+    return lambda c: estimator.estimate(head[:c] + suffix)
 
 
 def _search(candidates: Sequence[int], ok: Callable[[int], bool]) -> int | None:
