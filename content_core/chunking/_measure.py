@@ -215,9 +215,8 @@ class TokenDoc:
         """
         if b - a <= _SMALL_SPAN or not self._hard:
             return len(self._encode(self.text[a:b]))
-        text, n = self.text, self.n
-        # First hard boundary after a (words are short, so it is near), found by the C regex
-        # engine rather than a walk in Python.
+        text = self.text
+        # First hard boundary after a (words are short, so it is near).
         m1 = self._first_hard(a + 1, min(b, a + _EDGE_WINDOW))
         if m1 < 0:
             return len(self._encode(text[a:b]))
