@@ -27,6 +27,7 @@ from content_core.errors import (
     BinaryFanoutError,
     BinaryTooLargeError,
     EmailParseError,
+    EncryptedMessageError,
     MissingDependencyError,
 )
 
@@ -35,6 +36,10 @@ __all__ = ["EmailUnpacker", "UnpackedEmail"]
 _RENDERED_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 _MAX_HEADER_VALUE_CHARS = 2000
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
+_PGP_ARMOR = b"-----BEGIN PGP MESSAGE-----"
+# The DER object identifier of CMS enveloped-data (1.2.840.113549.1.7.3): an encrypted
+# S/MIME body; signed-data (.7.2) is not encrypted.
+_ENVELOPED_DATA_OID = bytes.fromhex("06092a864886f70d010703")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +144,9 @@ class EmailUnpacker:
                 continue
             budget.charge_file(name)
             fallback = f"attachment-{len(attachments) + 1}{_extension(ctype)}"
-            attachments.append(ArchiveMember(safe_name(label or "", fallback), payload_bytes))
+            attachments.append(
+                _member(name, safe_name(label or "", fallback), payload_bytes)
+            )
         body, body_type = _choose_body(bodies)
         return UnpackedEmail(header, body, body_type, tuple(attachments))
 
@@ -235,10 +242,27 @@ def _msg_attachment(
             f"{name}: attachment {display!r} has no data (a link or OLE object)"
         ))
     budget.charge_bytes(len(content), name)
-    return ArchiveMember(display, content)
+    return _member(name, display, content)
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+
+def _member(name: str, display: str, content: bytes) -> ArchiveMember:
+    """An attachment, or its failure when it is encrypted for a recipient (PGP or S/MIME):
+    no extractor can read it, and the row should say it needs a key."""
+    scheme = None
+    if content.lstrip()[: len(_PGP_ARMOR)] == _PGP_ARMOR:
+        scheme = "PGP"
+    elif _ENVELOPED_DATA_OID in content[:64]:
+        scheme = "S/MIME"
+    if scheme is None:
+        return ArchiveMember(display, content)
+    return ArchiveMember(display, None, EncryptedMessageError(
+        f"{name}: attachment {display!r} is {scheme}-encrypted email content; it needs the "
+        "recipient's private key",
+        file_format=f"{scheme} email",
+    ))
 
 
 def _to_bytes_ascii_compatible(data: bytes) -> bytes:

@@ -1,39 +1,161 @@
-"""Zip reading with the checks zipfile lacks: overlapping entries, real decompressed size
-against the shared budget, and a compression-ratio ceiling. Used for archives and for the zip
-packages inside Office files."""
+"""Zip reading with the checks zipfile lacks: overlapping data ranges, real decompressed size
+against the shared budget, a compression-ratio ceiling, and entry names decoded as the writer
+meant them. Used for archives and for the zip packages inside Office files."""
 
 from __future__ import annotations
 
 import io
+import struct
+import unicodedata
 import zipfile
 import zlib
 
+from content_core.binary import media_types as mt
 from content_core.binary.budget import ExpansionBudget
-from content_core.errors import ArchiveExtractionError, BinaryFanoutError, BinaryTooLargeError
+from content_core.errors import (
+    ArchiveExtractionError,
+    BinaryFanoutError,
+    BinaryTooLargeError,
+    EncryptedArchiveError,
+    EncryptedDocumentError,
+    UnsafeArchiveError,
+)
 
-__all__ = ["check_zip_layout", "check_zip_package", "read_zip_member"]
+__all__ = [
+    "check_not_encrypted_package",
+    "check_zip_layout",
+    "check_zip_package",
+    "decode_zip_names",
+    "read_zip_member",
+]
 
 _CHUNK = 64 * 1024
-_ZIP_LOCAL_HEADER = 30
+_LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
+_LOCAL_SIGNATURE = 0x04034B50
+_FLAG_ENCRYPTED = 0x1
+_FLAG_UTF8 = 0x800
+# Legacy encodings tried, when the bytes say so, for names written without the UTF-8 flag.
+_CJK_ENCODINGS = ("cp932", "gbk")
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# The OLE2 directory stores stream names in UTF-16LE.
+_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+_PACKAGE_LABELS = {mt.DOCX: "DOCX", mt.XLSX: "XLSX", mt.PPTX: "PPTX"}
+_CJK_PREFIXES = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "FULLWIDTH", "HALFWIDTH", "IDEOGRAPHIC")
 
 
-def check_zip_layout(infos: list[zipfile.ZipInfo], size: int, name: str) -> None:
-    """Refuse zips whose entries overlap (the "non-recursive zip bomb" trick) or point past
-    the end of the file; this Python's zipfile detects neither."""
-    spans: list[tuple[int, int]] = []
+def check_not_encrypted_package(data: bytes, media_type: str, name: str) -> None:
+    """Raise `EncryptedDocumentError` when `data` is a password-protected DOCX, XLSX or PPTX:
+    Office wraps those in an OLE2 file whose "EncryptedPackage" stream holds the zip.
+
+    Raises:
+        EncryptedDocumentError: the document needs its password.
+    """
+    if data.startswith(_OLE2_MAGIC) and _ENCRYPTED_PACKAGE in data:
+        label = _PACKAGE_LABELS.get(media_type, "Office (DOCX, XLSX or PPTX)")
+        raise EncryptedDocumentError(
+            f"{name}: password-protected {label} document (OLE2 EncryptedPackage)",
+            file_format=label,
+            media_type=media_type,
+        )
+
+
+def check_zip_layout(infos: list[zipfile.ZipInfo], data: bytes, name: str) -> None:
+    """Refuse zips whose entries share or overrun data ranges: the "non-recursive zip bomb"
+    trick, which this Python's zipfile does not detect.
+
+    Each entry's range runs from its local header to the end of its compressed data, with the
+    lengths read from the local header itself (the bytes on disk, never a decoded name).
+
+    Raises:
+        UnsafeArchiveError: two entries' ranges overlap.
+        ArchiveExtractionError: an entry points outside the file (truncated or damaged zip).
+    """
+    size = len(data)
+    spans: list[tuple[int, int, str]] = []
     for info in infos:
         start = info.header_offset
-        end = start + _ZIP_LOCAL_HEADER + len(info.filename.encode("utf-8", "replace"))
-        end += info.compress_size
-        if start < 0 or start >= size:
-            raise ArchiveExtractionError(f"{name}: entry {info.filename!r} points outside")
-        spans.append((start, end))
-    spans.sort()
-    for (_, previous_end), (start, _) in zip(spans, spans[1:], strict=False):
-        if start < previous_end:
+        if start < 0 or start + _LOCAL_HEADER.size > size:
             raise ArchiveExtractionError(
-                f"{name}: overlapping zip entries (a zip bomb construction)"
+                f"{name}: zip entry {info.filename!r} points outside the file (truncated?)"
             )
+        fields = _LOCAL_HEADER.unpack_from(data, start)
+        if fields[0] != _LOCAL_SIGNATURE:
+            continue  # not a member zipfile can read; it fails alone when read
+        end = start + _LOCAL_HEADER.size + fields[9] + fields[10] + info.compress_size
+        if end > size:
+            raise ArchiveExtractionError(
+                f"{name}: zip entry {info.filename!r} runs past the end of the file (truncated?)"
+            )
+        spans.append((start, end, info.filename))
+    spans.sort()
+    for (_, previous_end, previous), (start, _, current) in zip(spans, spans[1:], strict=False):
+        if start < previous_end:
+            raise UnsafeArchiveError(
+                f"{name}: zip entries {previous!r} and {current!r} share data "
+                "(overlapping entries, a zip bomb construction)"
+            )
+
+
+def decode_zip_names(infos: list[zipfile.ZipInfo]) -> list[str]:
+    """Return each entry's name decoded as its writer meant it, in `infos` order.
+
+    Names flagged UTF-8 are UTF-8. The others are CP437 by the specification, but many
+    writers used the system code page: when the raw bytes of all unflagged names are valid
+    UTF-8 they are read so; when they decode as Shift-JIS (cp932) or GBK into CJK text, the
+    likelier of the two is used; when CP1252 yields more Latin letters than CP437, CP1252.
+    Bytes the chosen encoding cannot decode survive as lone surrogates, which `safe_name`
+    writes as `\\xNN`, so no name loses information.
+    """
+    raws = [info.orig_filename.encode("cp437") for info in infos]
+    legacy = [raw for info, raw in zip(infos, raws, strict=True)
+              if not info.flag_bits & _FLAG_UTF8 and not raw.isascii()]
+    encoding = _legacy_encoding(legacy)
+    names = []
+    for info, raw in zip(infos, raws, strict=True):
+        if info.flag_bits & _FLAG_UTF8 or raw.isascii():
+            names.append(info.orig_filename)
+        else:
+            names.append(raw.decode(encoding, "surrogateescape"))
+    return names
+
+
+def _legacy_encoding(raws: list[bytes]) -> str:
+    if not raws:
+        return "cp437"
+    joined = b"\n".join(raws)
+    if _decodes(joined, "utf-8"):
+        return "utf-8"
+    cjk = [enc for enc in _CJK_ENCODINGS if _decodes(joined, enc) and _mostly_cjk(joined, enc)]
+    if len(cjk) == 1:
+        return cjk[0]
+    if cjk:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(joined, cp_isolation=list(cjk)).best()
+        return best.encoding if best is not None else cjk[0]
+    latin437 = _latin_letters(joined.decode("cp437"))
+    latin1252 = _latin_letters(joined.decode("cp1252", "replace"))
+    return "cp1252" if latin1252 > latin437 else "cp437"
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _mostly_cjk(data: bytes, encoding: str) -> bool:
+    wide = [ch for ch in data.decode(encoding) if not ch.isascii()]
+    cjk = sum(1 for ch in wide if unicodedata.name(ch, "").startswith(_CJK_PREFIXES))
+    return cjk >= 0.8 * len(wide)
+
+
+def _latin_letters(text: str) -> int:
+    return sum(
+        1 for ch in text if not ch.isascii() and unicodedata.name(ch, "").startswith("LATIN")
+    )
 
 
 def read_zip_member(
@@ -42,15 +164,27 @@ def read_zip_member(
     budget: ExpansionBudget,
     name: str,
     passwords: tuple[str, ...],
+    *,
+    display: str | None = None,
 ) -> bytes:
-    """Read one member in chunks, charging real decompressed bytes as they come."""
-    encrypted = bool(info.flag_bits & 0x1)
+    """Read one member in chunks, charging real decompressed bytes as they come.
+
+    Raises:
+        EncryptedArchiveError: the member is encrypted and no configured password opens it.
+        BinaryTooLargeError: the member passes the byte budget or the ratio limit.
+        ArchiveExtractionError: the member's data is damaged or uses an unknown method.
+    """
+    label = display or info.filename
+    encrypted = bool(info.flag_bits & _FLAG_ENCRYPTED)
     candidates: tuple[bytes | None, ...] = (
         tuple(p.encode("utf-8") for p in passwords) if encrypted else (None,)
     )
     if encrypted and not candidates:
-        raise ArchiveExtractionError(f"{name}: member {info.filename!r} is encrypted")
-    limit_ratio = budget.max_ratio
+        raise EncryptedArchiveError(
+            f"{name}: zip member {label!r} is encrypted (zip password) and no password is "
+            "configured",
+            file_format="zip",
+        )
     last: BaseException | None = None
     for password in candidates:
         out = io.BytesIO()
@@ -64,11 +198,7 @@ def read_zip_member(
                     out.write(chunk)
                     charged += len(chunk)
                     budget.charge_bytes(len(chunk), name)
-                    if charged > 1_048_576 and charged > limit_ratio * max(info.compress_size, 1):
-                        raise BinaryTooLargeError(
-                            f"{name}: member {info.filename!r} expands more than "
-                            f"{limit_ratio:.0f} times"
-                        )
+                    budget.check_ratio(charged, info.compress_size, name, label)
             return out.getvalue()
         except (BinaryTooLargeError, BinaryFanoutError):
             raise
@@ -78,10 +208,12 @@ def read_zip_member(
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
                 NotImplementedError, KeyError) as exc:
             raise ArchiveExtractionError(
-                f"{name}: member {info.filename!r} cannot be read ({exc})"
+                f"{name}: zip member {label!r} cannot be read ({exc})"
             ) from exc
-    raise ArchiveExtractionError(
-        f"{name}: member {info.filename!r} is encrypted and no configured password works"
+    raise EncryptedArchiveError(
+        f"{name}: zip member {label!r} is encrypted (zip password) and no configured password "
+        "opens it",
+        file_format="zip",
     ) from last
 
 
@@ -95,7 +227,9 @@ def check_zip_package(data: bytes, budget: ExpansionBudget, *, filename: str = "
     Raises:
         BinaryTooLargeError: the parts expand past the budget or past the ratio limit.
         BinaryFanoutError: the package has more parts than the member budget.
-        ArchiveExtractionError: the package is not a readable zip or has overlapping entries.
+        UnsafeArchiveError: the package's entries share data (a bomb construction).
+        EncryptedArchiveError: a part is zip-encrypted.
+        ArchiveExtractionError: the package is not a readable zip.
     """
     name = filename or "<package>"
     try:
@@ -106,14 +240,22 @@ def check_zip_package(data: bytes, budget: ExpansionBudget, *, filename: str = "
     total = 0
     with archive:
         infos = archive.infolist()
-        check_zip_layout(infos, len(data), name)
+        check_zip_layout(infos, data, name)
         if len(infos) > budget.max_files:
-            raise BinaryFanoutError(f"{name}: {len(infos)} parts, over {budget.max_files}")
+            raise BinaryFanoutError(
+                f"{name}: {len(infos)} parts, over max_expanded_files={budget.max_files}",
+                limit="max_expanded_files",
+                value=len(infos),
+                maximum=budget.max_files,
+            )
         for info in infos:
             if info.is_dir():
                 continue
-            if info.flag_bits & 0x1:
-                raise ArchiveExtractionError(f"{name}: part {info.filename!r} is encrypted")
+            if info.flag_bits & _FLAG_ENCRYPTED:
+                raise EncryptedArchiveError(
+                    f"{name}: package part {info.filename!r} is zip-encrypted",
+                    file_format="zip package",
+                )
             try:
                 with archive.open(info) as handle:
                     part = 0
@@ -123,12 +265,7 @@ def check_zip_package(data: bytes, budget: ExpansionBudget, *, filename: str = "
                             break
                         part += len(chunk)
                         budget.charge_bytes(len(chunk), name)
-                        ceiling = budget.max_ratio * max(info.compress_size, 1)
-                        if part > 1_048_576 and part > ceiling:
-                            raise BinaryTooLargeError(
-                                f"{name}: part {info.filename!r} expands more than "
-                                f"{budget.max_ratio:.0f} times"
-                            )
+                        budget.check_ratio(part, info.compress_size, name, info.filename)
                     total += part
             except (BinaryTooLargeError, BinaryFanoutError):
                 raise

@@ -14,7 +14,7 @@ import struct
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError, MissingDependencyError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["DocExtractor"]
@@ -104,7 +104,7 @@ def read_doc_text(data: bytes) -> str:
     """Return the main-story text of a Word 97-2003 file.
 
     Raises:
-        UnsafeInputError: the document is encrypted.
+        EncryptedFileError: the document is password-protected.
         ExtractionError: the file is not a readable Word binary document.
     """
     olefile = _load_olefile()
@@ -118,11 +118,16 @@ def read_doc_text(data: bytes) -> str:
             if ident != _WORD_IDENT:
                 raise _fail("bad FIB signature")
             if flags & _F_ENCRYPTED:
-                raise UnsafeInputError(
-                    "the Word document is encrypted", media_type=mt.DOC, stage="extract"
+                raise EncryptedFileError(
+                    "password-protected Word 97-2003 document (DOC)",
+                    file_format="DOC",
+                    media_type=mt.DOC,
+                    stage="extract",
                 )
             table_name = "1Table" if flags & _F_WHICH_TABLE else "0Table"
             table = ole.openstream(table_name).read()
+    except EncryptedFileError:
+        raise
     except (OSError, ValueError, IndexError) as exc:
         raise _fail(str(exc)) from exc
     (ccp_text,) = struct.unpack_from("<i", word, _OFFSET_CCP_TEXT)
@@ -161,7 +166,7 @@ class DocExtractor:
         """Return the document's main text.
 
         Raises:
-            UnsafeInputError: the document is encrypted.
+            EncryptedFileError: the document is password-protected.
             ExtractionError: not a readable Word 97-2003 file.
         """
         try:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError, UnsafeInputError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
@@ -32,6 +32,7 @@ _ODF_TYPES = frozenset(
         "application/vnd.oasis.opendocument.graphics",
     }
 )
+_LABELS = {mt.ODT: "ODT", mt.ODS: "ODS", mt.ODP: "ODP"}
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
@@ -169,8 +170,9 @@ class OdfExtractor:
         """Return Markdown text; paged for presentations (slides) and spreadsheets (sheets).
 
         Raises:
-            UnsafeInputError: zip bomb checks failed, the document is encrypted, or its XML
-                carries a DTD.
+            EncryptedFileError: the document is password-protected.
+            LimitExceededError: the package is over a size, member or ratio limit.
+            UnsafeInputError: the package's zip entries overlap, or its XML carries a DTD.
             ExtractionError: `content.xml` is missing or not well-formed.
         """
         media_type = blob.info.media_type
@@ -180,8 +182,11 @@ class OdfExtractor:
         except KeyError:
             manifest = b""
         if b"encryption-data" in manifest:
-            raise UnsafeInputError(
-                "the OpenDocument file is encrypted", media_type=media_type, stage="extract"
+            raise EncryptedFileError(
+                f"password-protected OpenDocument file ({_LABELS.get(media_type, 'ODF')})",
+                file_format=_LABELS.get(media_type, "ODF"),
+                media_type=media_type,
+                stage="extract",
             )
         from lxml import etree
 
