@@ -40,7 +40,6 @@ _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # The OLE2 directory stores stream names in UTF-16LE.
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 _PACKAGE_LABELS = {mt.DOCX: "DOCX", mt.XLSX: "XLSX", mt.PPTX: "PPTX"}
-_CJK_PREFIXES = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "FULLWIDTH", "HALFWIDTH", "IDEOGRAPHIC")
 
 
 def check_not_encrypted_package(data: bytes, media_type: str, name: str) -> None:
@@ -101,8 +100,8 @@ def decode_zip_names(infos: list[zipfile.ZipInfo]) -> list[str]:
 
     Names flagged UTF-8 are UTF-8. The others are CP437 by the specification, but many
     writers used the system code page: when the raw bytes of all unflagged names are valid
-    UTF-8 they are read so; when they decode as Shift-JIS (cp932) or GBK into CJK text, the
-    likelier of the two is used; when CP1252 yields more Latin letters than CP437, CP1252.
+    UTF-8 they are read so; when charset-normalizer finds them Shift-JIS (cp932) or GBK, so;
+    otherwise CP437, unless CP1252 yields more Latin letters.
     Bytes the chosen encoding cannot decode survive as lone surrogates, which `safe_name`
     writes as `\\xNN`, so no name loses information.
     """
@@ -125,14 +124,13 @@ def _legacy_encoding(raws: list[bytes]) -> str:
     joined = b"\n".join(raws)
     if _decodes(joined, "utf-8"):
         return "utf-8"
-    cjk = [enc for enc in _CJK_ENCODINGS if _decodes(joined, enc) and _mostly_cjk(joined, enc)]
-    if len(cjk) == 1:
-        return cjk[0]
-    if cjk:
-        from charset_normalizer import from_bytes
+    from charset_normalizer import from_bytes
 
-        best = from_bytes(joined, cp_isolation=list(cjk)).best()
-        return best.encoding if best is not None else cjk[0]
+    best = from_bytes(joined, cp_isolation=[*_CJK_ENCODINGS, "cp1252"]).best()
+    if best is not None and best.encoding in _CJK_ENCODINGS:
+        return best.encoding
+    # CP437 (the specification's default, and what DOS and Windows Explorer wrote in the
+    # West) and CP1252 both decode any byte; the one that yields Latin letters wins.
     latin437 = _latin_letters(joined.decode("cp437"))
     latin1252 = _latin_letters(joined.decode("cp1252", "replace"))
     return "cp1252" if latin1252 > latin437 else "cp437"
@@ -144,12 +142,6 @@ def _decodes(data: bytes, encoding: str) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def _mostly_cjk(data: bytes, encoding: str) -> bool:
-    wide = [ch for ch in data.decode(encoding) if not ch.isascii()]
-    cjk = sum(1 for ch in wide if unicodedata.name(ch, "").startswith(_CJK_PREFIXES))
-    return cjk >= 0.8 * len(wide)
 
 
 def _latin_letters(text: str) -> int:

@@ -15,7 +15,12 @@ import zipfile
 
 import pytest
 
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import (
+    EncryptedFileError,
+    ExtractionError,
+    LimitExceededError,
+    UnsafeInputError,
+)
 from content_core.extract import ExtractOptions, extract_text
 from tests.core import extract_inputs as inputs
 
@@ -50,20 +55,23 @@ def _timed(call):  # type: ignore[no-untyped-def]
 def test_docx_ratio_bomb_is_refused() -> None:
     bomb = _docx_with_document(b" " * (64 * 1024 * 1024))
     assert len(bomb) < 1024 * 1024
-    with pytest.raises(UnsafeInputError, match="ratio"):
+    with pytest.raises(LimitExceededError, match="ratio") as caught:
         _timed(lambda: extract_text(bomb, inputs.DOCX))
+    assert caught.value.limit == "max_compression_ratio" and caught.value.value > 200
 
 
 def test_xlsx_over_byte_budget_is_refused() -> None:
     options = ExtractOptions(max_uncompressed_bytes=4 * 1024)
-    with pytest.raises(UnsafeInputError, match="budget"):
+    with pytest.raises(LimitExceededError, match="budget") as caught:
         extract_text(inputs.xlsx_two_sheets(), inputs.XLSX, options=options)
+    assert (caught.value.limit, caught.value.maximum) == ("max_uncompressed_bytes", 4 * 1024)
 
 
 def test_pptx_too_many_members_is_refused() -> None:
     data = _zip({f"ppt/junk/{i}.xml": b"<x/>" for i in range(50)})
-    with pytest.raises(UnsafeInputError, match="members"):
+    with pytest.raises(LimitExceededError, match="members") as caught:
         extract_text(data, inputs.PPTX, options=ExtractOptions(max_zip_members=20))
+    assert (caught.value.limit, caught.value.value) == ("max_zip_members", 50)
 
 
 def _overlapping_zip() -> bytes:
@@ -102,7 +110,7 @@ def test_encrypted_ooxml_package_is_refused() -> None:
     fake_cfb = (
         b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64 + "EncryptedPackage".encode("utf-16-le")
     )
-    with pytest.raises(UnsafeInputError, match="password"):
+    with pytest.raises(EncryptedFileError, match="password-protected XLSX"):
         extract_text(fake_cfb, inputs.XLSX)
 
 

@@ -55,7 +55,7 @@ def test_results_come_back_in_input_order(pool: WorkerPool) -> None:
 
 def test_content_errors_become_typed_failures(pool: WorkerPool) -> None:
     [failure, value] = pool.map(raise_typed, [0]) + pool.map(square, [3])
-    assert failure == TaskFailure("EncryptedPdfError", "locked.pdf: needs a password")
+    assert failure == TaskFailure("EncryptedFileError", "locked.pdf: needs a password")
     assert value == 9
 
 
