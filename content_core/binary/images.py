@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from content_core.binary import media_types as mt
-from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
+from content_core.errors import (
+    BinaryTooLargeError,
+    ImageConversionError,
+    MissingDependencyError,
+    UnsafeInputError,
+)
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
@@ -221,7 +226,9 @@ def _safe_svg_text(data: bytes, name: str) -> str:
         root = SafeTree.fromstring(data, forbid_dtd=False, forbid_entities=True,
                                    forbid_external=True)
     except DefusedXmlException as exc:
-        raise ImageConversionError(f"{name}: SVG declares entities ({exc})") from exc
+        raise UnsafeInputError(
+            f"{name}: SVG declares entities ({exc}); entity expansion is refused", media_type=mt.SVG
+        ) from exc
     except SyntaxError as exc:  # xml.etree.ElementTree.ParseError
         raise ImageConversionError(f"{name}: SVG is not well-formed XML ({exc})") from exc
     if not root.tag.endswith("svg"):

@@ -63,7 +63,7 @@ def test_sensor_batch_rerun_and_next_changes(
     bad = store.query(
         "SELECT error_type FROM normalised_artifacts WHERE path = 'truncated.pdf'"
     ).to_pylist()
-    assert bad and bad[0]["error_type"] == "CorruptPdfError"
+    assert bad and bad[0]["error_type"] == "CorruptFileError"
     zipped = store.query(
         "SELECT filename FROM normalised_artifacts "
         "WHERE path = 'bundle.zip' AND len(derived_from) > 0"

@@ -8,7 +8,7 @@ import pytest
 from content_core.binary import PdfGuard
 from content_core.errors import BinaryTooLargeError, CorruptPdfError, EncryptedPdfError
 from tests.fixtures.corpus import CORPUS
-from tests.fixtures.hostile import pdf_with_broken_stream, pdf_with_text
+from tests.fixtures.hostile import page_tree_bomb, pdf_with_broken_stream, pdf_with_text
 
 
 def test_plain_pdf_reports_pages() -> None:
@@ -63,6 +63,16 @@ def test_corrupt_content_stream_is_detected() -> None:
 def test_page_limit() -> None:
     with pytest.raises(BinaryTooLargeError):
         PdfGuard(max_pages=2).check(pdf_with_text("line\n" * 300))
+
+
+def test_page_tree_bomb_is_over_the_page_limit() -> None:
+    """The danger the page limit exists for: 1 KB that every reader walks as 100,000 pages
+    (pypdf gives up at its own entry limit; PDFium, asked next, counts them all)."""
+    data = page_tree_bomb(levels=5, fanout=10)
+    assert len(data) < 2048
+    with pytest.raises(BinaryTooLargeError, match="max_pdf_pages") as caught:
+        PdfGuard().check(data)
+    assert (caught.value.limit, caught.value.value) == ("max_pdf_pages", 100_000)
 
 
 def test_corpus_encrypted_pdfs() -> None:

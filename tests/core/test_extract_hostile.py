@@ -170,7 +170,7 @@ def test_ods_repeated_rows_are_capped() -> None:
     ids=["array-nesting", "object-nesting", "ndjson-line-nesting"],
 )
 def test_json_deep_nesting_is_refused(data: bytes, media_type: str) -> None:
-    with pytest.raises(UnsafeInputError, match="depth"):
+    with pytest.raises(LimitExceededError, match="max_json_depth"):
         _timed(lambda: extract_text(data, media_type))
 
 

@@ -18,7 +18,7 @@ from tests.fixtures.hostile import pdf_with_text
 # Failures the corpus may legitimately produce (encrypted inputs without a password, an XML
 # entity bomb refused by the XML extractor).
 EXPECTED_ERRORS = {
-    "ArchiveExtractionError",  # password_protected.xlsx (OLE2-wrapped OOXML)
+    "EncryptedFileError",  # password_protected.xlsx (OLE2-wrapped OOXML), PGP part of a .msg
     "UnsafeInputError",  # svg/billion-laughs.svg is XML with an entity bomb
 }
 
@@ -136,9 +136,7 @@ def test_without_passwords_encrypted_files_are_typed_errors(tmp_path: Path) -> N
     results = process_files(_inputs(rows), ProcessingConfig(isolate=False),
                             blob_store=BlobStore(tmp_path))
     assert [records[0].error_type for records in results] == [
-        "ArchiveExtractionError", "EncryptedPdfError"
-    ] or [records[0].error_type for records in results] == [
-        "EncryptedPdfError", "ArchiveExtractionError"
+        "EncryptedFileError", "EncryptedFileError"
     ]
     assert all(records[0].stage == "normalise" for records in results)
 
@@ -237,7 +235,8 @@ def test_files_over_max_bytes_are_refused_before_reading(tmp_path: Path) -> None
     item = _write(tmp_path, "big.txt", b"x" * 5000)
     config = ProcessingConfig(binary=BinaryConfig(max_bytes=1000), isolate=False)
     [[row]] = process_files([item], config, blob_store=BlobStore(tmp_path / "s"))
-    assert (row.error_type, row.stage, row.kind) == ("BinaryTooLargeError", "sniff", "text")
+    assert (row.error_type, row.stage, row.kind) == ("LimitExceededError", "sniff", "text")
+    assert "max_bytes=1000" in (row.error_message or "")
     assert row.artifact_id == hashlib.sha256(b"x" * 5000).hexdigest()
 
 
@@ -263,7 +262,7 @@ def test_slow_office_rendering_fails_alone_and_the_document_keeps_its_text(
 @pytest.mark.parametrize(
     ("error_type", "stage"),
     [
-        ("EncryptedPdfError", "normalise"),  # a fact about the file: cacheable
+        ("EncryptedFileError", "normalise"),  # a fact about the file: cacheable
         ("WorkerTimeoutError", "worker"),
         ("WorkerMemoryError", "worker"),
         ("UnexpectedError.OSError", "worker"),  # e.g. a full disk: retry, never cache
