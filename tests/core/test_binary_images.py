@@ -115,7 +115,9 @@ def test_svg_renders_to_png() -> None:
 
 
 def test_svg_entities_are_refused() -> None:
-    with pytest.raises(ImageConversionError, match="entities"):
+    from content_core.errors import UnsafeInputError
+
+    with pytest.raises(UnsafeInputError, match="entities"):
         ImageNormalizer().normalise(svg_with_entities(), mt.SVG)
 
 
