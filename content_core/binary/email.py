@@ -94,11 +94,19 @@ class EmailUnpacker:
         header_end = _header_end(data)
         if header_end > self.max_header_bytes:
             raise BinaryTooLargeError(
-                f"{name}: header block of {header_end} bytes, over {self.max_header_bytes}"
+                f"{name}: header block of {header_end} bytes, over "
+                f"max_email_header_bytes={self.max_header_bytes}",
+                limit="max_email_header_bytes",
+                value=header_end,
+                maximum=self.max_header_bytes,
             )
         boundaries = len(_BOUNDARY.findall(data))
         if boundaries > self.max_parts:
-            raise BinaryFanoutError(f"{name}: {boundaries} multipart levels or parts, too many")
+            raise BinaryFanoutError(
+                f"{name}: {boundaries} multipart levels or parts, over "
+                f"max_email_parts={self.max_parts}",
+                limit="max_email_parts", value=boundaries, maximum=self.max_parts,
+            )
         try:
             message = email.message_from_bytes(data, policy=email.policy.compat32)
         except RecursionError as exc:
@@ -114,9 +122,15 @@ class EmailUnpacker:
             part, depth = stack.pop()
             parts += 1
             if parts > self.max_parts:
-                raise BinaryFanoutError(f"{name}: more than {self.max_parts} MIME parts")
+                raise BinaryFanoutError(
+                    f"{name}: more than max_email_parts={self.max_parts} MIME parts",
+                    limit="max_email_parts", value=parts, maximum=self.max_parts,
+                )
             if depth > 64:
-                raise BinaryFanoutError(f"{name}: MIME parts nest deeper than 64 levels")
+                raise BinaryFanoutError(
+                    f"{name}: MIME parts nest deeper than 64 levels", limit="mime_depth",
+                    value=depth, maximum=64,
+                )
             ctype = part.get_content_type()
             if part.is_multipart() and ctype != "message/rfc822":
                 payload = part.get_payload()
