@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,7 @@ from tests.fixtures.hostile import (
     seven_zip_with_symlink,
     tar_with_traversal,
     wide_zip,
+    zip_flagged_encrypted,
     zip_ratio_bomb,
 )
 
@@ -71,16 +70,7 @@ def test_encrypted_7z_needs_a_configured_password() -> None:
 
 
 def test_encrypted_zip_member_with_and_without_password() -> None:
-    # zipfile cannot write encrypted members; build one by hand with ZipCrypto's header.
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("plain.txt", b"plain member")
-    data = bytearray(buffer.getvalue())
-    # Set the "encrypted" flag bit in both headers: the member now needs a password.
-    data[6] |= 1
-    central = data.find(b"PK\x01\x02")
-    data[central + 8] |= 1
-    members = list(ArchiveUnpacker().unpack(bytes(data), mt.ZIP, _budget()))
+    members = list(ArchiveUnpacker().unpack(zip_flagged_encrypted(), mt.ZIP, _budget()))
     assert members[0].data is None
     assert isinstance(members[0].error, EncryptedFileError)
     assert "zip" in members[0].error.message and members[0].error.file_format == "zip"

@@ -36,7 +36,7 @@ from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig,
 from content_core.sandbox import WorkerTimeoutError
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS, manifest_rows
-from tests.fixtures.hostile import minimal_docx, pdf_with_text
+from tests.fixtures.hostile import minimal_docx, pdf_with_text, zip_flagged_encrypted
 
 CAUSE_NAMES = {cls.__name__ for cls in CAUSES}
 PASSWORD = "cc-password-6620"
@@ -67,17 +67,6 @@ def test_limit_errors_say_which_limit_and_value() -> None:
 
 
 # ------------------------------------------------------------------------ encrypted inputs
-
-
-def _zip_crypto() -> bytes:
-    """A zip whose member carries ZipCrypto's "encrypted" flag (zipfile cannot write one)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("secret.txt", b"secret member")
-    data = bytearray(buffer.getvalue())
-    data[6] |= 1
-    data[data.find(b"PK\x01\x02") + 8] |= 1
-    return bytes(data)
 
 
 def _encrypted_odt() -> bytes:
@@ -181,7 +170,7 @@ def _pgp_email() -> bytes:
 ENCRYPTED: list[tuple[str, Callable[[Path], bytes], str]] = [
     ("locked.pdf", lambda _: pdf_with_text("x", user_password=PASSWORD, owner_password="o"),
      "PDF"),
-    ("locked.zip", lambda _: _zip_crypto(), "zip"),
+    ("locked.zip", lambda _: zip_flagged_encrypted(), "zip"),
     ("locked.7z", lambda _: (CORPUS / "7z/bla.encrypted.7z").read_bytes(), "7z"),
     ("locked.docx", lambda _: _ooxml_encrypted(minimal_docx("secret")), "DOCX"),
     ("locked.pptx", lambda _: _ooxml_encrypted(_pptx()), "PPTX"),
