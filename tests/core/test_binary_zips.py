@@ -85,3 +85,18 @@ def test_overlapping_ranges_are_still_refused() -> None:
     infos = zipfile.ZipFile(io.BytesIO(data)).infolist()
     with pytest.raises(UnsafeInputError, match="share data"):
         check_zip_layout(infos, data, "bomb.zip")
+
+
+def test_an_entry_pointing_outside_fails_alone() -> None:
+    """A damaged offset is not an attack: that member is a failure, its siblings are read."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("good.txt", b"good member QZ9")
+        archive.writestr("lost.txt", b"lost member")
+    data = bytearray(buffer.getvalue())
+    second = data.find(b"PK\x01\x02", data.find(b"PK\x01\x02") + 4)
+    data[second + 42 : second + 46] = (len(data) + 1000).to_bytes(4, "little")
+    members = list(ArchiveUnpacker().unpack(bytes(data), mt.ZIP, _budget()))
+    assert [(m.name, m.data) for m in members] == [("good.txt", b"good member QZ9"),
+                                                    ("lost.txt", None)]
+    assert members[1].error is not None and members[1].error.error_type == "CorruptFileError"

@@ -263,3 +263,27 @@ def test_deeply_nested_html_gives_bounded_text() -> None:
     data = b"<div>" * 20_000 + b"deep QX75" + b"</div>" * 20_000
     result = _timed(lambda: extract_text(data, "text/html"))
     assert "deep QX75" in result.text
+
+
+def _odt_with_doctype(doctype: str) -> bytes:
+    source = zipfile.ZipFile(io.BytesIO(inputs.make_odf(
+        inputs.ODT, "<office:text><text:p>dtd body QX76 &amp; more</text:p></office:text>"
+    )))
+    members = {m.filename: source.read(m) for m in source.infolist()}
+    content = members["content.xml"].decode()
+    head, rest = content.split("?>", 1)
+    members["content.xml"] = (head + "?>" + doctype + rest).encode()
+    return _zip(members)
+
+
+def test_odf_with_a_plain_dtd_is_read() -> None:
+    # Unusual but harmless: the parser loads and resolves nothing.
+    data = _odt_with_doctype('<!DOCTYPE office:document-content [<!ELEMENT x ANY>]>')
+    assert "dtd body QX76" in extract_text(data, inputs.ODT).text
+
+
+def test_odf_declaring_entities_is_refused() -> None:
+    laughs = "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
+    data = _odt_with_doctype(f'<!DOCTYPE office:document-content [<!ENTITY l0 "lol">{laughs}]>')
+    with pytest.raises(UnsafeInputError, match="entities"):
+        _timed(lambda: extract_text(data, inputs.ODT))
