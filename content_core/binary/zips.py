@@ -36,6 +36,7 @@ _FLAG_ENCRYPTED = 0x1
 _FLAG_UTF8 = 0x800
 # Legacy encodings tried, when the bytes say so, for names written without the UTF-8 flag.
 _CJK_ENCODINGS = ("cp932", "gbk")
+_NAME_SAMPLE_BYTES = 64 * 1024
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # The OLE2 directory stores stream names in UTF-16LE.
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
@@ -123,7 +124,8 @@ def _legacy_encoding(raws: list[bytes]) -> str:
         return "utf-8"
     from charset_normalizer import from_bytes
 
-    best = from_bytes(joined, cp_isolation=[*_CJK_ENCODINGS, "cp1252"]).best()
+    # A sample is enough to tell code pages apart; a zip may hold 100,000 names.
+    best = from_bytes(joined[:_NAME_SAMPLE_BYTES], cp_isolation=[*_CJK_ENCODINGS, "cp1252"]).best()
     if best is not None and best.encoding in _CJK_ENCODINGS:
         return best.encoding
     # CP437 (the specification's default, and what DOS and Windows Explorer wrote in the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import tarfile
 import time
 from pathlib import Path
 
@@ -163,3 +165,14 @@ def test_seven_zip_symlinks_are_reported_not_extracted(tmp_path: Path) -> None:
     assert [(m.name, m.data) for m in members] == [("regular.txt", b"regular 7z member"),
                                                     ("link", None)]
     assert isinstance(members[1].error, UnsupportedFormatError)
+
+
+def test_undecodable_tar_names_keep_their_bytes_as_escapes() -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT,
+                      encoding="latin-1") as archive:
+        info = tarfile.TarInfo("dir/café.txt")  # written as Latin-1 bytes: not UTF-8
+        info.size = 4
+        archive.addfile(info, io.BytesIO(b"data"))
+    [member] = ArchiveUnpacker().unpack(buffer.getvalue(), mt.TAR, _budget())
+    assert member.name == "caf\\xe9.txt" and member.data == b"data"
