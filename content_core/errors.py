@@ -25,7 +25,7 @@ ContentError                      base of everything raised on purpose; retryabl
 │   └── StageTimeoutError         a stage after normalisation passed its per-artifact budget
 ├── UnsafeInputError              CAUSE: an attack by construction (overlapping zip data,
 │   │                             entity expansion, external references, path traversal)
-│   └── UnsafeArchiveError        (binary) zip entries share or overrun data ranges
+│   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
@@ -264,7 +264,8 @@ class BinaryFanoutError(BinaryNormalizationError, LimitExceededError):
 
 
 class UnsafeArchiveError(BinaryNormalizationError, UnsafeInputError):
-    """A zip whose entries share or overrun data ranges: a bomb by construction."""
+    """A zip whose entries share data ranges (a bomb by construction), or an archive link
+    that points outside the archive (path traversal)."""
 
 
 class CorruptPdfError(BinaryNormalizationError, ConversionError, CorruptFileError):
