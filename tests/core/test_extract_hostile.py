@@ -211,7 +211,7 @@ def test_xml_entities_are_refused(data: bytes, media_type: str) -> None:
 
 def test_xml_size_limit() -> None:
     data = b"<r>" + b"x" * 5000 + b"</r>"
-    with pytest.raises(UnsafeInputError):
+    with pytest.raises(LimitExceededError, match="max_xml_bytes"):
         extract_text(data, "application/xml", options=ExtractOptions(max_xml_bytes=1000))
 
 
