@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import EncryptedFileError, ExtractionError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._tables import join_blocks, markdown_table
-from content_core.extract._xmlsafe import safe_lxml_parser
+from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -172,7 +172,8 @@ class OdfExtractor:
         Raises:
             EncryptedFileError: the document is password-protected.
             LimitExceededError: the package is over a size, member or ratio limit.
-            UnsafeInputError: the package's zip entries overlap, or its XML declares entities.
+            UnsafeInputError: the package's zip entries overlap, or its XML declares dangerous
+                entities (nested or huge expansion, external entities).
             ExtractionError: `content.xml` is missing or not well-formed.
         """
         media_type = blob.info.media_type
@@ -191,20 +192,16 @@ class OdfExtractor:
         from lxml import etree
 
         try:
-            root = etree.fromstring(archive.read("content.xml"), safe_lxml_parser())
+            content = archive.read("content.xml")
         except KeyError as exc:
             raise ExtractionError("no content.xml in the package", media_type=media_type) from exc
-        except etree.XMLSyntaxError as exc:
+        # A DOCTYPE or small internal entities are unusual but harmless; the shared XML guard
+        # refuses only the dangerous declarations (nested or huge expansion, external entities).
+        check_xml_declarations(content, media_type=media_type)
+        try:
+            root = parse_checked(content)
+        except (etree.XMLSyntaxError, ValueError) as exc:
             raise ExtractionError(f"content.xml malformed: {exc}", media_type=media_type) from exc
-        dtd = root.getroottree().docinfo.internalDTD
-        # A DTD alone is unusual but harmless (the parser loads and resolves nothing); entity
-        # declarations are the expansion attack, refused as the XML guard refuses them.
-        if dtd is not None and any(True for _ in dtd.iterentities()):
-            raise UnsafeInputError(
-                "content.xml declares entities (entity expansion is refused)",
-                media_type=media_type,
-                stage="extract",
-            )
         body = root.find(f"{_OFFICE}body")
         if body is None:
             raise ExtractionError("content.xml has no office:body", media_type=media_type)
