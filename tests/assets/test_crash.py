@@ -108,12 +108,12 @@ def _kill_when(process: subprocess.Popen[bytes], ready: Callable[[], bool], limi
     while time.monotonic() < deadline and process.poll() is None:
         if ready():
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+            process.wait(timeout=30)
             return True
         time.sleep(0.005)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        process.wait(timeout=30)
         return True
     return False
 
