@@ -60,7 +60,7 @@ def main():
     defs = build_definitions({"CONTENT_STORE_DIR": str(store_dir)})
     resources = dict(defs.resources)
     resources["source_folder"] = SourceFolderResource(
-        folder=str(folder), source_id="crash", max_batch_files=batch
+        folder=str(folder), source_id="crash", max_batch_files=batch, settle_s=0
     )
     instance = dg.DagsterInstance.get()
     sensor = defs.resolve_sensor_def("source_folder_sensor")
@@ -245,7 +245,7 @@ def test_sensor_tick_killed_mid_way_loses_nothing(
     resources = {
         **(defs.resources or {}),
         "source_folder": SourceFolderResource(
-            folder=str(folder), source_id="crash", max_batch_files=BATCH
+            folder=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
         ),
     }
     with dg.DagsterInstance.get() as instance:
@@ -285,7 +285,7 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
     resources = {
         **(defs.resources or {}),
         "source_folder": SourceFolderResource(
-            folder=str(folder), source_id="crash", max_batch_files=BATCH
+            folder=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
         ),
     }
     first = store.list_batches("crash")[0]
