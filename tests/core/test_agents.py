@@ -72,7 +72,7 @@ def http_config(server: ChatServer, **overrides: object) -> AgentConfig:
         "api_key": "sk-test",
         "concurrency": 4,
         "max_retries": 3,
-        "timeout_s": 5.0,
+        "timeout_s": 60.0,  # a local server, but possibly a loaded machine
     }
     settings.update(overrides)
     return AgentConfig(**settings)
