@@ -11,6 +11,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-.venv/bin/python}
+# As the Makefile's `test` target sets them.
+export DAGSTER_HOME=${DAGSTER_HOME:-$PWD}
+export CONTENT_STORE_DIR=${CONTENT_STORE_DIR:-$PWD/content_store}
 LOAD_MAX_S=${LOAD_MAX_S:-3600}
 BUSY_LOOPS=2
 
