@@ -1,6 +1,7 @@
 """content-pipeline: ingest a folder through the Dagster instance, or query the store."""
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -14,7 +15,7 @@ from content_assets.definitions import DEFAULT_STORE_DIR, build_definitions
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
 from content_core.ingest import discover_pending
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, os_path_text
 from content_core.store import ContentStore
 
 SAMPLE_QUERY = (
@@ -40,7 +41,7 @@ def _store_dir() -> Path:
 def ingest(folder: Path, source_id: str | None, max_batch_files: int) -> int:
     """Discover `folder`, then materialise every pending batch through the Dagster instance."""
     if not folder.is_dir():
-        print(f"error: {folder} is not a folder", file=sys.stderr)
+        print(f"error: {os_path_text(folder)} is not a folder", file=sys.stderr)
         return 2
     home = _dagster_home()
     store_dir = _store_dir()
@@ -49,7 +50,7 @@ def ingest(folder: Path, source_id: str | None, max_batch_files: int) -> int:
     job = definitions.resolve_job_def(ingest_batch_job.name)
     store = ContentStore(store_dir)
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
-    print(f"source {source.source_id}: {source.root}")
+    print(f"source {source.source_id}: {os_path_text(source.root)}")
     with dg.DagsterInstance.get() as instance:
         found = discover_pending(
             source,
@@ -86,9 +87,11 @@ def ingest(folder: Path, source_id: str | None, max_batch_files: int) -> int:
 def _print_summary(store: ContentStore, home: Path) -> None:
     store.ensure_layout()
     print()
-    print(f"store:    {store.root}")
-    print(f"catalog:  {store.catalog_path}  (open it with the DuckDB CLI, or query below)")
-    print(f"dagster:  {home.resolve()}  (DAGSTER_HOME={home.resolve()} dagster dev)")
+    home_text = os_path_text(home.resolve())
+    print(f"store:    {os_path_text(store.root)}")
+    catalog = os_path_text(store.catalog_path)
+    print(f"catalog:  {catalog}  (open it with the DuckDB CLI, or query below)")
+    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dagster dev)")
     counts = store.query(
         "SELECT 'current_raw_files' AS view, count(*) AS rows FROM current_raw_files UNION ALL "
         "SELECT 'current_normalised_artifacts', count(*) FROM current_normalised_artifacts "
@@ -112,6 +115,11 @@ def query_text(store: ContentStore, sql: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `content-pipeline` command."""
+    # Paths are printed in their text form (valid UTF-8); a terminal in a narrower encoding
+    # gets escapes for what it cannot show instead of a crash.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     parser = argparse.ArgumentParser(prog="content-pipeline", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     ingest_cmd = commands.add_parser("ingest", help="ingest a folder (each folder is a source)")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from content_core.binary import media_types as mt
 from content_core.binary.artifact import BinaryArtifact, kind_for
@@ -31,7 +31,7 @@ from content_core.extract import PageSpan, extract_text
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore
 
-__all__ = ["ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
+__all__ = ["TEXT_STATUSES", "ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
 
 _log = logging.getLogger(__name__)
 
@@ -39,6 +39,16 @@ _SNIFF_PREFIX_BYTES = 1024 * 1024
 # Kinds whose bytes are containers or pictures: no text of their own.
 _NO_TEXT_KINDS = frozenset({"archive", "email", "image", "failure", "binary"})
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
+# Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
+TEXT_STATUSES = (
+    "ok",  # text came out
+    "empty",  # a document whose text is empty or only white space
+    "no_text_layer",  # pages or pixels without text: a scan or a picture (needs OCR)
+    "container",  # an archive or an email: its text is in its member and body rows
+    "rendition",  # the same content in another format, as a sibling row (no double counting)
+    "unsupported",  # bytes of no format we read
+    "error",  # error_type says why
+)
 
 
 class ProcessingConfig(BaseModel):
@@ -80,7 +90,8 @@ class ArtifactRecord(BaseModel):
     `derived_from` lists ancestor ids, raw file first; it is empty for the raw file itself.
     Text is set on document rows only; renditions (an Office file rendered to PDF, an image
     re-encoded) carry no text, so nothing is counted twice. `stage` names where a failure
-    happened: "sniff", "normalise", "extract" or "worker".
+    happened: "sniff", "normalise", "extract" or "worker". `notes` are facts about the row that
+    are not its error (an SVG whose drawing could not be rendered but whose text was read).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -96,6 +107,23 @@ class ArtifactRecord(BaseModel):
     error_type: str | None = None
     error_message: str | None = None
     stage: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
+    @property
+    def text_status(self) -> str:
+        """One of TEXT_STATUSES: never a silent '' that could mean "extraction lost it"."""
+        if self.error_type is not None:
+            return "error"
+        if self.text is None:  # extraction was not asked for: see where the text lives
+            if self.kind in ("archive", "email"):
+                return "container"
+            if self.kind == "image":
+                return "no_text_layer"
+            return "unsupported" if self.kind == "binary" else "rendition"
+        if self.text.strip():
+            return "ok"
+        return "no_text_layer" if self.kind == "pdf" and self.page_count else "empty"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +227,10 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
                               item.filename, "SourceError", f"cannot read {item.path}: {exc}",
                               "sniff")]
+    if not data:
+        return [_error_record(hashlib.sha256(data).hexdigest(), (), mt.EMPTY, item.filename,
+                              "EmptyFileError", f"{item.filename}: 0 bytes, nothing to extract",
+                              "sniff", kind=kind_for(mt.EMPTY))]
     store = BlobStore(task.blob_root)
     normalizer = BinaryNormalizer(config=task.binary, office=_converter(task.binary))
     raw_id = hashlib.sha256(data).hexdigest()
@@ -239,6 +271,7 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
             filename=_clean(artifact.filename),
             page_count=artifact.page_count,
             text=None,
+            notes=tuple(_clean(note) for note in artifact.notes),
         )
         if artifact.error_type is not None:
             records[index] = base.model_copy(update={

@@ -410,7 +410,7 @@ def _record(
 def merge_extractions(
     records: Sequence[ExtractionRecord], config: AgentConfig
 ) -> list[MergedExtraction]:
-    """One merged row per (artifact, schema), in order of first appearance.
+    """One merged row per (path, artifact, schema), in order of first appearance.
 
     Successful records merge in their given order with `config.merge_strategy`; failed ones
     are counted in `error_count`. LLM_MERGE calls the configured endpoint (kind "openai") and
@@ -422,9 +422,12 @@ def merge_extractions(
 async def _amerge_extractions(
     records: Sequence[ExtractionRecord], config: AgentConfig
 ) -> list[MergedExtraction]:
-    groups: dict[tuple[str, str], list[ExtractionRecord]] = {}
+    # Rows belong to paths: two copies of one document (or one member reached through two
+    # containers) are two documents that each merge their own chunks.
+    groups: dict[tuple[str, str, str], list[ExtractionRecord]] = {}
     for record in records:
-        groups.setdefault((record.artifact_id, record.schema_name), []).append(record)
+        key = (record.path, record.artifact_id, record.schema_name)
+        groups.setdefault(key, []).append(record)
     strategy = MergeStrategy(config.merge_strategy)
     agent: Any = None
     schema: type[BaseModel] | None = None

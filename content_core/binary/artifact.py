@@ -20,6 +20,8 @@ class BinaryArtifact(BaseModel):
     `error_message`; its `bytes` are empty when the member could not even be read.
     `rendition` marks bytes derived from a sibling document by conversion (an Office file
     rendered to PDF, a HEIC image re-encoded as PNG): the same content in another format.
+    `notes` are facts about the artifact that are not failures of the row, such as a drawing
+    that could not be rendered while its text is still read.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -34,6 +36,7 @@ class BinaryArtifact(BaseModel):
     rendition: bool = False
     error_type: str | None = None
     error_message: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 _KINDS: dict[str, str] = {
@@ -41,6 +44,9 @@ _KINDS: dict[str, str] = {
     mt.DOCX: "docx",
     mt.XLSX: "xlsx",
     mt.PPTX: "pptx",
+    mt.DOCM: "docx",
+    mt.XLSM: "xlsx",
+    mt.PPTM: "pptx",
     mt.ODT: "odt",
     mt.ODS: "ods",
     mt.ODP: "odp",
@@ -49,6 +55,9 @@ _KINDS: dict[str, str] = {
     mt.XLS: "xls",
     mt.PPT: "ppt",
     mt.RTF: "rtf",
+    mt.WORDPERFECT: "wordperfect",
+    mt.WORDML_2003: "wordml",
+    mt.SPREADSHEETML_2003: "spreadsheetml",
     mt.EML: "email",
     mt.MSG: "email",
     mt.ZIP: "archive",
@@ -65,6 +74,7 @@ _KINDS: dict[str, str] = {
     mt.XML: "xml",
     mt.RSS: "xml",
     mt.PLAIN: "text",
+    mt.EMPTY: "empty",
 }
 
 

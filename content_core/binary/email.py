@@ -5,10 +5,15 @@ policy (no eager encoded-word decoding, whose cost grows quadratically on huge h
 the few rendered headers are decoded, truncated first; the header block and the number of MIME
 parts are limited before parsing (deep multiparts make the parser recurse); attachment names are
 reduced to display names, never paths.
+
+An HTML or XHTML body (`application/xhtml+xml` too) is the body, not an attachment; the inline
+images it shows (`multipart/related` parts with a Content-ID) become child artifacts, and the
+body's `cid:` references are rewritten to their names so the text points at them.
 """
 
 from __future__ import annotations
 
+import codecs
 import email
 import email.errors
 import email.header
@@ -18,6 +23,7 @@ import email.utils
 import html
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from content_core.binary import media_types as mt
 from content_core.binary.archives import ArchiveMember, safe_name
@@ -35,6 +41,11 @@ __all__ = ["EmailUnpacker", "UnpackedEmail"]
 _RENDERED_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 _MAX_HEADER_VALUE_CHARS = 2000
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
+_HTML_BODY_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
+# Where the rendered header goes in an HTML body: after <body>, else after </head>.
+_BODY_TAG = re.compile(r"<body\b[^<>]{0,2000}>", re.IGNORECASE)
+_HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
+_CID_REF = re.compile(r"""(?<=["'(=])cid:([^"'()<>\s]{1,500})""", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +60,17 @@ class UnpackedEmail:
     def body_document(self, *, render_header: bool) -> tuple[bytes, str]:
         """Return the body as a document (bytes, media type), with the header on top if asked."""
         if self.body_media_type == mt.HTML:
-            head = ""
+            document = self.body
             if render_header and self.header:
                 head = "<pre>" + html.escape(self.header) + "</pre>\n"
-            return (head + self.body).encode("utf-8"), mt.HTML
+                # Inside the body: before an XML declaration or <head> it would push the
+                # head's <title> into the text.
+                anchor = _BODY_TAG.search(document) or _HEAD_END.search(document)
+                at = anchor.end() if anchor else 0
+                document = document[:at] + head + document[at:]
+            # The text was decoded from its part's charset: a BOM says UTF-8 ahead of any
+            # charset the markup still declares.
+            return codecs.BOM_UTF8 + document.encode("utf-8"), mt.HTML
         text = self.body
         if render_header and self.header:
             text = self.header + "\n\n" + text
@@ -103,6 +121,7 @@ class EmailUnpacker:
         header = _render_header(message)
         bodies: list[tuple[str, str]] = []
         attachments: list[ArchiveMember] = []
+        content_ids: dict[str, str] = {}
         stack: list[tuple[email.message.Message, int]] = [(message, 0)]
         parts = 0
         while stack:
@@ -123,24 +142,37 @@ class EmailUnpacker:
                     )
                 continue
             label = _attachment_name(part)
-            is_attachment = label is not None or (
-                (part.get("Content-Disposition") or "").lower().startswith("attachment")
-            )
+            disposition = (part.get("Content-Disposition") or "").lower()
+            is_attachment = label is not None or disposition.startswith("attachment")
+            if ctype in _HTML_BODY_TYPES and not disposition.startswith("attachment") and not any(
+                kind == mt.HTML for kind, _ in bodies
+            ):
+                is_attachment = False  # the (first) HTML body, even when it carries a name
             if ctype == "message/rfc822":
                 attachments.append(self._embedded_message(part, budget, name, len(attachments)))
                 continue
             payload_bytes = _payload(part)
             budget.charge_bytes(len(payload_bytes), name)
-            if not is_attachment and ctype in ("text/plain", "text/html"):
-                bodies.append((ctype, _decode_part(payload_bytes, part.get_content_charset())))
+            if not is_attachment and (ctype == mt.PLAIN or ctype in _HTML_BODY_TYPES):
+                kind = mt.PLAIN if ctype == mt.PLAIN else mt.HTML
+                bodies.append((kind, _decode_part(payload_bytes, part.get_content_charset())))
                 continue
             if part is message and not is_attachment and ctype.startswith("text/"):
                 bodies.append(("text/plain", _decode_part(payload_bytes, None)))
                 continue
             budget.charge_file(name)
-            fallback = f"attachment-{len(attachments) + 1}{_extension(ctype)}"
-            attachments.append(ArchiveMember(safe_name(label or "", fallback), payload_bytes))
+            content_id = _content_id(part)
+            prefix = "inline" if content_id and not label else "attachment"
+            fallback = f"{prefix}-{len(attachments) + 1}{_extension(ctype)}"
+            member = ArchiveMember(safe_name(label or "", fallback), payload_bytes)
+            attachments.append(member)
+            if content_id:
+                content_ids.setdefault(content_id, member.name)
         body, body_type = _choose_body(bodies)
+        if body_type == mt.HTML and content_ids:
+            body = _CID_REF.sub(
+                lambda m: content_ids.get(unquote(m.group(1)).lower(), m.group(0)), body
+            )
         return UnpackedEmail(header, body, body_type, tuple(attachments))
 
     def _embedded_message(
@@ -305,6 +337,15 @@ def _attachment_name(part: email.message.Message) -> str | None:
     return _decode_header_value(str(raw))
 
 
+def _content_id(part: email.message.Message) -> str | None:
+    """Return the part's Content-ID without angle brackets, lower-cased, or None."""
+    raw = part.get("Content-ID")
+    if not raw:
+        return None
+    value = str(raw).strip()[:500].strip("<> \t")
+    return value.lower() or None
+
+
 def _payload(part: email.message.Message) -> bytes:
     try:
         payload = part.get_payload(decode=True)
@@ -329,10 +370,10 @@ def _decode_part(payload: bytes, charset: str | None) -> str:
 
 def _choose_body(bodies: list[tuple[str, str]]) -> tuple[str, str]:
     for ctype, text in bodies:
-        if ctype == "text/plain" and text.strip():
+        if ctype == mt.PLAIN and text.strip():
             return text.replace("\r\n", "\n"), mt.PLAIN
     for ctype, text in bodies:
-        if ctype == "text/html" and text.strip():
+        if ctype == mt.HTML and text.strip():
             return text, mt.HTML
     return "", mt.PLAIN
 
@@ -345,5 +386,10 @@ def _extension(ctype: str) -> str:
         "image/png": ".png",
         "image/jpeg": ".jpg",
         "image/gif": ".gif",
+        "image/webp": ".webp",
+        "image/bmp": ".bmp",
+        "image/tiff": ".tif",
+        "image/svg+xml": ".svg",
+        "application/xhtml+xml": ".xhtml",
     }
     return known.get(ctype, ".bin")

@@ -1,21 +1,32 @@
 """ImageNormalizer: re-encode images into formats every consumer reads (PNG, or PDF for pages).
 
 PNG, JPEG, GIF and WebP pass through after a header check; HEIC/HEIF/AVIF/TIFF/BMP become PNG,
-multi-frame TIFF becomes a multi-page PDF, and SVG is rendered to PNG by resvg with no network,
-no external files and no DTD. The pixel limit is an error, not Pillow's warning.
+multi-frame TIFF and a HEIF holding several images become a multi-page PDF, and SVG is rendered
+to PNG by resvg with no network, no external files and no DTD (`svg_render`). The pixel limit is
+an error, not Pillow's warning.
+
+HEIF (HEIC, and every flavour libheif reads: collections, Live Photo stills, images with depth
+maps or other auxiliary images, whose primary image is taken) is decoded by pillow-heif; AVIF by
+Pillow's own AVIF plugin (Pillow >= 11.3 wheels ship libavif; an animated AVIF gives its first
+frame), or by pillow-heif where an older pillow-heif still registers an AVIF opener. An image
+sequence with no still image gives the first picture of its track (`sequences`, FFmpeg). A HEIF
+or AVIF container that holds no decodable image says why (no `meta` box, no image item), and
+what it declares (sizes, EXIF) is kept as notes (`describe`).
 """
 
 from __future__ import annotations
 
 import io
-import re
+import struct
 import warnings
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from content_core.binary import media_types as mt
+from content_core.binary.isobmff import ContainerSummary, read_container
+from content_core.binary.sequences import first_sequence_frame
+from content_core.binary.svg_render import render_svg
 from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
 
 if TYPE_CHECKING:
@@ -24,13 +35,10 @@ if TYPE_CHECKING:
 __all__ = ["ImageNormalizer", "NormalisedImage"]
 
 _PASS_THROUGH = frozenset({mt.PNG, mt.JPEG, mt.GIF, mt.WEBP})
-_SVG_DEFAULT_SIZE = 1024.0
-_SVG_MAX_ELEMENTS = 50_000
-_SVG_MAX_USE = 5_000
-_LENGTH = re.compile(
-    r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(px|pt|pc|mm|cm|in|em|ex|%)?\s*$"
-)
-_UNIT_PX = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
+_HEIF_FAMILY = frozenset({mt.HEIC, mt.HEIF, mt.AVIF})
+# Formats whose frames are separate pictures (pages), not an animation.
+_PAGED = frozenset({mt.TIFF, mt.HEIC, mt.HEIF})
+_MAX_NOTE_CHARS = 2000
 
 
 class NormalisedImage(BaseModel):
@@ -48,12 +56,6 @@ class NormalisedImage(BaseModel):
     height: int
     page_count: int = 1
     converted: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Size:
-    width: int
-    height: int
 
 
 class ImageNormalizer:
@@ -75,7 +77,11 @@ class ImageNormalizer:
         """
         name = filename or "<image>"
         if media_type == mt.SVG:
-            return self._render_svg(data, name)
+            svg = render_svg(data, name, max_pixels=self.max_pixels, max_bytes=self.max_svg_bytes)
+            return NormalisedImage(
+                data=svg.png, media_type=mt.PNG, width=svg.width, height=svg.height,
+                converted=True,
+            )
         Image = _pillow(media_type)
         try:
             with warnings.catch_warnings():
@@ -93,8 +99,8 @@ class ImageNormalizer:
                             height=image.size[1],
                             page_count=1,
                         )
-                    if media_type == mt.TIFF and frames > 1:
-                        return self._tiff_to_pdf(image, frames, name)
+                    if media_type in _PAGED and frames > 1:
+                        return self._frames_to_pdf(image, name, media_type)
                     return _to_png(image, name, media_type)
         except (BinaryTooLargeError, ImageConversionError):
             raise
@@ -104,10 +110,46 @@ class ImageNormalizer:
             ) from exc
         except (OSError, ValueError, SyntaxError, EOFError, TypeError, IndexError,
                 KeyError, ZeroDivisionError, MemoryError, RuntimeError) as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            if media_type in _HEIF_FAMILY:
+                return self._without_still(data, name, media_type, reason)
             raise ImageConversionError(
-                f"{name}: cannot decode {media_type} ({type(exc).__name__}: {exc})",
-                media_type=media_type,
+                f"{name}: cannot decode {media_type} ({reason})", media_type=media_type
             ) from exc
+
+    def _without_still(
+        self, data: bytes, name: str, media_type: str, reason: str
+    ) -> NormalisedImage:
+        """A HEIF/AVIF whose still image libheif/libavif cannot find: the first picture of its
+        image sequence track, else an error that says what the container holds."""
+        summary = read_container(data)
+        if summary.track_sizes:
+            try:
+                frame = first_sequence_frame(data, name, media_type, max_pixels=self.max_pixels)
+            except ImageConversionError as exc:
+                reason = exc.message.removeprefix(f"{name}: ")
+            else:
+                return _to_png(frame, name, media_type)
+        raise ImageConversionError(
+            _no_image_message(summary, name, media_type, reason), media_type=media_type
+        )
+
+    def describe(self, data: bytes, media_type: str) -> tuple[str, ...]:
+        """Notes on what a HEIF or AVIF container declares (brands, image items, sizes, EXIF),
+        for a row whose image could not be decoded; empty for other formats."""
+        if media_type not in _HEIF_FAMILY:
+            return ()
+        summary = read_container(data)
+        notes = [f"brands: {', '.join(summary.brands) or 'none'}"]
+        if summary.has_meta:
+            kinds = ", ".join(summary.item_types) or "none"
+            notes.append(f"items: {len(summary.item_types)} ({kinds})")
+        sizes = [*summary.sizes, *summary.track_sizes]
+        if sizes:
+            notes.append("declared sizes: " + ", ".join(f"{w}x{h}" for w, h in sizes))
+        if summary.exif:
+            notes.append(_exif_note(summary.exif))
+        return tuple(notes)
 
     def _check_pixels(self, size: tuple[int, int], name: str, media_type: str) -> None:
         width, height = size
@@ -119,7 +161,7 @@ class ImageNormalizer:
                 media_type=media_type,
             )
 
-    def _tiff_to_pdf(self, image: PilImage, frames: int, name: str) -> NormalisedImage:
+    def _frames_to_pdf(self, image: PilImage, name: str, media_type: str) -> NormalisedImage:
         from PIL import ImageSequence
 
         pages = []
@@ -129,7 +171,7 @@ class ImageNormalizer:
             if total > self.max_pixels:
                 raise BinaryTooLargeError(
                     f"{name}: frames total over the pixel limit of {self.max_pixels}",
-                    media_type=mt.TIFF,
+                    media_type=media_type,
                 )
             pages.append(_pdf_ready(frame.copy()))
         buffer = io.BytesIO()
@@ -144,43 +186,18 @@ class ImageNormalizer:
             converted=True,
         )
 
-    def _render_svg(self, data: bytes, name: str) -> NormalisedImage:
-        if len(data) > self.max_svg_bytes:
-            raise BinaryTooLargeError(
-                f"{name}: SVG of {len(data)} bytes, over the limit of {self.max_svg_bytes}",
-                media_type=mt.SVG,
-            )
-        text = _safe_svg_text(data, name)
-        width, height = _svg_size(text, name)
-        scale = 1.0
-        if width * height > self.max_pixels:
-            # A huge declared canvas is rendered smaller, not refused: the picture is the point.
-            scale = (self.max_pixels / (width * height)) ** 0.5
-        out_w = max(1, int(width * scale))
-        out_h = max(1, int(height * scale))
-        try:
-            import resvg_py
-        except ImportError as exc:
-            raise MissingDependencyError(
-                "resvg-py is required to render SVG", extra="binary"
-            ) from exc
-        try:
-            # No resources_dir: resvg then resolves no relative file reference, and it has no
-            # network code at all.
-            png = bytes(resvg_py.svg_to_bytes(svg_string=text, width=out_w, height=out_h))
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ImageConversionError(f"{name}: SVG cannot be rendered ({exc})") from exc
-        return NormalisedImage(
-            data=png, media_type=mt.PNG, width=out_w, height=out_h, page_count=1, converted=True
-        )
-
 
 def _pillow(media_type: str) -> Any:  # Any: the PIL.Image module
     try:
         from PIL import Image
     except ImportError as exc:  # pragma: no cover - Pillow is a core dependency
         raise MissingDependencyError("Pillow is required for images", extra="binary") from exc
-    if media_type in (mt.HEIC, mt.HEIF, mt.AVIF):
+    if media_type == mt.AVIF:
+        from PIL import features
+
+        if features.check("avif"):
+            return Image  # Pillow's own plugin, built with libavif
+    if media_type in _HEIF_FAMILY:
         try:
             import pillow_heif
         except ImportError as exc:
@@ -188,9 +205,55 @@ def _pillow(media_type: str) -> Any:  # Any: the PIL.Image module
                 f"pillow-heif is required for {media_type}", extra="binary"
             ) from exc
         pillow_heif.register_heif_opener()
-        if media_type == mt.AVIF and hasattr(pillow_heif, "register_avif_opener"):
+        if media_type == mt.AVIF:
+            if not hasattr(pillow_heif, "register_avif_opener"):
+                raise MissingDependencyError(
+                    "AVIF needs Pillow >= 11.3 built with libavif (or pillow-heif < 1.0)",
+                    extra="binary",
+                )
             pillow_heif.register_avif_opener()
     return Image
+
+
+def _no_image_message(
+    summary: ContainerSummary, name: str, media_type: str, reason: str
+) -> str:
+    """Why a HEIF/AVIF container gave no image, in the words a person can act on."""
+    label = "AVIF file" if media_type == mt.AVIF else "HEIF container"
+    tracks = summary.track_sizes
+    track_note = (
+        f"; its {len(tracks)} image sequence track(s) "
+        f"({', '.join(f'{w}x{h}' for w, h in tracks)}) could not be decoded ({reason})"
+        if tracks else ""
+    )
+    if not summary.has_meta:
+        return f"{name}: {label} has no `meta` box, so it holds no image item{track_note}"
+    if summary.image_items == 0:
+        kinds = f": {', '.join(summary.item_types)}" if summary.item_types else ""
+        return (
+            f"{name}: {label} holds no image ({len(summary.item_types)} items{kinds})"
+            f"{track_note}"
+        )
+    return f"{name}: cannot decode {media_type} ({reason})"
+
+
+def _exif_note(tiff: bytes) -> str:
+    """The readable EXIF tags (names and values, binary ones left out), one line."""
+    from PIL import ExifTags, Image
+
+    exif = Image.Exif()
+    try:
+        exif.load(b"Exif\x00\x00" + tiff)
+        tags = dict(exif.items())
+        tags.update(exif.get_ifd(ExifTags.IFD.Exif))
+    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError) as exc:
+        return f"EXIF: unreadable ({type(exc).__name__})"
+    parts = [
+        f"{ExifTags.TAGS.get(tag, hex(tag))}={value}"
+        for tag, value in tags.items()
+        if not isinstance(value, (bytes, dict)) and tag != ExifTags.IFD.Exif
+    ]
+    return ("EXIF: " + "; ".join(parts))[:_MAX_NOTE_CHARS]
 
 
 def _pdf_ready(frame: PilImage) -> PilImage:
@@ -210,75 +273,3 @@ def _to_png(image: PilImage, name: str, media_type: str) -> NormalisedImage:
     return NormalisedImage(
         data=buffer.getvalue(), media_type=mt.PNG, width=width, height=height, converted=True
     )
-
-
-def _safe_svg_text(data: bytes, name: str) -> str:
-    """Parse the SVG with DTDs forbidden, drop external references, and return the markup."""
-    from defusedxml import DefusedXmlException
-    from defusedxml import ElementTree as SafeTree
-
-    try:
-        root = SafeTree.fromstring(data, forbid_dtd=False, forbid_entities=True,
-                                   forbid_external=True)
-    except DefusedXmlException as exc:
-        raise ImageConversionError(f"{name}: SVG declares entities ({exc})") from exc
-    except SyntaxError as exc:  # xml.etree.ElementTree.ParseError
-        raise ImageConversionError(f"{name}: SVG is not well-formed XML ({exc})") from exc
-    if not root.tag.endswith("svg"):
-        raise ImageConversionError(f"{name}: root element is {root.tag!r}, not svg")
-    elements = 0
-    uses = 0
-    for element in root.iter():
-        elements += 1
-        tag = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else ""
-        if tag == "use":
-            uses += 1
-        for attr in list(element.attrib):
-            value = element.attrib[attr]
-            local = attr.rsplit("}", 1)[-1]
-            if local == "href" and not value.startswith(("#", "data:")):
-                del element.attrib[attr]  # external file or URL: never fetched
-        if elements > _SVG_MAX_ELEMENTS or uses > _SVG_MAX_USE:
-            raise BinaryTooLargeError(
-                f"{name}: SVG has over {_SVG_MAX_ELEMENTS} elements or {_SVG_MAX_USE} <use>",
-                media_type=mt.SVG,
-            )
-    import xml.etree.ElementTree as ElementTree
-
-    return ElementTree.tostring(root, encoding="unicode")
-
-
-def _svg_size(text: str, name: str) -> tuple[float, float]:
-    import xml.etree.ElementTree as ElementTree
-
-    root = ElementTree.fromstring(text)
-    width = _length(root.get("width"))
-    height = _length(root.get("height"))
-    view_box = (root.get("viewBox") or "").replace(",", " ").split()
-    if (width is None or height is None) and len(view_box) == 4:
-        try:
-            vb_w, vb_h = float(view_box[2]), float(view_box[3])
-        except ValueError:
-            vb_w = vb_h = 0.0
-        if vb_w > 0 and vb_h > 0:
-            if width is None and height is None:
-                width, height = vb_w, vb_h
-            elif width is None:
-                width = height * vb_w / vb_h  # type: ignore[operator]
-            else:
-                height = width * vb_h / vb_w
-    width = width if width and width > 0 else _SVG_DEFAULT_SIZE
-    height = height if height and height > 0 else _SVG_DEFAULT_SIZE
-    if not (width < 1e7 and height < 1e7):
-        raise BinaryTooLargeError(f"{name}: SVG declares an absurd size {width}x{height}")
-    return width, height
-
-
-def _length(value: str | None) -> float | None:
-    if not value:
-        return None
-    match = _LENGTH.match(value)
-    if match is None or match.group(2) in ("%", "em", "ex"):
-        return None
-    return float(match.group(1)) * _UNIT_PX.get(match.group(2) or "px", 1.0)
-

@@ -12,9 +12,11 @@ __all__ = [
     "BMP",
     "CSV",
     "DOC",
+    "DOCM",
     "DOCX",
     "EMAIL_MEDIA_TYPES",
     "EML",
+    "EMPTY",
     "EPUB",
     "GIF",
     "GZIP",
@@ -36,18 +38,23 @@ __all__ = [
     "PLAIN",
     "PNG",
     "PPT",
+    "PPTM",
     "PPTX",
     "RSS",
     "RTF",
     "SEVEN_ZIP",
+    "SPREADSHEETML_2003",
     "SVG",
     "TAR",
     "TEXT_MEDIA_TYPES",
     "TIFF",
     "TSV",
     "WEBP",
+    "WORDML_2003",
+    "WORDPERFECT",
     "XHTML",
     "XLS",
+    "XLSM",
     "XLSX",
     "XML",
     "ZIP",
@@ -79,6 +86,14 @@ SEVEN_ZIP = "application/x-7z-compressed"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+# Macro-enabled packages: the same XML as above plus a VBA project (never run here).
+DOCM = "application/vnd.ms-word.document.macroenabled.12"
+XLSM = "application/vnd.ms-excel.sheet.macroenabled.12"
+PPTM = "application/vnd.ms-powerpoint.presentation.macroenabled.12"
+# Office 2003 single-file XML (told by their `<?mso-application progid=...?>` instruction);
+# the names are the ones Apache Tika uses, as no type is registered.
+WORDML_2003 = "application/vnd.ms-wordml"
+SPREADSHEETML_2003 = "application/vnd.ms-spreadsheetml"
 ODT = "application/vnd.oasis.opendocument.text"
 ODS = "application/vnd.oasis.opendocument.spreadsheet"
 ODP = "application/vnd.oasis.opendocument.presentation"
@@ -86,6 +101,7 @@ EPUB = "application/epub+zip"
 DOC = "application/msword"
 XLS = "application/vnd.ms-excel"
 PPT = "application/vnd.ms-powerpoint"
+WORDPERFECT = "application/vnd.wordperfect"
 # An OLE2 compound file whose streams match none of DOC/XLS/PPT/MSG.
 OLE2 = "application/x-ole-storage"
 
@@ -101,9 +117,11 @@ AVIF = "image/avif"
 SVG = "image/svg+xml"
 
 OCTET_STREAM = "application/octet-stream"
+EMPTY = "application/x-empty"  # 0 bytes: nothing to sniff, nothing to extract
 
 TEXT_MEDIA_TYPES: frozenset[str] = frozenset(
-    {PLAIN, MARKDOWN, HTML, XHTML, CSV, TSV, JSON, NDJSON, XML, RSS, RTF}
+    {PLAIN, MARKDOWN, HTML, XHTML, CSV, TSV, JSON, NDJSON, XML, RSS, RTF, WORDML_2003,
+     SPREADSHEETML_2003}
 )
 IMAGE_MEDIA_TYPES: frozenset[str] = frozenset(
     {PNG, JPEG, GIF, WEBP, TIFF, BMP, HEIC, HEIF, AVIF, SVG}

@@ -30,6 +30,7 @@ from content_core.errors import (
     BinaryNormalizationError,
     BinaryTooLargeError,
     ContentError,
+    ImageConversionError,
     UnsupportedBinaryError,
 )
 
@@ -37,7 +38,9 @@ __all__ = ["BinaryNormalizer", "failure_id"]
 
 _log = logging.getLogger(__name__)
 
-_ZIP_PACKAGES = frozenset({mt.DOCX, mt.XLSX, mt.PPTX, mt.ODT, mt.ODS, mt.ODP, mt.EPUB})
+_ZIP_PACKAGES = frozenset(
+    {mt.DOCX, mt.DOCM, mt.XLSX, mt.XLSM, mt.PPTX, mt.PPTM, mt.ODT, mt.ODS, mt.ODP, mt.EPUB}
+)
 _WRAPPABLE_TEXT = frozenset({mt.PLAIN, mt.MARKDOWN, mt.CSV, mt.TSV})
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -58,6 +61,8 @@ class _Walk:
     # Ids already emitted: the same bytes reached twice within one raw file (a logo attached
     # twice, a file in two nested archives) are normalised and listed once.
     seen: set[str] = field(default_factory=set)
+    # Notes for the artifact of these bytes (by id), set while it is handled.
+    notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class BinaryNormalizer:
@@ -99,7 +104,9 @@ class BinaryNormalizer:
         members (recursively), each with its `derived_from` ancestry.
 
         The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
-        Failures of members are returned as artifacts with `error_type` set.
+        Failures of members are returned as artifacts with `error_type` set, and so is a raw
+        file whose failure comes with notes (an image container that holds no decodable
+        image, with what it declares).
 
         Raises:
             BinaryTooLargeError: the raw file is over `max_bytes` (or expands past the budget
@@ -152,11 +159,15 @@ class BinaryNormalizer:
         try:
             page_count = await self._handle(walk, artifact, depth)
         except ContentError as exc:
-            if depth == 0:
+            notes = walk.notes.pop(digest, ())
+            if depth == 0 and not notes:
                 del walk.out[index:]
                 raise
+            # A failure with notes is kept as a row even for the raw file: the notes are what
+            # is left of it (the declared metadata of an image that cannot be decoded).
             walk.out[index] = artifact.model_copy(
-                update={"error_type": exc.error_type, "error_message": exc.message}
+                update={"error_type": exc.error_type, "error_message": exc.message,
+                        "notes": notes}
             )
             return
         except RecursionError as exc:  # a parser recursed on hostile nesting
@@ -167,8 +178,11 @@ class BinaryNormalizer:
                 update={"error_type": "BinaryFanoutError", "error_message": "nests too deeply"}
             )
             return
-        if page_count is not None:
-            walk.out[index] = walk.out[index].model_copy(update={"page_count": page_count})
+        notes = walk.notes.pop(digest, ())
+        if page_count is not None or notes:
+            walk.out[index] = walk.out[index].model_copy(
+                update={"page_count": page_count, "notes": notes}
+            )
 
     async def _handle(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
@@ -180,7 +194,17 @@ class BinaryNormalizer:
                 self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
             return report.page_count
         if media_type in mt.IMAGE_MEDIA_TYPES:
-            image = self.images.normalise(data, media_type, filename=name)
+            try:
+                image = self.images.normalise(data, media_type, filename=name)
+            except ImageConversionError as exc:
+                if media_type != mt.SVG:
+                    # What the container still declares (sizes, EXIF) stays on the failed row.
+                    walk.notes[_sha256(data)] = self.images.describe(data, media_type)
+                    raise
+                # The drawing cannot be rendered, but its text is read from the XML: the
+                # failed render is a note on the row, not the row's error.
+                walk.notes[_sha256(data)] = (f"{exc.error_type}: {exc.message}",)
+                return None
             if image.converted:
                 suffix = ".pdf" if image.media_type == mt.PDF else ".png"
                 self._rendition(walk, artifact, image.data, image.media_type, suffix,

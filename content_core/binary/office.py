@@ -32,15 +32,19 @@ __all__ = [
 ]
 
 OFFICE_MEDIA_TYPES: frozenset[str] = frozenset(
-    {mt.DOCX, mt.XLSX, mt.PPTX, mt.ODT, mt.ODS, mt.ODP, mt.DOC, mt.XLS, mt.PPT, mt.RTF}
+    {mt.DOCX, mt.DOCM, mt.XLSX, mt.XLSM, mt.PPTX, mt.PPTM, mt.ODT, mt.ODS, mt.ODP, mt.DOC,
+     mt.XLS, mt.PPT, mt.RTF, mt.WORDPERFECT}
 )
 
 # The renderer picks its import filter from the extension, so inputs are named by their sniffed
 # type, never by the (untrusted) file name.
 _EXTENSIONS = {
     mt.DOCX: ".docx",
+    mt.DOCM: ".docm",
     mt.XLSX: ".xlsx",
+    mt.XLSM: ".xlsm",
     mt.PPTX: ".pptx",
+    mt.PPTM: ".pptm",
     mt.ODT: ".odt",
     mt.ODS: ".ods",
     mt.ODP: ".odp",
@@ -48,6 +52,8 @@ _EXTENSIONS = {
     mt.XLS: ".xls",
     mt.PPT: ".ppt",
     mt.RTF: ".rtf",
+    # LibreOffice reads WordPerfect through libwpd.
+    mt.WORDPERFECT: ".wpd",
 }
 
 

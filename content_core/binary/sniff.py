@@ -8,7 +8,6 @@ text, and which OOXML type an encrypted (OLE2-wrapped) Office package holds.
 from __future__ import annotations
 
 import io
-import re
 import struct
 import zipfile
 import zlib
@@ -41,14 +40,43 @@ _OOXML_PARTS = (
     ("xl/workbook.xml", mt.XLSX),
     ("ppt/presentation.xml", mt.PPTX),
 )
+# Main-part content types in [Content_Types].xml, matched lower-cased: the macro-enabled
+# variants get their own media type, the others (templates, slideshows) their family's.
+_OOXML_CONTENT_TYPES = (
+    ("application/vnd.ms-word.document.macroenabled.main+xml", mt.DOCM),
+    ("application/vnd.ms-excel.sheet.macroenabled.main+xml", mt.XLSM),
+    ("application/vnd.ms-powerpoint.presentation.macroenabled.main+xml", mt.PPTM),
+    ("wordprocessingml.document.main+xml", mt.DOCX),
+    ("wordprocessingml.template.main+xml", mt.DOCX),
+    ("application/vnd.ms-word.template.macroenabledtemplate.main+xml", mt.DOCX),
+    ("spreadsheetml.sheet.main+xml", mt.XLSX),
+    ("spreadsheetml.template.main+xml", mt.XLSX),
+    ("application/vnd.ms-excel.template.macroenabled.main+xml", mt.XLSX),
+    ("presentationml.presentation.main+xml", mt.PPTX),
+    ("presentationml.slideshow.main+xml", mt.PPTX),
+    ("presentationml.template.main+xml", mt.PPTX),
+    ("application/vnd.ms-powerpoint.slideshow.macroenabled.main+xml", mt.PPTX),
+    ("application/vnd.ms-powerpoint.template.macroenabled.main+xml", mt.PPTX),
+)
+# Top folder of each package family's parts, for packages whose directory is lost.
+_OOXML_FOLDERS = (("word/", mt.DOCX), ("xl/", mt.XLSX), ("ppt/", mt.PPTX))
 _OOXML_BY_SUFFIX = {
     ".docx": mt.DOCX,
-    ".docm": mt.DOCX,
+    ".docm": mt.DOCM,
     ".xlsx": mt.XLSX,
-    ".xlsm": mt.XLSX,
+    ".xlsm": mt.XLSM,
     ".pptx": mt.PPTX,
-    ".pptm": mt.PPTX,
+    ".pptm": mt.PPTM,
 }
+_CONTENT_TYPES_PART = "[Content_Types].xml"
+# Bounds for reading a package whose central directory is lost: how many local headers are
+# looked at, and how much of [Content_Types].xml is inflated.
+_MAX_LOCAL_HEADERS = 4096
+_CONTENT_TYPES_BYTES = 256 * 1024
+# WordPerfect 5.x-12 files start with this; byte 9 is the file type (10: a document).
+_WORDPERFECT_MAGIC = b"\xffWPC"
+_WORDPERFECT_DOCUMENT = 10
+
 
 def sniff_media_type(
     data: bytes,
@@ -67,7 +95,7 @@ def sniff_media_type(
         A plain MIME type without parameters, one of the constants in `media_types`.
     """
     if not data:
-        return mt.PLAIN
+        return mt.EMPTY
     found = _sniff_binary(data, filename)
     if found is not None:
         return found
@@ -109,6 +137,8 @@ def _sniff_binary(data: bytes, filename: str | None) -> str | None:
         return _sniff_ole2(data, filename)
     if head.startswith(b"{\\rtf"):
         return mt.RTF
+    if head.startswith(_WORDPERFECT_MAGIC) and len(head) > 9:
+        return mt.WORDPERFECT if head[9] == _WORDPERFECT_DOCUMENT else None
     if _is_tar(data):
         return mt.TAR
     # The PDF header may follow up to 1 KiB of junk (mail or HTTP leftovers), but markup
@@ -177,15 +207,74 @@ def _sniff_zip(data: bytes) -> str:
                 for mimetype, media_type in _ODF_MIMETYPES.items():
                     if value.startswith(mimetype):
                         return media_type
+            content_types = b""
+            if _CONTENT_TYPES_PART in names:
+                with archive.open(_CONTENT_TYPES_PART) as handle:
+                    content_types = handle.read(_CONTENT_TYPES_BYTES)
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError,
             NotImplementedError, KeyError):
-        # A damaged central directory: fall back on the local headers' names in the raw bytes.
-        names = {m.decode("latin-1") for m in re.findall(rb"(?:word|xl|ppt)/[\w.]+\.xml", data)}
-    if "[Content_Types].xml" in names or any("/" in n for n in names):
+        # A damaged or cut central directory: judge from the local headers that remain.
+        return _sniff_local_headers(data)
+    return _ooxml_type(names, content_types) or mt.ZIP
+
+
+def _ooxml_type(names: set[str], content_types: bytes) -> str | None:
+    """The OOXML type a package's [Content_Types].xml and part names declare, if any."""
+    declared = content_types.decode("utf-8", errors="replace").lower()
+    for content_type, media_type in _OOXML_CONTENT_TYPES:
+        if content_type in declared:
+            return media_type
+    if _CONTENT_TYPES_PART in names or any("/" in n for n in names):
         for part, media_type in _OOXML_PARTS:
             if part in names:
                 return media_type
+    return None
+
+
+def _sniff_local_headers(data: bytes) -> str:
+    """Name the package type of a zip without a readable directory (a truncated download):
+    the local file headers still carry each member's name, and OOXML packages start with
+    `[Content_Types].xml` or `_rels/.rels`, then parts under `word/`, `xl/` or `ppt/`."""
+    names: set[str] = set()
+    content_types = b""
+    position = data.find(b"PK\x03\x04")
+    while position >= 0 and len(names) < _MAX_LOCAL_HEADERS:
+        if position + 30 > len(data):
+            break
+        method, = struct.unpack_from("<H", data, position + 8)
+        compressed_size, = struct.unpack_from("<I", data, position + 18)
+        name_len, extra_len = struct.unpack_from("<HH", data, position + 26)
+        raw_name = data[position + 30 : position + 30 + name_len]
+        name = raw_name.decode("utf-8", errors="replace")
+        if name and name.isprintable() and "\ufffd" not in name:
+            names.add(name)
+            if name == _CONTENT_TYPES_PART and not content_types:
+                start = position + 30 + name_len + extra_len
+                content_types = _inflate_prefix(data, start, compressed_size, method)
+        position = data.find(b"PK\x03\x04", position + 4)
+    found = _ooxml_type(names, content_types)
+    if found is not None:
+        return found
+    if _CONTENT_TYPES_PART in names or "_rels/.rels" in names:
+        for folder, media_type in _OOXML_FOLDERS:
+            if any(name.startswith(folder) for name in names):
+                return media_type
     return mt.ZIP
+
+
+def _inflate_prefix(data: bytes, start: int, compressed_size: int, method: int) -> bytes:
+    """Up to `_CONTENT_TYPES_BYTES` of one member's data (stored or deflated), or b""."""
+    # A member written with a data descriptor declares size 0 here: read a bounded window.
+    end = start + compressed_size if compressed_size else start + _CONTENT_TYPES_BYTES
+    raw = data[start:end]
+    if method == 0:
+        return raw[:_CONTENT_TYPES_BYTES]
+    if method != 8:
+        return b""
+    try:
+        return zlib.decompressobj(-15).decompress(raw, _CONTENT_TYPES_BYTES)
+    except zlib.error:
+        return b""
 
 
 def _ole2_root_names(data: bytes) -> set[str] | None:

@@ -9,7 +9,14 @@ import re
 
 from content_core.binary import media_types as mt
 
-__all__ = ["TEXT_SAMPLE_BYTES", "decode_text_sample", "file_suffix", "sniff_text"]
+__all__ = [
+    "TEXT_SAMPLE_BYTES",
+    "decode_text_sample",
+    "ebcdic_markup_codec",
+    "file_suffix",
+    "register_ebcdic_codecs",
+    "sniff_text",
+]
 
 # How much of a file the text heuristics look at; sniffing stays O(1) in the file size.
 TEXT_SAMPLE_BYTES = 64 * 1024
@@ -37,7 +44,23 @@ _HTML_START = re.compile(
     r"h[1-6]|ul|ol|br|link|script|style|section|article|header|nav|form|img)[\s>/]",
     re.IGNORECASE | re.DOTALL,
 )
+# EBCDIC: "<" is 0x4C in every EBCDIC code page (an ASCII "L"); whitespace is 0x40 (space),
+# 0x05 (tab), 0x0D (CR), 0x15 and 0x25 (NL and LF, swapped between cp037/cp500 and cp1047).
+_EBCDIC_LT = 0x4C
+_EBCDIC_SPACE = b"\x40\x05\x0d\x15\x25"
+_EBCDIC_MARKUP = re.compile(r"<(?:\?xml|!doctype\s+html|!--|html|head|meta|title|body)[\s>/]", re.I)
 _XML_ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
+# Office 2003 XML files name the application that opens them in a processing instruction
+# before the root; the root then says which flavour (Word 2007+ "flat OPC" is a pkg:package).
+_MSO_APPLICATION = re.compile(
+    r"<\?mso-application\s[^>]{0,200}?progid\s*=\s*[\"'](Word\.Document|Excel\.Sheet)[\"']",
+    re.IGNORECASE,
+)
+_MSO_ROOTS = {
+    ("word.document", "worddocument"): mt.WORDML_2003,
+    ("word.document", "package"): mt.WORDML_2003,
+    ("excel.sheet", "workbook"): mt.SPREADSHEETML_2003,
+}
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 # Text whose name says "plain text or source code": never a table or markdown, whatever
 # its commas or "# comment" lines look like.
@@ -73,7 +96,34 @@ def decode_text_sample(sample: bytes) -> str | None:
     return text if controls <= max(1, len(text) // 100) else None
 
 
+def ebcdic_markup_codec(data: bytes) -> str | None:
+    """Return the EBCDIC codec of `data` when it starts as HTML or XML in EBCDIC, else None.
+
+    `<html`, `<!DOCTYPE html`, `<?xml` and a few other openings are recognised in cp037 and
+    cp500 (they differ in where "!" lies: 0x5A or 0x4F); line ends in 0x15 rather than 0x25
+    mean cp1047 (z/OS). A label in the document can still name the exact code page.
+    """
+    head = data[:1024].lstrip(_EBCDIC_SPACE)
+    if not head or head[0] != _EBCDIC_LT:
+        return None
+    for codec in ("cp037", "cp500"):
+        if _EBCDIC_MARKUP.match(head[:64].decode(codec)):
+            if codec == "cp037" and head.count(b"\x15") > head.count(b"\x25"):
+                register_ebcdic_codecs()
+                return "cp1047"
+            return codec
+    return None
+
+
+def register_ebcdic_codecs() -> None:
+    """Make the `ebcdic` package's codecs (cp1047 and others) known to `codecs.lookup`."""
+    import ebcdic  # noqa: F401 - registers its codecs on import (a core dependency)
+
+
 def _guess_encoding(sample: bytes) -> str | None:
+    ebcdic = ebcdic_markup_codec(sample)
+    if ebcdic is not None:
+        return ebcdic
     boms = (
         (b"\xef\xbb\xbf", "utf-8-sig"),
         (b"\xff\xfe\x00\x00", "utf-32"),
@@ -149,6 +199,11 @@ def sniff_text(text: str, data: bytes, filename: str | None) -> str:
 
 def _sniff_markup(text: str) -> str:
     lowered = text[:4096].lower()
+    office = _MSO_APPLICATION.search(text, 0, 4096)
+    if office is not None:
+        found = _MSO_ROOTS.get((office.group(1).lower(), _xml_root(text) or ""))
+        if found is not None:
+            return found
     if lowered.startswith("<?xml") or (
         lowered.startswith("<!doctype") and "html" not in lowered[:15]
     ):

@@ -11,25 +11,29 @@ Built-in handlers, in dispatch order (priority, then registration):
 | handler  | media types                  | library             | pages      |
 | -------- | ---------------------------- | ------------------- | ---------- |
 | pdfium   | PDF (+ AcroForm values)      | pypdfium2           | PDF pages  |
-| docx     | DOCX / DOTX / DOCM           | python-docx + lxml  | -          |
-| xlsx     | XLSX / XLTX / XLSM           | openpyxl            | worksheets |
-| pptx     | PPTX / PPSX / POTX / PPTM    | python-pptx         | slides     |
+| docx     | DOCX / DOTX / DOCM (+Strict) | python-docx + lxml  | -          |
+| xlsx     | XLSX / XLTX / XLSM (+Strict) | openpyxl            | worksheets |
+| pptx     | PPTX / PPSX / POTX / PPTM (+Strict) | python-pptx  | slides     |
 | odf      | ODT / ODS / ODP / ODG        | lxml                | slides, sheets |
 | epub     | EPUB                         | lxml + html handler | -          |
-| doc      | Word 97-2003                 | olefile             | -          |
+| doc      | Word 6.0/95, Word 97-2003    | olefile             | -          |
+| wordperfect | WordPerfect 5.x, 6.x-X9   | -                   | -          |
 | xls      | Excel 97-2003                | xlrd                | worksheets |
 | ppt      | PowerPoint 97-2003           | olefile             | slides     |
-| svg      | SVG (title, desc, text)      | defusedxml + lxml   | -          |
+| wordml   | Word 2003 XML, Word flat XML | expat check + lxml  | -          |
+| spreadsheetml | Excel 2003 XML          | expat check + lxml  | worksheets |
+| svg      | SVG (title, desc, text)      | expat check + lxml  | -          |
 | rtf      | RTF                          | striprtf            | -          |
 | pypdf    | PDF, when PDFium fails       | pypdf               | PDF pages  |
 | html     | HTML / XHTML to Markdown     | bs4 + markdownify   | -          |
 | csv      | CSV / TSV as a table         | csv                 | -          |
 | json     | JSON / NDJSON, pretty        | json                | -          |
-| xml      | XML / RSS / Atom, pretty     | defusedxml + lxml   | -          |
+| xml      | XML / RSS / Atom, pretty     | expat check + lxml  | -          |
 | markdown | Markdown (decoded as is)     | -                   | -          |
 | text     | any other text, last resort  | charset-normalizer  | -          |
 
-Zip-based packages pass `_zipguard` first; XML passes `_xmlsafe`; every result passes
+Zip-based packages pass `_zipguard` first (then `_ooxml` rewrites Strict and variant
+packages for the Office libraries); XML passes `_xmlsafe`; every result passes
 `build_text`/`clean_text` (no NUL, no lone surrogates). Limits live in `ExtractOptions`.
 """
 
@@ -85,8 +89,11 @@ def _build_default_registry() -> ExtractorRegistry:
     from content_core.extract.ppt import PptExtractor
     from content_core.extract.pptx import PptxExtractor
     from content_core.extract.rtf import RtfExtractor
+    from content_core.extract.spreadsheetml import SpreadsheetXmlExtractor
     from content_core.extract.svg import SvgTextExtractor
     from content_core.extract.text import PlainTextExtractor
+    from content_core.extract.wordml import WordXmlExtractor
+    from content_core.extract.wordperfect import WordPerfectExtractor
     from content_core.extract.xls import XlsExtractor
     from content_core.extract.xlsx import XlsxExtractor
     from content_core.extract.xml import XmlExtractor
@@ -100,8 +107,11 @@ def _build_default_registry() -> ExtractorRegistry:
     registry.register(OdfExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(EpubExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(DocExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(WordPerfectExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(XlsExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(PptExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(WordXmlExtractor(), priority=PRIORITY_SPECIFIC)
+    registry.register(SpreadsheetXmlExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(SvgTextExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(RtfExtractor(), priority=PRIORITY_SPECIFIC)
     registry.register(HtmlExtractor(), priority=PRIORITY_TEXT_FORMAT)

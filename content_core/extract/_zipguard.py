@@ -52,7 +52,9 @@ def open_checked_zip(data: bytes, options: ExtractOptions, *, media_type: str) -
         members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise ExtractionError(
-            f"not a readable zip package: {exc}", media_type=media_type, stage="extract"
+            f"not a readable zip package (damaged or cut short): {exc}",
+            media_type=media_type,
+            stage="extract",
         ) from exc
     if len(members) > options.max_zip_members:
         raise _refuse(f"{len(members)} members > {options.max_zip_members}", media_type)

@@ -1,9 +1,14 @@
-"""Legacy Word 97-2003 (.doc) text read from the binary piece table, without LibreOffice.
+"""Legacy Word (.doc) text read from the binary file, without LibreOffice: Word 97-2003 and
+Word 6.0/95.
 
-The FIB at the start of the `WordDocument` stream points (fcClx) into the table stream at
-the piece table: each piece maps a run of character positions to bytes that are either
-cp1252 ("compressed") or UTF-16LE. The main story is the first `ccpText` characters; field
-instructions (between 0x13 and 0x14) are dropped and field results kept.
+Word 97+: the FIB at the start of the `WordDocument` stream points (fcClx) into the table
+stream at the piece table: each piece maps a run of character positions to bytes that are
+either cp1252 ("compressed") or UTF-16LE.
+Word 6/95 (nFib 101-105): no table stream and no Unicode. The text is 8-bit in the code page
+of the document's language, from fcMin in one run, or, after a fast save (fComplex), through a
+piece table at fcClx in the `WordDocument` stream itself.
+In both, the main story is the first `ccpText` characters; field instructions (between 0x13
+and 0x14) are dropped and field results kept.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from content_core.extract.base import Blob, ExtractedText, ExtractOptions, Sniff
 __all__ = ["DocExtractor"]
 
 _WORD_IDENT = 0xA5EC
+_WORD6_IDENT = 0xA5DC
+_F_COMPLEX = 0x0004
 _F_ENCRYPTED = 0x0100
 _F_WHICH_TABLE = 0x0200
 _OFFSET_FLAGS = 0x0A
@@ -42,6 +49,22 @@ _CHAR_MAP = str.maketrans(
 )
 _ROW_END = re.compile("\x07\x07")
 _MAX_PIECES = 1_000_000
+# Word 6/95 FIB fields; nFib below the Word 97 value (0xC1) and from Word 6's (101) on.
+_WORD6_NFIB = range(101, 0xC1)
+_OFFSET_NFIB = 0x02
+_OFFSET_LID = 0x06
+_OFFSET_FC_MIN = 0x18
+_WORD6_OFFSET_CCP_TEXT = 0x34
+_WORD6_OFFSET_FC_CLX = 0x0160
+# Word 6/95 stores 8-bit text in the ANSI code page of the document language (primary
+# language id -> code page); everything else is Western (cp1252).
+_WORD6_CODE_PAGES = {
+    0x01: "cp1256", 0x02: "cp1251", 0x05: "cp1250", 0x08: "cp1253", 0x0D: "cp1255",
+    0x0E: "cp1250", 0x11: "cp932", 0x12: "cp949", 0x15: "cp1250", 0x18: "cp1250",
+    0x19: "cp1251", 0x1A: "cp1250", 0x1B: "cp1250", 0x1F: "cp1254", 0x22: "cp1251",
+    0x23: "cp1251", 0x24: "cp1250", 0x25: "cp1257", 0x26: "cp1257", 0x27: "cp1257",
+    0x2F: "cp1251", 0x1E: "cp874", 0x2A: "cp1258",
+}
 
 
 def _load_olefile() -> Any:  # Any: the olefile module, imported lazily
@@ -55,11 +78,14 @@ def _load_olefile() -> Any:  # Any: the olefile module, imported lazily
 
 
 def _fail(reason: str) -> ExtractionError:
-    return ExtractionError(f"not a readable Word 97 document: {reason}", media_type=mt.DOC)
+    return ExtractionError(f"not a readable Word document: {reason}", media_type=mt.DOC)
 
 
-def _pieces(table: bytes, fc_clx: int, lcb_clx: int) -> list[tuple[int, int, int, bool]]:
-    """Return (cp_start, cp_end, byte_offset, compressed) for each piece."""
+def _pieces(
+    table: bytes, fc_clx: int, lcb_clx: int, *, eight_bit: bool = False
+) -> list[tuple[int, int, int, bool]]:
+    """Return (cp_start, cp_end, byte_offset, compressed) for each piece; with `eight_bit`
+    (Word 6/95) every piece is 8-bit text at the byte offset its descriptor gives."""
     clx = table[fc_clx : fc_clx + lcb_clx]
     pos = 0
     while pos < len(clx) and clx[pos] == 0x01:  # Prc: property modifiers, skipped
@@ -76,6 +102,9 @@ def _pieces(table: bytes, fc_clx: int, lcb_clx: int) -> list[tuple[int, int, int
     pieces = []
     for index in range(count):
         (fc,) = struct.unpack_from("<I", plc, 4 * (count + 1) + 8 * index + 2)
+        if eight_bit:
+            pieces.append((cps[index], cps[index + 1], fc, True))
+            continue
         compressed = bool(fc & _COMPRESSED)
         offset = (fc & ~_COMPRESSED) // 2 if compressed else fc
         pieces.append((cps[index], cps[index + 1], offset, compressed))
@@ -101,7 +130,7 @@ def _strip_fields(text: str) -> str:
 
 
 def read_doc_text(data: bytes) -> str:
-    """Return the main-story text of a Word 97-2003 file.
+    """Return the main-story text of a Word 6/95 or Word 97-2003 file.
 
     Raises:
         UnsafeInputError: the document is encrypted.
@@ -113,25 +142,48 @@ def read_doc_text(data: bytes) -> str:
             word = ole.openstream("WordDocument").read()
             if len(word) < _OFFSET_FC_CLX + 8:
                 raise _fail("FIB truncated")
-            (ident,) = struct.unpack_from("<H", word, 0)
+            ident, nfib = struct.unpack_from("<HH", word, 0)
             (flags,) = struct.unpack_from("<H", word, _OFFSET_FLAGS)
-            if ident != _WORD_IDENT:
+            if ident not in (_WORD_IDENT, _WORD6_IDENT):
                 raise _fail("bad FIB signature")
             if flags & _F_ENCRYPTED:
                 raise UnsafeInputError(
                     "the Word document is encrypted", media_type=mt.DOC, stage="extract"
                 )
+            if nfib in _WORD6_NFIB:
+                return _clean_story(_word6_text(word, flags))
             table_name = "1Table" if flags & _F_WHICH_TABLE else "0Table"
             table = ole.openstream(table_name).read()
     except (OSError, ValueError, IndexError) as exc:
         raise _fail(str(exc)) from exc
     (ccp_text,) = struct.unpack_from("<i", word, _OFFSET_CCP_TEXT)
     fc_clx, lcb_clx = struct.unpack_from("<II", word, _OFFSET_FC_CLX)
+    return _clean_story(_piece_text(word, _pieces(table, fc_clx, lcb_clx), ccp_text, "cp1252"))
+
+
+def _word6_text(word: bytes, flags: int) -> str:
+    """The main story of a Word 6/95 `WordDocument` stream."""
+    (lid,) = struct.unpack_from("<H", word, _OFFSET_LID)
+    encoding = _WORD6_CODE_PAGES.get(lid & 0x3FF, "cp1252")
+    (fc_min,) = struct.unpack_from("<I", word, _OFFSET_FC_MIN)
+    (ccp_text,) = struct.unpack_from("<i", word, _WORD6_OFFSET_CCP_TEXT)
+    if flags & _F_COMPLEX:
+        fc_clx, lcb_clx = struct.unpack_from("<II", word, _WORD6_OFFSET_FC_CLX)
+        pieces = _pieces(word, fc_clx, lcb_clx, eight_bit=True)
+        return _piece_text(word, pieces, ccp_text, encoding)
+    length = min(max(ccp_text, 0), max(len(word) - fc_min, 0))
+    return word[fc_min : fc_min + length].decode(encoding, errors="replace")
+
+
+def _piece_text(
+    word: bytes, pieces: list[tuple[int, int, int, bool]], ccp_text: int, encoding: str
+) -> str:
+    """Concatenate the first `ccp_text` characters that `pieces` map into `word`."""
     chunks: list[str] = []
     # The text is stored in the WordDocument stream, so a genuine file never holds more
     # characters than that stream has bytes; hostile pieces may all point at the same bytes.
     remaining = len(word)
-    for cp_start, cp_end, offset, compressed in _pieces(table, fc_clx, lcb_clx):
+    for cp_start, cp_end, offset, compressed in pieces:
         if cp_start >= ccp_text or remaining <= 0:
             break
         end = min(cp_end, ccp_text)
@@ -139,17 +191,22 @@ def read_doc_text(data: bytes) -> str:
         remaining -= length
         if compressed:
             raw = word[offset : offset + length]
-            chunks.append(raw.decode("cp1252", errors="replace"))
+            chunks.append(raw.decode(encoding, errors="replace"))
         else:
             raw = word[offset : offset + 2 * length]
             chunks.append(raw.decode("utf-16-le", errors="replace"))
-    text = _strip_fields("".join(chunks))
+    return "".join(chunks)
+
+
+def _clean_story(raw: str) -> str:
+    """Drop field codes and map Word's control characters to plain-text layout."""
+    text = _strip_fields(raw)
     text = _ROW_END.sub(" |\n", text).replace("\x07", " | ")
     return text.translate(_CHAR_MAP)
 
 
 class DocExtractor:
-    """Word 97-2003 binary documents (plain text of the main story)."""
+    """Word 6.0/95 and Word 97-2003 binary documents (plain text of the main story)."""
 
     name = "doc"
 
@@ -162,7 +219,7 @@ class DocExtractor:
 
         Raises:
             UnsafeInputError: the document is encrypted.
-            ExtractionError: not a readable Word 97-2003 file.
+            ExtractionError: not a readable Word 6/95 or 97-2003 file.
         """
         try:
             text = read_doc_text(blob.data)

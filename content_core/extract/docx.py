@@ -20,13 +20,13 @@ from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
-__all__ = ["DocxExtractor"]
+__all__ = ["DocxExtractor", "render_word_xml"]
 
 _DOCX_TYPES = frozenset(
     {
         mt.DOCX,
+        mt.DOCM,
         "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
-        "application/vnd.ms-word.document.macroenabled.12",
         "application/vnd.ms-word.template.macroenabled.12",
     }
 )
@@ -192,11 +192,12 @@ def _heading_level(style_name: str) -> int:
     return 0
 
 
-def _styles(document: Any) -> tuple[dict[str, str], frozenset[str]]:
-    """Return style id -> lower-case name, and the ids of styles that carry list numbering."""
+def _styles(styles: Any) -> tuple[dict[str, str], frozenset[str]]:
+    """Return style id -> lower-case name, and the ids of styles that carry list numbering,
+    from the `w:styles` element (or any element holding `w:style` definitions)."""
     names: dict[str, str] = {}
     lists: set[str] = set()
-    for style in document.styles.element.iter(f"{_W}style"):
+    for style in styles.iter(f"{_W}style"):
         style_id = style.get(f"{_W}styleId", "")
         name = style.find(f"{_W}name")
         if name is not None:
@@ -233,6 +234,14 @@ def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, A
             yield kind, root
 
 
+def render_word_xml(root: Any, blocks: Iterable[Any]) -> str:
+    """Render WordprocessingML block elements (`w:p`, `w:tbl`, ...) as Markdown, with the
+    heading and list styles defined under `root`. Used for single-file Word XML, whose parts
+    live in one tree instead of a package."""
+    renderer = _Renderer(*_styles(root))
+    return join_blocks(list(renderer.blocks(blocks)))
+
+
 class DocxExtractor:
     """Word 2007+ documents through python-docx, rendered as Markdown."""
 
@@ -259,7 +268,7 @@ class DocxExtractor:
             raise ExtractionError(
                 f"not a readable Word document: {exc}", media_type=blob.info.media_type
             ) from exc
-        renderer = _Renderer(*_styles(document))
+        renderer = _Renderer(*_styles(document.styles.element))
         body = list(renderer.blocks(document.element.body))
         kinds = _PART_ORDER if options.include_comments else ("header", "footer")
         before: list[str] = []

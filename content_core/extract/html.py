@@ -2,6 +2,8 @@
 
 Scripts, styles and other non-content elements are dropped before conversion; `data:` URI
 images keep only their alt text, so a page with an inline base64 picture stays small.
+The bytes are decoded as a browser would (`_decode.decode_html`): BOM, the page's own `<meta>`
+charset, EBCDIC recognised by its first bytes, then detection.
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import MissingDependencyError
-from content_core.extract._decode import decode_bytes
+from content_core.extract._decode import decode_html, markup_charset
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["HtmlExtractor", "html_to_markdown"]
 
 _HTML_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _DROPPED_TAGS = (
     "head",
     "script",
@@ -72,9 +73,8 @@ def html_to_markdown(html: str) -> str:
 
 
 def declared_charset(data: bytes) -> str | None:
-    """Return the charset named by a `<meta>` tag near the start of `data`, if any."""
-    match = _META_CHARSET.search(data[:4096])
-    return match.group(1).decode("ascii").lower() if match else None
+    """Return the codec a `<meta>` tag or XML declaration at the start of `data` names, if any."""
+    return markup_charset(data)
 
 
 class HtmlExtractor:
@@ -88,6 +88,5 @@ class HtmlExtractor:
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
         """Return the page as Markdown (headings, lists, links, tables)."""
-        declared = declared_charset(blob.data) or blob.info.charset
-        html = decode_bytes(blob.data, declared=declared)
+        html = decode_html(blob.data, transport=blob.info.charset)
         return build_text([html_to_markdown(html)], handler=self.name, paged=False)

@@ -11,6 +11,7 @@ from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import CorruptPdfError, EncryptedPdfError, MissingDependencyError
+from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 logger = logging.getLogger(__name__)
@@ -93,6 +94,9 @@ def _page_text(pdfium: Any, document: Any, index: int, *, forms: bool) -> str:
         textpage = page.get_textpage()
         try:
             text = str(textpage.get_text_range())
+            if has_rtl(text):
+                # PDFium keeps Arabic and Hebrew close to visual order: put them in reading order.
+                text = logical_text(_placed_chars(pdfium.raw, textpage))
         finally:
             textpage.close()
         if forms:
@@ -102,6 +106,25 @@ def _page_text(pdfium: Any, document: Any, index: int, *, forms: bool) -> str:
         return text
     finally:
         page.close()
+
+
+def _placed_chars(raw: Any, textpage: Any) -> list[PlacedChar]:
+    """Every character of the text page with its loose (advance) box and font size."""
+    import ctypes
+
+    chars: list[PlacedChar] = []
+    rect = raw.FS_RECTF()
+    left = right = 0.0
+    for index in range(raw.FPDFText_CountChars(textpage.raw)):
+        code = raw.FPDFText_GetUnicode(textpage.raw, index)
+        if not code or code > 0x10FFFF:
+            continue
+        if raw.FPDFText_GetLooseCharBox(textpage.raw, index, ctypes.byref(rect)):
+            left, right = float(rect.left), float(rect.right)
+        # else: no box (a character PDFium made up); it shares the previous one's place.
+        size = float(raw.FPDFText_GetFontSize(textpage.raw, index))
+        chars.append(PlacedChar(chr(code), left, right, size))
+    return chars
 
 
 _VALUE_FIELD_TYPES = (

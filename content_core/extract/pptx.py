@@ -27,9 +27,9 @@ __all__ = ["PptxExtractor"]
 _PPTX_TYPES = frozenset(
     {
         mt.PPTX,
+        mt.PPTM,
         "application/vnd.openxmlformats-officedocument.presentationml.slideshow",
         "application/vnd.openxmlformats-officedocument.presentationml.template",
-        "application/vnd.ms-powerpoint.presentation.macroenabled.12",
     }
 )
 # Group shapes nest; a hostile file could nest them deeply.

@@ -1,19 +1,25 @@
 """The readable text of an SVG drawing: its `<title>`, `<desc>` and `<text>` elements.
 
 The drawing itself is rasterised by the binary normaliser; this handler gives the words in it
-without OCR. The markup goes through the same entity and external-reference refusal as XML.
+without OCR, so they survive a drawing that cannot be rendered. The markup goes through the same
+entity and external-reference refusal as XML.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_safe, safe_lxml_parser
+from content_core.extract._xmlsafe import check_xml_safe, parse_checked
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["SvgTextExtractor"]
 
 _TEXT_ELEMENTS = frozenset({"title", "desc", "text"})
+# Inside <text>: a <tspan> or <textPath> placed with its own x, y or dy starts a new line.
+_POSITIONED = frozenset({"tspan", "textPath"})
+_LINE_ATTRIBUTES = ("x", "y", "dy")
 
 
 class SvgTextExtractor:
@@ -29,7 +35,7 @@ class SvgTextExtractor:
         """Return one line per text-bearing element, in document order.
 
         Raises:
-            UnsafeInputError: entity declarations or external references.
+            UnsafeInputError: dangerous entities or external references.
             ExtractionError: not well-formed XML.
         """
         media_type = blob.info.media_type
@@ -37,15 +43,37 @@ class SvgTextExtractor:
         from lxml import etree
 
         try:
-            root = etree.fromstring(blob.data, safe_lxml_parser())
+            root = parse_checked(blob.data)
         except (etree.XMLSyntaxError, ValueError) as exc:
             raise ExtractionError(f"not well-formed SVG: {exc}", media_type=media_type) from exc
         lines: list[str] = []
         for element in root.iter():
-            if not isinstance(element.tag, str):
-                continue
-            if etree.QName(element).localname in _TEXT_ELEMENTS:
-                text = " ".join("".join(element.itertext()).split())
-                if text:
-                    lines.append(text)
+            if isinstance(element.tag, str) and _local(element) in _TEXT_ELEMENTS:
+                lines.extend(_element_lines(element))
         return build_text(["\n".join(lines)], handler=self.name, paged=False)
+
+
+def _local(element: Any) -> str:  # Any: an lxml element
+    tag = element.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _element_lines(element: Any) -> list[str]:  # Any: an lxml element
+    """The lines of one text element: pieces joined as written, a new line where a <tspan>
+    or <textPath> is positioned on its own (the usual way SVG writes several lines)."""
+    pieces: list[str] = []
+
+    def walk(node: Any, top: bool) -> None:
+        if not top and _local(node) in _POSITIONED and any(
+            node.get(name) for name in _LINE_ATTRIBUTES
+        ):
+            pieces.append("\n")
+        pieces.append(node.text or "")
+        for child in node:
+            if isinstance(child.tag, str) and _local(child) not in _TEXT_ELEMENTS:
+                walk(child, False)
+            pieces.append(child.tail or "")
+
+    walk(element, True)
+    lines = (" ".join(line.split()) for line in "".join(pieces).split("\n"))
+    return [line for line in lines if line]

@@ -1,4 +1,5 @@
-"""XLSX workbooks as one Markdown table per sheet, through openpyxl in read-only mode.
+"""XLSX and XLSM workbooks (transitional or Strict) as one Markdown table per sheet, through
+openpyxl in read-only mode; macros are never run.
 
 The `<dimension>` a sheet claims is ignored (`reset_dimensions`): a hostile file can claim a
 million rows by sixteen thousand columns, and openpyxl would pad every row to that width.
@@ -12,6 +13,7 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError, MissingDependencyError
 from content_core.extract._cells import CellBudget, sheet_markdown
+from content_core.extract._ooxml import as_plain_package
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -20,8 +22,8 @@ __all__ = ["XlsxExtractor"]
 _XLSX_TYPES = frozenset(
     {
         mt.XLSX,
+        mt.XLSM,
         "application/vnd.openxmlformats-officedocument.spreadsheetml.template",
-        "application/vnd.ms-excel.sheet.macroenabled.12",
     }
 )
 
@@ -53,12 +55,13 @@ class XlsxExtractor:
             ExtractionError: openpyxl cannot read the workbook.
         """
         openpyxl = _load_openpyxl()
-        open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
+        data = as_plain_package(blob.data, archive)
         budget = CellBudget(options.max_table_cells)
         pages: list[str] = []
         try:
             workbook = openpyxl.load_workbook(
-                io.BytesIO(blob.data), read_only=True, data_only=True, keep_links=False
+                io.BytesIO(data), read_only=True, data_only=True, keep_links=False
             )
             try:
                 for sheet in workbook.worksheets:

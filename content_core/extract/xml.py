@@ -1,15 +1,16 @@
-"""XML pretty-printed, with entity declarations and external references refused.
+"""XML pretty-printed, with dangerous entity declarations and external references refused.
 
-defusedxml checks the document first (it refuses entity declarations, so "billion laughs"
-and external entities never expand); lxml then re-indents it with the network off, keeping
-the original namespace prefixes and CDATA sections.
+`_xmlsafe` checks the document first (nested or oversized entity expansion and external
+entities are refused; a DOCTYPE, an internal subset and unparsed NDATA entities are not);
+lxml then re-indents it with the network and DTD loading off, keeping the original namespace
+prefixes and CDATA sections.
 """
 
 from __future__ import annotations
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_safe, safe_lxml_parser
+from content_core.extract._xmlsafe import check_xml_safe, parse_checked
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["XmlExtractor"]
@@ -30,7 +31,7 @@ class XmlExtractor:
         """Return the document indented by two spaces per level.
 
         Raises:
-            UnsafeInputError: entity declarations, external references, or too large.
+            UnsafeInputError: dangerous entities, external references, or too large.
             ExtractionError: not well-formed XML.
         """
         media_type = blob.info.media_type
@@ -38,9 +39,7 @@ class XmlExtractor:
         from lxml import etree
 
         try:
-            root = etree.fromstring(
-                blob.data, safe_lxml_parser(remove_blank_text=True, strip_cdata=False)
-            )
+            root = parse_checked(blob.data, remove_blank_text=True, strip_cdata=False)
             etree.indent(root, space="  ")
             text = etree.tostring(root, encoding="unicode")
         except (etree.XMLSyntaxError, ValueError) as exc:

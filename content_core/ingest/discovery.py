@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict
 
-from content_core.sources import FileStat, LocalFolderSource
+from content_core.sources import FileStat, LocalFolderSource, os_path_text
 from content_core.store import ContentStore, sha256_hex
 from content_core.store.tables import write_parquet_atomic
 
@@ -58,7 +58,8 @@ class ManifestEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    path: str
+    path: str  # text form of path_bytes (`escape_path`): the file's key with its source
+    path_bytes: bytes  # the exact bytes of the path as the filesystem gave them
     change: Change
     sha256: str | None  # None for deletions
     size_bytes: int | None
@@ -106,7 +107,24 @@ class _Known:
     deleted: bool
 
 
-_COLUMNS = "path, change, sha256, size_bytes, mtime_ns, ctime_ns, inode, batch_seq, batch_id"
+_COLUMN_TYPES = {
+    "path": "VARCHAR",
+    "path_bytes": "BLOB",
+    "change": "VARCHAR",
+    "sha256": "VARCHAR",
+    "size_bytes": "BIGINT",
+    "mtime_ns": "BIGINT",
+    "ctime_ns": "BIGINT",
+    "inode": "BIGINT",
+    "batch_seq": "BIGINT",
+    "batch_id": "VARCHAR",
+}
+_COLUMNS = ", ".join(_COLUMN_TYPES)
+# No rows, every column typed: unioned BY NAME with manifests (and snapshots) written before a
+# column existed, it supplies that column as nulls.
+_NO_ROWS = (
+    "SELECT " + ", ".join(f"NULL::{t} AS {c}" for c, t in _COLUMN_TYPES.items()) + " WHERE false"
+)
 # Manifests read one by one before discovery folds them into the per-source snapshot.
 SNAPSHOT_EVERY = 64
 
@@ -145,23 +163,24 @@ def _load_latest(connection: duckdb.DuckDBPyConnection, store: ContentStore, sou
                 f"SELECT coalesce(max(batch_seq), 0) FROM read_parquet({_quote(snapshot)})"
             ).fetchone()
             covered = int(row[0]) if row else 0
-            parts.append(f"SELECT {_COLUMNS} FROM read_parquet({_quote(snapshot)})")
+            parts.append(
+                f"SELECT {_COLUMNS} FROM (SELECT * FROM read_parquet({_quote(snapshot)}) "
+                f"UNION ALL BY NAME {_NO_ROWS})"
+            )
         except duckdb.Error as exc:
-            logger.warning("snapshot %s unreadable (%s); reading every manifest", snapshot, exc)
+            logger.warning(
+                "snapshot %s unreadable (%s); reading every manifest", os_path_text(snapshot), exc
+            )
             covered = 0
     files = _manifests_after(store, source_id, covered)
     if files:
         listed = ", ".join(_quote(f) for f in files)
         parts.append(
-            f"SELECT {_COLUMNS} FROM read_parquet([{listed}], union_by_name = true) "
-            f"WHERE source_id = {_quote(Path(source_id))}"
+            f"SELECT {_COLUMNS} FROM (SELECT * FROM read_parquet([{listed}], union_by_name = true) "
+            f"WHERE source_id = {_quote(Path(source_id))} UNION ALL BY NAME {_NO_ROWS})"
         )
     if not parts:
-        connection.execute(
-            "CREATE TABLE manifest_latest (path VARCHAR, change VARCHAR, sha256 VARCHAR, "
-            "size_bytes BIGINT, mtime_ns BIGINT, ctime_ns BIGINT, inode BIGINT, "
-            "batch_seq BIGINT, batch_id VARCHAR)"
-        )
+        connection.execute(f"CREATE TABLE manifest_latest AS {_NO_ROWS}")
         return 0
     connection.execute(
         "CREATE TABLE manifest_latest AS SELECT * FROM ("
@@ -243,7 +262,9 @@ class _HashCache:
             try:
                 return pq.read_table(self.path).select(_HASH_CACHE_SCHEMA.names)
             except (OSError, pa.ArrowException, KeyError) as exc:
-                logger.warning("hash cache %s unreadable (%s); starting afresh", self.path, exc)
+                logger.warning(
+                    "hash cache %s unreadable (%s); starting afresh", os_path_text(self.path), exc
+                )
         return _HASH_CACHE_SCHEMA.empty_table()
 
     def remember(self, path: str, signature: str, sha256: str) -> None:
@@ -271,8 +292,15 @@ class _HashCache:
 _SMALL_FILE = 4 << 20  # read in one call and hashed in memory; bigger files stream to a temp
 
 
-def _stat_of(path: str, info: os.stat_result) -> FileStat:
-    return FileStat(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+def _stat_of(listed: FileStat, info: os.stat_result) -> FileStat:
+    return FileStat(
+        listed.path,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+        listed.path_bytes,
+    )
 
 
 def _read_stable(
@@ -286,7 +314,7 @@ def _read_stable(
     with its own stat. A file whose ctime is after `settled_before_ns` is left for a later
     pass: a writer that pauses between writes shows no change during one read.
     """
-    path = source.absolute(listed.path)
+    path = source.absolute(listed.path_bytes)  # the exact bytes, never the text form
     try:
         before = os.stat(path, follow_symlinks=False)
         if not stat.S_ISREG(before.st_mode):
@@ -306,10 +334,10 @@ def _read_stable(
     except FileNotFoundError:
         return None  # vanished between listing and reading: its deletion shows next pass
     except OSError as exc:
-        logger.warning("cannot read %s: %s; retrying next pass", path, exc)
+        logger.warning("cannot read %s: %s; retrying next pass", os_path_text(path), exc)
         return None
-    stable = _stat_of(listed.path, after)
-    if stable != _stat_of(listed.path, before) or size != after.st_size:
+    stable = _stat_of(listed, after)
+    if stable != _stat_of(listed, before) or size != after.st_size:
         return None  # written to while we read it: never pin a half-written version
     return sha256, stable
 
@@ -328,7 +356,10 @@ WITH known AS ({latest}),
 scan_sig AS (
     SELECT *, concat_ws(':', size_bytes, mtime_ns, ctime_ns, inode) AS signature FROM scan
 )
-SELECT coalesce(s.path, k.path) AS path, s.size_bytes, s.mtime_ns, s.ctime_ns, s.inode,
+SELECT coalesce(s.path, k.path) AS path,
+       -- a path known from before path_bytes existed was valid UTF-8: its bytes are its text
+       coalesce(s.path_bytes, k.path_bytes, encode(k.path)) AS path_bytes,
+       s.size_bytes, s.mtime_ns, s.ctime_ns, s.inode,
        k.change AS known_change, k.sha256 AS known_sha256, c.sha256 AS cached_sha256
 FROM scan_sig s
 FULL OUTER JOIN known k ON s.path = k.path
@@ -385,9 +416,10 @@ def _plan(source: LocalFolderSource, store: ContentStore, cache: _HashCache) -> 
     )
 
 
-def _deletion(path: str) -> ManifestEntry:
+def _deletion(path: str, path_bytes: bytes) -> ManifestEntry:
     return ManifestEntry(
         path=path,
+        path_bytes=path_bytes,
         change="deleted",
         sha256=None,
         size_bytes=None,
@@ -434,7 +466,7 @@ def _discover(
             batch = BatchManifest(
                 batch_id=_batch_id(source.source_id, seq, previous, entries),
                 source_id=source.source_id,
-                source_root=str(source.root),
+                source_root=os_path_text(source.root),
                 seq=seq,
                 entries=tuple(entries),
             )
@@ -447,10 +479,10 @@ def _discover(
             if late and (entries or batches):  # every pass pins something, however late
                 has_more = True
                 break
-            path = str(row["path"])
+            path, path_bytes = str(row["path"]), bytes(row["path_bytes"])
             known_live = row["known_change"] is not None and row["known_change"] != "deleted"
             if row["size_bytes"] is None:  # listed before, gone now
-                entries.append(_deletion(path))
+                entries.append(_deletion(path, path_bytes))
             else:
                 listed = FileStat(
                     path,
@@ -458,6 +490,7 @@ def _discover(
                     int(row["mtime_ns"]),
                     int(row["ctime_ns"]),
                     int(row["inode"]),
+                    path_bytes,
                 )
                 if known_live and row["cached_sha256"] == row["known_sha256"]:
                     continue  # metadata-only change, checked on an earlier pass
@@ -474,6 +507,7 @@ def _discover(
                 entries.append(
                     ManifestEntry(
                         path=path,
+                        path_bytes=path_bytes,
                         change="modified" if known_live else "added",
                         sha256=sha256,
                         size_bytes=stable.size_bytes,
@@ -544,6 +578,7 @@ def _write_manifest(store: ContentStore, batch: BatchManifest) -> None:
                 "batch_id": batch.batch_id,
                 "source_id": batch.source_id,
                 "path": entry.path,
+                "path_bytes": entry.path_bytes,
                 "batch_seq": batch.seq,
                 "source_root": batch.source_root,
                 "change": entry.change,

@@ -15,7 +15,7 @@ from content_core.store import NORMALISED_ARTIFACTS, RAW_FILES, ContentStore
 __all__ = ["build_normalised_artifacts", "normalisation_fingerprint"]
 
 # Per-batch columns; everything else in a row depends only on the raw bytes and the config.
-_BATCH_COLUMNS = ("batch_id", "source_id", "path")
+_BATCH_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
 # Worker failures (time limit, memory cap) may pass on a retry, so they are never reused.
 _TRANSIENT_STAGE = "worker"
 
@@ -63,6 +63,21 @@ def _reusable(
     }
 
 
+def _for_path(artifact: dict[str, Any], batch_id: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """An artifact row under one path: rows belong to paths, so the file's own row is named
+    after this path even when its bytes were normalised under another name (a copy, a rename)."""
+    row = {
+        **artifact,
+        "batch_id": batch_id,
+        "source_id": raw["source_id"],
+        "path": raw["path"],
+        "path_bytes": raw["path_bytes"],
+    }
+    if not artifact["derived_from"]:
+        row["filename"] = PurePosixPath(raw["path"]).name
+    return row
+
+
 def build_normalised_artifacts(
     store: ContentStore, batch_id: str, config: ProcessingConfig
 ) -> StageReport:
@@ -93,9 +108,7 @@ def build_normalised_artifacts(
     ):
         by_sha[sha] = [_record_row(record, sha, fingerprint) for record in records]
     rows = [
-        {**artifact, "batch_id": batch_id, "source_id": row["source_id"], "path": row["path"]}
-        for row in raw
-        for artifact in by_sha[row["sha256"]]
+        _for_path(artifact, batch_id, row) for row in raw for artifact in by_sha[row["sha256"]]
     ]
     count = store.write_rows(NORMALISED_ARTIFACTS, batch_id, rows)
     return StageReport(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,16 +24,56 @@ class StageReport(BaseModel):
     preview_markdown: str = ""
 
 
+# Columns holding file or member names: control characters made visible and never
+# whitespace-folded (a name with a newline or two spaces shows them), the middle elided when
+# long so the extension stays in sight.
+_NAME_COLUMNS = frozenset({"path", "filename"})
+_WIDTH = 60
+# Line breaks end a Markdown table row; other control characters garble a terminal.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Markdown punctuation that could end a cell or start formatting, a link or an HTML tag.
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~&$])")
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    return _SHORT.get(char) or f"\\u{ord(char):04x}"
+
+
+def _name_cell(text: str) -> str:
+    """A name in its text form (`escape_path`: a literal backslash is doubled, an undecodable
+    byte is `\\xNN`) with control characters as `\\n`, `\\r`, `\\t`, `\\uNNNN`: escapes the
+    text form never makes, so what a cell shows stays unambiguous, on one line."""
+    text = _CONTROL.sub(_visible, text)
+    if len(text) > _WIDTH:
+        half = (_WIDTH - 3) // 2
+        text = f"{text[:half]}...{text[-half:]}"
+    return text
+
+
+def _text_cell(text: str) -> str:
+    text = " ".join(text.split())
+    text = _CONTROL.sub(_visible, text)  # controls that str.split() keeps (NUL, ESC, ...)
+    return text if len(text) <= _WIDTH else text[: _WIDTH - 3] + "..."
+
+
 def preview(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], limit: int = 5) -> str:
-    """A small Markdown table of the first rows, values shortened, for the Dagster UI."""
+    """A small Markdown table of the first rows, values shortened, for the Dagster UI.
+
+    One table row per row whatever the values hold (newlines, pipes, Markdown syntax): every
+    cell is escaped, and names are shown so that two distinct names never look the same.
+    """
     if not rows:
         return "_no rows_"
 
-    def cell(value: Any) -> str:
+    def cell(column: str, value: Any) -> str:
         text = "" if value is None else str(value)
-        text = " ".join(text.split()).replace("|", "\\|")
-        return text if len(text) <= 60 else text[:57] + "..."
+        text = _name_cell(text) if column in _NAME_COLUMNS else _text_cell(text)
+        return _MARKDOWN.sub(r"\\\1", text)
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows[:limit]]
+    lines += ["| " + " | ".join(cell(c, r.get(c)) for c in columns) + " |" for r in rows[:limit]]
     return "\n".join(lines)

@@ -80,6 +80,7 @@ def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
                 "batch_id": batch_id,
                 "source_id": entry["source_id"],
                 "path": entry["path"],
+                "path_bytes": entry["path_bytes"],
                 "batch_seq": entry["batch_seq"],
                 "change": entry["change"],
                 "size_bytes": entry["size_bytes"],
@@ -132,6 +133,7 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
         if key in seen:  # one artifact reached twice inside one file (identical attachments)
             continue
         seen.add(key)
+        pages = doc["pages"] or []
         for chunk in chunker.chunk(doc["text"]):
             metadata = dict(chunk.metadata)
             rows.append(
@@ -139,6 +141,7 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
                     "batch_id": batch_id,
                     "source_id": doc["source_id"],
                     "path": doc["path"],
+                    "path_bytes": doc["path_bytes"],
                     "artifact_id": doc["artifact_id"],
                     "chunk_id": _chunk_id(doc["artifact_id"], fingerprint, chunk.index),
                     "index": chunk.index,
@@ -148,7 +151,9 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
                     "source_end": chunk.source_end,
                     "token_count": metadata.get("token_count"),
                     "overlap_tokens": chunk.overlap_tokens,
-                    "page": _page_of(doc["pages"] or [], chunk.source_start),
+                    "page_start": _page_of(pages, chunk.source_start),
+                    # The last character's page: a chunk that runs onto page 2 ends there.
+                    "page_end": _page_of(pages, max(chunk.source_end - 1, chunk.source_start)),
                     "breadcrumb": metadata.get("breadcrumb"),
                     "chunker": config.chunker,
                     "chunker_fingerprint": fingerprint,
@@ -168,7 +173,9 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
             "max_chunk_tokens": max(tokens, default=0),
             "total_tokens": sum(tokens),
         },
-        preview_markdown=preview(rows, ["path", "index", "token_count", "page", "content"]),
+        preview_markdown=preview(
+            rows, ["path", "index", "token_count", "page_start", "page_end", "content"]
+        ),
     )
 
 
@@ -184,6 +191,7 @@ def build_compressed_contexts(
                 "batch_id": batch_id,
                 "source_id": doc["source_id"],
                 "path": doc["path"],
+                "path_bytes": doc["path_bytes"],
                 "artifact_id": doc["artifact_id"],
                 "strategy": result.strategy,
                 "max_tokens": config.max_tokens,
@@ -211,6 +219,7 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
     """agentic_extractions: the agent's validated output for every chunk (cached by content)."""
     chunk_rows = store.read_rows(CHUNKS, batch_id).to_pylist()
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in chunk_rows}
+    bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in chunk_rows}
     items = [
         ExtractionInput(
             chunk_id=r["chunk_id"],
@@ -228,6 +237,7 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
         {
             "batch_id": batch_id,
             "source_id": source_of[(record.artifact_id, record.path)],
+            "path_bytes": bytes_of[(record.artifact_id, record.path)],
             **record.model_dump(),
         }
         for record in run.records
@@ -257,6 +267,7 @@ def build_merged_extractions(
     """merged_extractions: one row per document and schema, merging its chunks' outputs."""
     extraction_rows = store.read_rows(AGENTIC_EXTRACTIONS, batch_id).to_pylist()
     source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in extraction_rows}
+    bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in extraction_rows}
     fields = set(ExtractionRecord.model_fields)
     records = [
         ExtractionRecord(**{k: v for k, v in r.items() if k in fields}) for r in extraction_rows
@@ -266,6 +277,7 @@ def build_merged_extractions(
         {
             "batch_id": batch_id,
             "source_id": source_of[(m.artifact_id, m.path)],
+            "path_bytes": bytes_of[(m.artifact_id, m.path)],
             **m.model_dump(),
         }
         for m in merged

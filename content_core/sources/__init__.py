@@ -6,6 +6,12 @@ from content_core.sources.local import (
     LocalFolderSourceConfig,
     source_id_for_folder,
 )
+from content_core.sources.paths import (
+    escape_path,
+    escape_path_array,
+    os_path_text,
+    unescape_path,
+)
 
 __all__ = [
     "ContentSource",
@@ -13,5 +19,9 @@ __all__ = [
     "LocalFolderSource",
     "LocalFolderSourceConfig",
     "RawFile",
+    "escape_path",
+    "escape_path_array",
+    "os_path_text",
     "source_id_for_folder",
+    "unescape_path",
 ]

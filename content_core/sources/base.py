@@ -19,13 +19,15 @@ class RawFile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     source_id: str
-    name: str  # path relative to the source root, '/'-separated
+    name: str  # path relative to the source root, '/'-separated, in text form (`escape_path`)
     mime_type: str | None = None  # declared (from the name); the pipeline sniffs the real one
     size_bytes: int
     etag: str  # changes whenever the file may have changed
     fetched_at: datetime | None = None
     # Open, as the seed defines it: per-source details (mtime_ns, inode, ...).
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # The exact bytes of the name as the source gave them; None means `unescape_path(name)`.
+    name_bytes: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +38,12 @@ class FileStat:
     100,000 of them on a large folder.
     """
 
-    path: str  # relative to the source root, '/'-separated
+    path: str  # relative to the source root, '/'-separated, in text form (`escape_path`)
     size_bytes: int
     mtime_ns: int
     ctime_ns: int
     inode: int
+    path_bytes: bytes  # the exact bytes of `path`; what the file is opened by
 
     @property
     def signature(self) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
+from content_core.sources import os_path_text
 from content_core.store.catalog import COMPACTED_DIR, table_select
 from content_core.store.store import ContentStore
 from content_core.store.tables import PIPELINE_TABLES
@@ -115,7 +116,7 @@ def sweep_stale_temp_files(store: ContentStore, *, older_than_s: float = STALE_T
         except FileNotFoundError:
             continue
     if removed:
-        logger.info("removed %d stale temporary files from %s", removed, store.root)
+        logger.info("removed %d stale temporary files from %s", removed, os_path_text(store.root))
     return removed
 
 

@@ -49,7 +49,10 @@ _TS = pa.timestamp("us", tz="UTC")
 _BATCH_KEYS = [
     pa.field("batch_id", pa.string(), nullable=False),
     pa.field("source_id", pa.string(), nullable=False),
-    pa.field("path", pa.string(), nullable=False),
+    pa.field("path", pa.string(), nullable=False),  # text form of path_bytes (`escape_path`)
+    # The exact bytes of the path as the filesystem gave them; null only in rows written before
+    # the column existed (their path was then valid UTF-8 and is these bytes decoded).
+    pa.field("path_bytes", pa.binary()),
 ]
 _ERROR = [pa.field("error_type", pa.string()), pa.field("error_message", pa.string())]
 
@@ -104,8 +107,10 @@ SCHEMAS: dict[str, pa.Schema] = {
                     )
                 ),
             ),
+            pa.field("text_status", pa.string()),  # processing.TEXT_STATUSES
             *_ERROR,
             pa.field("stage", pa.string()),
+            pa.field("notes", pa.list_(pa.string())),  # facts that are not the row's error
             pa.field("raw_sha256", pa.string()),  # the raw file's bytes this row came from
             pa.field("fingerprint", pa.string()),  # configuration and code that made it
         ]
@@ -122,7 +127,8 @@ SCHEMAS: dict[str, pa.Schema] = {
             pa.field("source_end", pa.int64()),
             pa.field("token_count", pa.int32()),
             pa.field("overlap_tokens", pa.int32()),
-            pa.field("page", pa.int32()),
+            pa.field("page_start", pa.int32()),  # page of the first character
+            pa.field("page_end", pa.int32()),  # page of the last character
             pa.field("breadcrumb", pa.string()),
             pa.field("chunker", pa.string()),
             pa.field("chunker_fingerprint", pa.string()),

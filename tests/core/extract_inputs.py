@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import unicodedata
 import zipfile
 from collections.abc import Callable
 from typing import Any
@@ -340,3 +341,62 @@ def pdf_rotated_page(rotate: int) -> bytes:
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         ]
     )
+
+
+def pdf_visual_rtl(lines: list[list[str | float]]) -> bytes:
+    """A PDF whose lines are drawn as PDF producers draw right-to-left text: glyphs left to
+    right in visual order. Each line lists glyph strings (a glyph may map to several characters,
+    like a lam-alef ligature; a combining mark has no advance and is moved back over its base)
+    and numbers, which are TJ gaps in thousandths of an em (negative: a gap to the right).
+
+    The font is not embedded: a CID font with fixed advances (/W) and a ToUnicode CMap, which is
+    all that text extraction reads.
+    """
+    glyphs: dict[str, int] = {}
+    for line in lines:
+        for item in line:
+            if isinstance(item, str) and item not in glyphs:
+                glyphs[item] = len(glyphs) + 1
+    widths = " ".join(
+        f"{cid} [{0 if unicodedata.category(text[0]) == 'Mn' else 600}]"
+        for text, cid in glyphs.items()
+    )
+    cmap_lines = "\n".join(
+        f"<{cid:04X}> <{text.encode('utf-16-be').hex().upper()}>" for text, cid in glyphs.items()
+    )
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+        "1 begincodespacerange <0000> <FFFF> endcodespacerange\n"
+        f"{len(glyphs)} beginbfchar\n{cmap_lines}\nendbfchar\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end"
+    ).encode()
+    content = []
+    for number, line in enumerate(lines):
+        parts = []
+        for item in line:
+            if isinstance(item, str):
+                mark = unicodedata.category(item[0]) == "Mn"
+                # A mark is drawn over the glyph before it, then the pen goes back.
+                parts.append(f"300 <{glyphs[item]:04X}> -300" if mark else f"<{glyphs[item]:04X}>")
+            else:
+                parts.append(f"{item:g}")
+        content.append(f"BT /F1 10 Tf 72 {720 - 14 * number} Td [{' '.join(parts)}] TJ ET")
+    stream = "\n".join(content).encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /DejaVuSans /Encoding /Identity-H "
+        b"/DescendantFonts [6 0 R] /ToUnicode 7 0 R >>",
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /DejaVuSans /CIDToGIDMap /Identity "
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> "
+        b"/FontDescriptor 8 0 R /DW 600 /W [" + widths.encode() + b"] >>",
+        b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream",
+        b"<< /Type /FontDescriptor /FontName /DejaVuSans /Flags 32 /FontBBox [0 -200 1000 900] "
+        b"/ItalicAngle 0 /Ascent 900 /Descent -200 /CapHeight 700 /StemV 80 >>",
+    ]
+    return assemble_pdf(objects)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import codecs
+import hashlib
+import io
+from email.message import EmailMessage
+from pathlib import Path
+
 import pytest
 
 from content_core.binary import EmailUnpacker
 from content_core.binary import media_types as mt
 from content_core.binary.archives import ExpansionBudget
 from content_core.errors import BinaryFanoutError, BinaryTooLargeError, EmailParseError
+from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.hostile import (
     deep_multipart_email,
@@ -108,3 +116,81 @@ def test_huge_encoded_word_in_a_part_header_stays_bounded() -> None:
         email = EmailUnpacker().unpack(data, mt.EML, _budget())
     [attachment] = email.attachments
     assert attachment.data == b"payload" and len(attachment.name) <= 255
+
+
+# ------------------------------------------------ XHTML bodies with inline (cid:) images
+
+
+def _png(color: str) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (6, 4), color).save(out, "PNG")
+    return out.getvalue()
+
+
+_XHTML = """<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Title QX7100</title></head>
+<body><h1>Rapport QX7101 café</h1>
+<p>Voir <img src="cid:logo%40example.org" alt="logo"/> et <img src="cid:photo@example.org"/></p>
+<p>Fin QX7102</p></body></html>"""
+
+
+def _related_email(body_type: str, *, body_name: str | None = None) -> bytes:
+    """multipart/related: an (X)HTML body and two images it shows by Content-ID."""
+    message = EmailMessage()
+    message["From"] = "a@example.org"
+    message["To"] = "b@example.org"
+    message["Subject"] = "inline images"
+    maintype, subtype = body_type.split("/")
+    message.set_content(_XHTML.encode("utf-8"), maintype=maintype, subtype=subtype,
+                        cte="quoted-printable", disposition="inline", filename=body_name)
+    message.set_param("charset", "utf-8")
+    message.make_related()
+    for cid, color, filename in (("logo@example.org", "red", None),
+                                 ("photo@example.org", "blue", "photo.png")):
+        message.add_related(_png(color), maintype="image", subtype="png",
+                            cid=f"<{cid}>", disposition="inline", filename=filename)
+    return message.as_bytes()
+
+
+@pytest.mark.parametrize(
+    ("body_type", "body_name"),
+    [("text/html", None), ("application/xhtml+xml", None), ("application/xhtml+xml", "a.xhtml")],
+)
+def test_xhtml_body_with_inline_images_through_process_files(
+    tmp_path: Path, body_type: str, body_name: str | None
+) -> None:
+    path = tmp_path / "inline.eml"
+    path.write_bytes(_related_email(body_type, body_name=body_name))
+    [records] = process_files([FileInput(key="k", path=path, filename=path.name)],
+                              ProcessingConfig(isolate=False), blob_store=BlobStore(tmp_path / "s"))
+    assert [(r.kind, r.media_type, r.filename) for r in records] == [
+        ("email", mt.EML, "inline.eml"),
+        ("email_body", mt.HTML, "inline.body.html"),
+        ("image", mt.PNG, "inline-1.png"),
+        ("image", mt.PNG, "photo.png"),
+    ]
+    assert all(r.error_type is None for r in records)
+    body = records[1].text or ""
+    assert "# Rapport QX7101 café" in body and "Fin QX7102" in body
+    assert "Subject: inline images" in body  # the rendered header, inside the body
+    assert "QX7100" not in body  # the <title> stays in the head, out of the text
+    # The cid: references now name the child artifacts.
+    assert "![logo](inline-1.png)" in body and "](photo.png)" in body
+    assert [r.artifact_id for r in records[2:]] == [
+        hashlib.sha256(_png(color)).hexdigest() for color in ("red", "blue")
+    ]
+    # The images are children of the email and carry no text; the body text is there once.
+    raw_id = records[0].artifact_id
+    assert all(r.derived_from == (raw_id,) and r.text is None for r in records[2:])
+    assert sum((r.text or "").count("QX7101") for r in records) == 1
+
+
+def test_html_body_header_goes_inside_the_body() -> None:
+    email = EmailUnpacker().unpack(_related_email("application/xhtml+xml"), mt.EML, _budget())
+    document, media_type = email.body_document(render_header=True)
+    text = document.decode("utf-8-sig")
+    assert media_type == mt.HTML and document.startswith(codecs.BOM_UTF8)
+    assert text.startswith("<?xml") and text.index("<pre>From:") > text.index("<body>")

@@ -10,12 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from content_core.ingest import discovery
 from content_core.ingest.discovery import discover, discover_pending, known_state
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
+from tests.fixtures.names import ODD_NAMES, make_odd_folder
 from tests.support.opened import files_opened_under
 
 
@@ -359,3 +361,79 @@ def test_raw_files_sniff_a_large_container_by_its_directory(
     assert rows == [
         {"mime_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
     ]
+
+
+# -- any name, losslessly ---------------------------------------------------------------------
+
+
+def test_odd_names_are_listed_alike_by_find_and_the_walk(tmp_path: Path) -> None:
+    """GNU find (NUL-separated, so a newline in a name is just a byte) and the bytes walk give
+    the same listing: every path in its text form next to its exact bytes."""
+    folder = tmp_path / "odd"
+    make_odd_folder(folder)
+    source = _source(folder)
+    fast = source._find()  # the fast path must hold these names, not fall back to the walk
+    assert fast is not None
+    walked = LocalFolderSource(
+        LocalFolderSourceConfig(folder=folder, exclude_predicate=lambda _: False), source_id="t"
+    ).stat_table()
+    assert source.stat_table().equals(walked)
+    assert dict(zip(walked["path_bytes"].to_pylist(), walked["path"].to_pylist(), strict=True)) == (
+        ODD_NAMES
+    )
+    assert [item.path_bytes for item in source.scan()] == sorted(ODD_NAMES)
+
+
+def test_odd_names_are_pinned_with_their_exact_bytes_renamed_and_deleted(
+    tmp_path: Path, store: ContentStore
+) -> None:
+    folder = tmp_path / "odd"
+    contents = make_odd_folder(folder)
+    result = discover(_source(folder), store)
+    assert result.batch is not None and not result.has_more
+    rows = store.read_manifest(result.batch.batch_id).to_pylist()
+    assert {row["path_bytes"]: row["path"] for row in rows} == ODD_NAMES
+    for row in rows:  # the bytes pinned are the bytes of the file the path names
+        assert store.blobs.get(row["sha256"]) == contents[row["path_bytes"]].encode()
+    assert discover(_source(folder), store).batch is None  # nothing changed, nothing found
+
+    root = os.fsencode(folder)
+    os.rename(os.path.join(root, b"a\xff.txt"), os.path.join(root, b"renamed-\xfe.txt"))
+    os.unlink(os.path.join(root, b"line\nbreak.txt"))
+    result = discover(_source(folder), store)
+    assert result.batch is not None
+    changes = {
+        (row["path"], row["path_bytes"], row["change"])
+        for row in store.read_manifest(result.batch.batch_id).to_pylist()
+    }
+    assert changes == {
+        ("a\\xff.txt", b"a\xff.txt", "deleted"),  # the look-alike a\\xff.txt stays untouched
+        ("line\nbreak.txt", b"line\nbreak.txt", "deleted"),
+        ("renamed-\\xfe.txt", b"renamed-\xfe.txt", "added"),
+    }
+
+
+def test_manifests_written_before_path_bytes_still_drive_discovery(
+    inbox: Path, store: ContentStore
+) -> None:
+    """A store from before the column: nothing is seen as changed, and a deletion of a file
+    known only by its text gets that text's bytes (such paths were always valid UTF-8)."""
+    first = discover(_source(inbox), store)
+    assert first.batch is not None
+    manifest = store.manifest_path(first.batch.batch_id)
+    pq.write_table(pq.read_table(manifest).drop_columns(["path_bytes"]), manifest)
+    assert discover(_source(inbox), store).batch is None
+    (inbox / "notes.md").unlink()
+    result = discover(_source(inbox), store)
+    assert result.batch is not None
+    (entry,) = result.batch.entries
+    assert (entry.path, entry.path_bytes, entry.change) == ("notes.md", b"notes.md", "deleted")
+
+
+def test_ordinary_names_keep_their_paths(inbox: Path, store: ContentStore) -> None:
+    """Valid UTF-8 names without a backslash are unchanged: `path` is the name itself."""
+    result = discover(_source(inbox), store)
+    assert result.batch is not None
+    names = sorted(p.name for p in inbox.iterdir())
+    assert sorted(e.path for e in result.batch.entries) == names
+    assert sorted(e.path_bytes for e in result.batch.entries) == [n.encode() for n in names]

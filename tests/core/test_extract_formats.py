@@ -16,7 +16,10 @@ import pytest
 
 from content_core.extract import extract_text
 from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS
+from tests.fixtures.ole2 import word6_document
+from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -137,6 +140,126 @@ VECTORS = [
         "application/epub+zip",
         "epub",
         ("# First QGG01\n\nOpening text.\n\n# Second QGG02",),
+    ),
+    Case(
+        # ISO 29500 Strict namespaces (Word's "Strict Open XML Document").
+        "docx_strict",
+        formats.docx_strict,
+        inputs.DOCX,
+        "docx",
+        ("# Strict heading QGS01", "Strict body text QGS02", "| Cell QGS03 | 9 |"),
+    ),
+    Case(
+        "xlsx_strict",
+        formats.xlsx_strict,
+        inputs.XLSX,
+        "xlsx",
+        ("## Strict sheet QGS11", "| Strict cell QGS12 | 42 |"),
+        pages=1,
+    ),
+    Case(
+        "pptx_strict",
+        formats.pptx_strict,
+        inputs.PPTX,
+        "pptx",
+        ("### Strict slide QGS21", "Strict point QGS22"),
+        pages=1,
+    ),
+    Case(
+        # Macro-enabled workbook: read like XLSX, macros never run.
+        "xlsm_workbook",
+        formats.xlsm_workbook,
+        "application/vnd.ms-excel.sheet.macroenabled.12",
+        "xlsx",
+        ("## Sales QG301", "| Widget QG302 | 3 | 2.5 | 2024-01-31 | TRUE |"),
+        pages=2,
+    ),
+    Case(
+        # Word 2003 XML: sections in wx:sect, a w:listPr list, a header in w:sectPr; the
+        # tracked deletion and the embedded picture's base64 are not text.
+        "wordml_2003",
+        _const(formats.WORDML_2003_DOC),
+        "application/vnd.ms-wordml",
+        "wordml",
+        (
+            "Board header QGW05",
+            "# Minutes QGW01",
+            "Opening remarks QGW02",
+            "- Action item QGW03",
+            "| Ada QGW04 | May |",
+        ),
+        absent=("QGW99", "QGW98"),
+    ),
+    Case(
+        # Word 2007+ flat OPC XML (also `progid="Word.Document"`): parts inline in one file.
+        "word_flat_opc",
+        _const(formats.WORD_FLAT_OPC_DOC),
+        "application/vnd.ms-wordml",
+        "wordml",
+        ("# Flat title QGW11", "Flat body QGW12"),
+    ),
+    Case(
+        # Excel 2003 XML: typed cells, ss:Index gaps, inline HTML; the cell comment is not
+        # cell text.
+        "spreadsheetml_2003",
+        _const(formats.SPREADSHEETML_2003_DOC),
+        "application/vnd.ms-spreadsheetml",
+        "spreadsheetml",
+        (
+            "## Orders QGX01",
+            "| Bolt QGX02 | 12 | 2024-01-31 | TRUE |",
+            "|  |  | Late QGX03 |  |",
+            "## Notes",
+            "Remark QGX04",
+        ),
+        absent=("QGX98",),
+        pages=3,
+    ),
+    Case(
+        # Word 95 (nFib 104): 8-bit text from fcMin, a field whose result is kept.
+        "doc_word95",
+        lambda: word6_document(
+            ["Word 95 memo QGY01", "Caf\xe9 cr\xe8me QGY02",
+             "See \x13 HYPERLINK x \x14the site QGY03\x15 now"]
+        ),
+        "application/msword",
+        "doc",
+        ("Word 95 memo QGY01\nCafé crème QGY02", "See the site QGY03 now"),
+        absent=("HYPERLINK",),
+    ),
+    Case(
+        # Word 6.0 (nFib 101) after a fast save: the pieces are stored out of order.
+        "doc_word6_fast_saved",
+        lambda: word6_document(
+            ["First half QGY11 of the text", "second half QGY12"], nfib=101, fast_saved=True
+        ),
+        "application/msword",
+        "doc",
+        ("First half QGY11 of the text\nsecond half QGY12",),
+    ),
+    Case(
+        # Word 95 in Russian: the code page follows the document language (cp1251).
+        "doc_word95_cyrillic",
+        lambda: word6_document(["Отчёт QGY21"], lid=0x0419, encoding="cp1251"),
+        "application/msword",
+        "doc",
+        ("Отчёт QGY21",),
+    ),
+    Case(
+        "wordperfect_6",
+        lambda: wp6_document(
+            wp6_text(["Report QGZ01 café", "Second well-known QGZ02 straße", "Last QGZ03"])
+        ),
+        "application/vnd.wordperfect",
+        "wordperfect",
+        ("Report QGZ01 café\nSecond well-known QGZ02 straße", "Last QGZ03"),
+    ),
+    Case(
+        "wordperfect_5",
+        lambda: wp5_document(["Memo QGZ11 café", "Second QGZ12 straße"]),
+        "application/vnd.wordperfect",
+        "wordperfect",
+        ("Memo QGZ11 café\nSecond QGZ12 straße",),
     ),
     Case(
         # cp1252 declared in <meta>; script text dropped; data: image keeps its alt only.
@@ -324,22 +447,6 @@ def test_doc_field_codes_are_dropped() -> None:
     assert "A Link example" in text and "HYPERLINK" not in text
 
 
-def _with_main_type(data: bytes, plain: str, variant: str) -> bytes:
-    import io
-    import zipfile
-
-    source = zipfile.ZipFile(io.BytesIO(data))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
-        for member in source.infolist():
-            body = source.read(member)
-            if member.filename == "[Content_Types].xml":
-                assert plain.encode() in body
-                body = body.replace(plain.encode(), variant.encode())
-            target.writestr(member.filename, body)
-    return out.getvalue()
-
-
 @pytest.mark.parametrize(
     ("build", "media_type", "plain", "variant", "marker"),
     [
@@ -371,5 +478,6 @@ def test_macro_template_and_slideshow_variants(
     build: Callable[[], bytes], media_type: str, plain: str, variant: str, marker: str
 ) -> None:
     # python-docx/python-pptx refuse these main-part content types; the XML is the same.
-    data = _with_main_type(build(), plain, variant)
+    data = formats.with_main_type(build(), plain, variant)
     assert marker in extract_text(data, media_type).text
+

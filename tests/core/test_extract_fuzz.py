@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from content_core.errors import ContentError
 from content_core.extract import extract_text
 from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
+from tests.fixtures.wordperfect import wp6_document, wp6_text
 
 SEEDS = {
     "application/pdf": lambda: inputs.make_pdf(["fuzz page one", "fuzz page two"]),
@@ -26,6 +28,9 @@ SEEDS = {
     "application/json": lambda: inputs.JSON_DOC,
     "text/csv": lambda: inputs.CSV_SEMICOLON,
     "application/msword": lambda: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1024),
+    "application/vnd.wordperfect": lambda: wp6_document(wp6_text(["Fuzz QFZ01 café", "Two"])),
+    "application/vnd.ms-wordml": lambda: formats.WORDML_2003_DOC,
+    "application/vnd.ms-spreadsheetml": lambda: formats.SPREADSHEETML_2003_DOC,
 }
 
 

@@ -3,7 +3,8 @@
 Every fixture is generated here. Pitfalls covered: zip bombs by ratio, by declared size and
 by overlapping members; size fields that lie; XLSX dimension claims and far-away cells; ODS
 repeat counts; JSON nesting; XML entity bombs and external entities; encrypted OOXML;
-UTF-16 without a BOM; NULs and lone surrogates reaching the text.
+UTF-16 without a BOM; NULs and lone surrogates reaching the text; truncated OOXML; Word 6
+FIB fields and WordPerfect function codes that lie.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import zipfile
 
 import pytest
 
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import ContentError, ExtractionError, UnsafeInputError
 from content_core.extract import ExtractOptions, extract_text
 from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
+from tests.fixtures.ole2 import word6_document
+from tests.fixtures.wordperfect import wp6_document, wp6_text
 from tests.support.budget import cpu_budget
 
 # CPU seconds any hostile case may use (CPU time: a loaded machine does not count).
@@ -252,3 +256,59 @@ def test_deeply_nested_html_gives_bounded_text() -> None:
     data = b"<div>" * 20_000 + b"deep QX75" + b"</div>" * 20_000
     result = _timed(lambda: extract_text(data, "text/html"))
     assert "deep QX75" in result.text
+
+
+def test_truncated_docx_is_a_typed_extraction_error() -> None:
+    with pytest.raises(ExtractionError, match="not a readable zip package"):
+        extract_text(formats.docx_cut_before_body(), inputs.DOCX)
+
+
+def _word6_with(offset: int, value: int, **kwargs: object) -> bytes:
+    """A Word 95 document whose WordDocument stream has a 32-bit FIB field overwritten."""
+    data = bytearray(word6_document(["Hostile QGH01 text"], **kwargs))  # type: ignore[arg-type]
+    stream_at = 2 * 512 + 512  # header, FAT, directory: the stream is the first data sector
+    struct.pack_into("<I", data, stream_at + offset, value)
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "fast_saved"),
+    [
+        (_word6_with(0x34, 0x7FFFFFFF), False),  # ccpText far past the stream
+        (_word6_with(0x18, 0x7FFFFFF0), False),  # fcMin past the stream
+        (_word6_with(0x160, 0x7FFFFFF0, fast_saved=True), True),  # piece table outside
+        (_word6_with(0x164, 0xFFFFFFFF, fast_saved=True), True),  # piece table size absurd
+    ],
+    ids=["ccp-text", "fc-min", "fc-clx", "lcb-clx"],
+)
+def test_word6_hostile_fib_fields_give_bounded_text_or_typed_error(
+    data: bytes, fast_saved: bool
+) -> None:
+    try:
+        result = extract_text(data, "application/msword")
+    except ContentError:
+        return
+    assert len(result.text) <= len(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (wp6_document(wp6_text(["Locked QGH11"]), encryption=0x1234), "UnsafeInputError"),
+        (b"\xffWPC\x10\x00\x00\x00\x01\x0a\x09\x00\x00\x00\x00\x00text", "ExtractionError"),
+        (b"\xffWPC\xff\xff\x00\x00\x01\x0a\x02\x01\x00\x00\x00\x00", "ExtractionError"),
+    ],
+    ids=["encrypted", "unknown-version", "document-area-outside"],
+)
+def test_wordperfect_refusals_are_typed(data: bytes, error: str) -> None:
+    with pytest.raises(ContentError) as raised:
+        extract_text(data, "application/vnd.wordperfect")
+    assert raised.value.error_type == error
+
+
+def test_wordperfect_stray_codes_do_not_stop_the_text() -> None:
+    # Group codes whose size or closing byte do not match are stepped over one byte at a time.
+    # (WP6 spaces are code 0x80; 0x20 is the letter ß.)
+    body = b"\xd4\x00\xff\xffBroken\x80QGH21\xcc\xf0\x01\xcc" + wp6_text(["Then QGH22"])
+    text = extract_text(wp6_document(body), "application/vnd.wordperfect").text
+    assert "Broken QGH21" in text and "Then QGH22" in text

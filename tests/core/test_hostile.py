@@ -149,7 +149,7 @@ CASES = [
          raw_error("BinaryTooLargeError")),
     Case("pixels-huge.png", lambda: hostile.pixel_bomb_png(200_000, 200_000),
          raw_error("BinaryTooLargeError")),
-    Case("entities.svg", hostile.svg_with_entities, raw_error("ImageConversionError")),
+    Case("entities.svg", hostile.svg_with_entities, raw_error("UnsafeInputError")),
     Case("self-use.svg", hostile.svg_self_use, check_svg_rendered),
     Case("huge-canvas.svg", hostile.svg_huge_canvas, check_svg_rendered),
     Case("bomb.docx", lambda: hostile.docx_bomb(64 * MIB), raw_error("BinaryTooLargeError")),

@@ -12,13 +12,18 @@ import pytest
 from content_core.binary import BinaryConfig
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
+from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS, manifest_rows
 from tests.fixtures.hostile import pdf_with_text
+from tests.fixtures.ole2 import word6_document
+from tests.fixtures.wordperfect import wp6_document, wp6_text
 
 # Failures the corpus may legitimately produce (encrypted inputs without a password, an XML
 # entity bomb refused by the XML extractor).
 EXPECTED_ERRORS = {
     "ArchiveExtractionError",  # password_protected.xlsx (OLE2-wrapped OOXML)
+    "EmptyFileError",  # txt/empty.txt is 0 bytes
     "UnsafeInputError",  # svg/billion-laughs.svg is XML with an entity bomb
 }
 
@@ -285,3 +290,45 @@ def test_failure_rows_from_workers_say_whether_they_are_transient(
     item = _write(tmp_path, "f.pdf", pdf_with_text("x"))
     row = _worker_failure(item, TaskFailure(error_type, "message"))
     assert (row.error_type, row.stage, row.kind) == (error_type, stage, "pdf")
+
+
+def _format_cases() -> list[tuple[str, bytes, str, str, str]]:
+    return [
+        ("memo.wpd", wp6_document(wp6_text(["Memo QPR01"])), "wordperfect",
+         "application/vnd.wordperfect", "Memo QPR01"),
+        ("old.doc", word6_document(["Word 95 QPR02"]), "doc", "application/msword",
+         "Word 95 QPR02"),
+        ("strict.docx", formats.docx_strict(), "docx", inputs.DOCX, "Strict body text QGS02"),
+        ("strict.xlsx", formats.xlsx_strict(), "xlsx", inputs.XLSX, "Strict cell QGS12"),
+        ("book.xlsm", formats.xlsm_workbook(), "xlsx",
+         "application/vnd.ms-excel.sheet.macroenabled.12", "Widget QG302"),
+        ("letter.xml", formats.WORDML_2003_DOC, "wordml", "application/vnd.ms-wordml",
+         "Opening remarks QGW02"),
+        ("sheet.xml", formats.SPREADSHEETML_2003_DOC, "spreadsheetml",
+         "application/vnd.ms-spreadsheetml", "Bolt QGX02"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kind", "media_type", "marker"),
+    _format_cases(),
+    ids=[case[0] for case in _format_cases()],
+)
+def test_formats_from_real_corpora_end_as_text_rows(
+    tmp_path: Path, name: str, data: bytes, kind: str, media_type: str, marker: str
+) -> None:
+    # Each was a failure or a wrong label before (issue 9, finding 7); now each is sniffed,
+    # given a kind that carries text, and extracted without the Office converter.
+    [[row]] = process_files([_write(tmp_path, name, data)], ProcessingConfig(isolate=False),
+                            blob_store=BlobStore(tmp_path / "s"))
+    assert (row.kind, row.media_type, row.error_type) == (kind, media_type, None)
+    assert marker in (row.text or "")
+
+
+def test_truncated_docx_is_a_corrupt_docx_row_not_a_zip(tmp_path: Path) -> None:
+    item = _write(tmp_path, "cut.docx", formats.docx_cut_before_body())
+    [[row]] = process_files([item], ProcessingConfig(isolate=False),
+                            blob_store=BlobStore(tmp_path / "s"))
+    assert (row.kind, row.media_type) == ("docx", inputs.DOCX)
+    assert row.error_type == "ArchiveExtractionError" and row.stage == "normalise"
+    assert "not a readable zip package" in (row.error_message or "")

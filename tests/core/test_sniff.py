@@ -10,8 +10,13 @@ import pytest
 
 from content_core.binary import media_types as mt
 from content_core.binary import sniff_media_type
+from content_core.binary.artifact import kind_for
+from tests.core import extract_inputs as inputs
+from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.hostile import minimal_docx, pdf_with_text, utf16_without_bom
+from tests.fixtures.ole2 import word6_document
+from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text
 
 
 def _zip(entries: dict[str, bytes], *, stored_first: str | None = None) -> bytes:
@@ -79,10 +84,35 @@ VECTORS = [
     ("epub", _zip({"META-INF/container.xml": b"<x/>"}, stored_first="application/epub+zip"),
      None, mt.EPUB),
     ("plain-zip", _zip({"a.txt": b"a"}), "a.docx", mt.ZIP),
+    # Macro-enabled packages are told by their main content type, not by the name.
+    ("xlsm", formats.xlsm_workbook(), "book.zip", mt.XLSM),
+    ("docm", formats.with_main_type(inputs.docx_mixed(), formats.DOCX_MAIN, formats.DOCM_MAIN),
+     None, mt.DOCM),
+    ("pptm", formats.with_main_type(inputs.pptx_slides(), formats.PPTX_MAIN, formats.PPTM_MAIN),
+     None, mt.PPTM),
+    ("dotx-is-docx", formats.with_main_type(
+        inputs.docx_mixed(), formats.DOCX_MAIN,
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"),
+     None, mt.DOCX),
+    ("docx-strict", formats.docx_strict(), None, mt.DOCX),
+    ("xlsx-strict", formats.xlsx_strict(), None, mt.XLSX),
+    # A download cut before the central directory, and one cut before the main part too:
+    # the local headers (names, [Content_Types].xml) still say DOCX.
+    ("docx-truncated", formats.truncated(inputs.docx_mixed()), None, mt.DOCX),
+    ("docx-cut-before-body", formats.docx_cut_before_body(), None, mt.DOCX),
+    ("xlsm-truncated", formats.truncated(formats.xlsm_workbook()), None, mt.XLSM),
+    ("zip-truncated", formats.truncated(_zip({"a.txt": b"a" * 100, "b/c.txt": b"c"})), None,
+     mt.ZIP),
     ("tar", _tar(), None, mt.TAR),
     ("gzip", b"\x1f\x8b\x08\x00" + b"\x00" * 20, None, mt.GZIP),
     ("7z", b"7z\xbc\xaf\x27\x1c\x00\x04" + b"\x00" * 24, None, mt.SEVEN_ZIP),
     ("doc", _ole2("WordDocument"), None, mt.DOC),
+    ("doc-word95", word6_document(["Word 95"]), None, mt.DOC),
+    ("wordperfect-6", wp6_document(wp6_text(["WP6 text"])), None, mt.WORDPERFECT),
+    ("wordperfect-5", wp5_document(["WP5 text"]), "x.txt", mt.WORDPERFECT),
+    # WordPerfect Corp's other files (here a WPG graphic, file type 0x16) are not documents.
+    ("wordperfect-graphic", b"\xffWPC\x10\x00\x00\x00\x01\x16\x01\x00" + bytes(range(256)),
+     None, mt.OCTET_STREAM),
     ("xls", _ole2("Workbook"), None, mt.XLS),
     ("ppt", _ole2("PowerPoint Document"), None, mt.PPT),
     ("msg", _ole2("__substg1.0_0037001F"), None, mt.MSG),
@@ -97,6 +127,15 @@ VECTORS = [
      mt.XHTML),
     ("xml", b'<?xml version="1.0"?><root><a>1</a></root>', None, mt.XML),
     ("rss", b'<?xml version="1.0"?><rss version="2.0"><channel/></rss>', None, mt.RSS),
+    ("wordml-2003", formats.WORDML_2003_DOC, "letter.xml", mt.WORDML_2003),
+    ("spreadsheetml-2003", formats.SPREADSHEETML_2003_DOC, "sheet.xml", mt.SPREADSHEETML_2003),
+    ("word-flat-opc", b'<?xml version="1.0"?><?mso-application progid="Word.Document"?>'
+     b'<pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage"/>', None,
+     mt.WORDML_2003),
+    ("mso-pi-without-office-root", b'<?xml version="1.0"?><?mso-application '
+     b'progid="Excel.Sheet"?><data/>', None, mt.XML),
+    ("mso-pi-other-application", b'<?xml version="1.0"?><?mso-application '
+     b'progid="InfoPath.Document"?><my:form xmlns:my="urn:x"/>', None, mt.XML),
     ("json", b'{"a": [1, 2, {"b": null}]}', None, mt.JSON),
     ("ndjson", b'{"a": 1}\n{"a": 2}\n{"a": 3}\n', None, mt.NDJSON),
     ("csv", b"a,b,c\n1,2,3\n4,5,6\n", None, mt.CSV),
@@ -111,7 +150,7 @@ VECTORS = [
     ("utf16-bom", "\ufeffhello text".encode("utf-16-le"), None, mt.PLAIN),
     ("utf32", "\ufeffhello".encode("utf-32"), None, mt.PLAIN),
     ("cp1252", "Der Preis betrug 15,50 €.".encode("cp1252"), None, mt.PLAIN),
-    ("empty", b"", None, mt.PLAIN),
+    ("empty", b"", None, mt.EMPTY),
     ("binary-junk", bytes(range(256)) * 4, None, mt.OCTET_STREAM),
 ]
 
@@ -122,6 +161,22 @@ VECTORS = [
 )
 def test_sniff_vectors(data: bytes, filename: str | None, expected: str) -> None:
     assert sniff_media_type(data, filename=filename) == expected
+
+
+@pytest.mark.parametrize(
+    ("media_type", "kind"),
+    [
+        (mt.DOCM, "docx"),
+        (mt.XLSM, "xlsx"),
+        (mt.PPTM, "pptx"),
+        (mt.WORDPERFECT, "wordperfect"),
+        (mt.WORDML_2003, "wordml"),
+        (mt.SPREADSHEETML_2003, "spreadsheetml"),
+    ],
+)
+def test_new_media_types_have_a_document_kind(media_type: str, kind: str) -> None:
+    # An unknown kind ("binary") is given no text by the pipeline.
+    assert kind_for(media_type) == kind
 
 
 def test_default_is_returned_for_unknown_binary() -> None:
