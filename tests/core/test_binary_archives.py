@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import tarfile
-import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +31,7 @@ from tests.fixtures.hostile import (
     zip_flagged_encrypted,
     zip_ratio_bomb,
 )
+from tests.support.budget import cpu_budget
 
 MIB = 1024 * 1024
 
@@ -80,10 +80,8 @@ def test_encrypted_zip_member_with_and_without_password() -> None:
 
 def test_zip_ratio_bomb_stops_at_the_budget() -> None:
     data = zip_ratio_bomb(64 * MIB)
-    started = time.monotonic()
-    with pytest.raises(BinaryTooLargeError):
+    with cpu_budget(5), pytest.raises(BinaryTooLargeError):
         list(ArchiveUnpacker().unpack(data, mt.ZIP, _budget(max_bytes=8 * MIB)))
-    assert time.monotonic() - started < 5
 
 
 def test_zip_ratio_limit_applies_inside_a_large_budget() -> None:
@@ -94,10 +92,8 @@ def test_zip_ratio_limit_applies_inside_a_large_budget() -> None:
 
 
 def test_overlapping_entries_are_refused_before_inflating() -> None:
-    started = time.monotonic()
-    with pytest.raises(UnsafeInputError, match="overlapping"):
+    with cpu_budget(2), pytest.raises(UnsafeInputError, match="overlapping"):
         list(ArchiveUnpacker().unpack(overlapping_zip_bomb(), mt.ZIP, _budget()))
-    assert time.monotonic() - started < 2
 
 
 def test_member_count_budget() -> None:

@@ -1,14 +1,14 @@
 """Every known library pitfall, generated here, through the whole pipeline in one batch.
 
-Each input must end as a typed error or a bounded result within its time limit, the batch must
-go on past it, and nothing may be written outside the blob store.
+Each input must end as a typed error or a bounded result within its time limit (never a
+WorkerTimeoutError), the batch must go on past it, and nothing may be written outside the blob
+store.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +19,13 @@ from content_core.binary import BinaryConfig
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures import hostile
+from tests.support.budget import cpu_budget
 
 MARKER = "cc-hostile-marker-9403"
 MIB = 1024 * 1024
-TIME_LIMIT_S = 30.0
+# Per file; the whole batch takes seconds on an idle machine: a file that runs into this limit
+# hangs, it is not merely slow on a loaded one.
+TIME_LIMIT_S = 60.0
 
 CONFIG = ProcessingConfig(
     binary=BinaryConfig(
@@ -183,7 +186,6 @@ CASES = [
 @dataclass(frozen=True)
 class _Run:
     results: dict[str, list[ArtifactRecord]]
-    elapsed_s: float
     root: Path
     store: BlobStore
     cwd_entries: list[str]
@@ -205,14 +207,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> _Run:
     previous = Path.cwd()
     os.chdir(cwd)
     try:
-        started = time.monotonic()
         results = process_files(inputs, CONFIG, blob_store=store)
-        elapsed = time.monotonic() - started
     finally:
         os.chdir(previous)
     return _Run(
         results={case.name: records for case, records in zip(CASES, results, strict=True)},
-        elapsed_s=elapsed,
         root=root,
         store=store,
         cwd_entries=sorted(os.listdir(cwd)),
@@ -228,12 +227,6 @@ def test_hostile_input_ends_typed_or_bounded(run: _Run, case: Case) -> None:
         assert record.error_type not in ("WorkerTimeoutError", "WorkerCrashedError"), record
         assert not (record.error_type or "").startswith("Unexpected"), record
     case.check(records)
-
-
-@pytest.mark.slow
-def test_the_batch_finishes_within_the_time_limit(run: _Run) -> None:
-    print(f"hostile batch: {len(CASES)} files in {run.elapsed_s:.1f} s")
-    assert run.elapsed_s < TIME_LIMIT_S * 2
 
 
 @pytest.mark.slow
@@ -273,21 +266,21 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
     rng = random.Random(20261129)
     normalizer = BinaryNormalizer(config=BinaryConfig(max_uncompressed_bytes=64 * MIB))
     store = BlobStore(tmp_path / "store")
-    started = time.monotonic()
-    for _ in range(300):
-        data = bytearray((CORPUS / rng.choice(rows)["path"]).read_bytes())
-        if data:
-            mode = rng.randrange(3)
-            if mode == 0:
-                for _ in range(rng.randint(1, 20)):
-                    data[rng.randrange(len(data))] = rng.randrange(256)
-            elif mode == 1:
-                data = data[: rng.randrange(len(data))]
-            else:
-                at = rng.randrange(len(data))
-                data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
-        try:
-            _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store)
-        except ContentError:
-            continue
-    assert time.monotonic() - started < 60
+    # About 2 s of CPU: far more means a mutation sent a parser into a loop.
+    with cpu_budget(60):
+        for _ in range(300):
+            data = bytearray((CORPUS / rng.choice(rows)["path"]).read_bytes())
+            if data:
+                mode = rng.randrange(3)
+                if mode == 0:
+                    for _ in range(rng.randint(1, 20)):
+                        data[rng.randrange(len(data))] = rng.randrange(256)
+                elif mode == 1:
+                    data = data[: rng.randrange(len(data))]
+                else:
+                    at = rng.randrange(len(data))
+                    data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
+            try:
+                _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store)
+            except ContentError:
+                continue
