@@ -1,31 +1,47 @@
 """The exception tree of content_core: every deliberate failure is one of these.
 
+Five classes name the cause of a failed file, the thing a person acts on; the `error_type`
+column of a failure row records that cause (`ContentError.error_type`), and the message names
+the file, its format and the reason. The specific class is kept for code that catches it.
+
 ```
 ContentError                      base of everything raised on purpose; retryable = False
+├── EncryptedFileError            CAUSE: needs a password (any format; the format is named)
+│   ├── EncryptedPdfError         (binary) PDF needs a user password we do not have
+│   ├── EncryptedArchiveError     (binary) zip or 7z member/archive needs a password
+│   ├── EncryptedDocumentError    (binary) Office package encrypted (OLE2 EncryptedPackage)
+│   └── EncryptedMessageError     (binary) email part PGP- or S/MIME-encrypted
+├── CorruptFileError              CAUSE: broken beyond repair (truncated, malformed)
+│   ├── CorruptPdfError           (binary) PDF malformed even after PDFium's repair
+│   ├── ArchiveExtractionError    (binary) archive or member could not be read
+│   ├── EmailParseError           (binary) email could not be parsed
+│   ├── ImageConversionError      (binary) image could not be decoded or re-encoded
+│   └── ExtractionError           every accepting extractor failed; carries the attempts
+├── UnsupportedFormatError        CAUSE: no handler reads this format (or this part of it)
+│   └── UnsupportedBinaryError    (binary) no normaliser for these bytes
+├── LimitExceededError            CAUSE: over a configured limit; `limit` and `value` say which
+│   ├── BinaryTooLargeError       (binary) bytes, expanded bytes, ratio, pixels or pages
+│   ├── BinaryFanoutError         (binary) nesting depth or member count
+│   └── StageTimeoutError         a stage after normalisation passed its per-artifact budget
+├── UnsafeInputError              CAUSE: an attack by construction (overlapping zip data,
+│   │                             entity expansion, external references, path traversal)
+│   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
 ├── EmptyFileError                the file has no bytes: nothing to extract
-├── StageTimeoutError             a stage after normalisation passed its per-artifact time budget
-├── UnsupportedFormatError        no handler accepts the sniffed media type
-│   └── UnsupportedBinaryError    (binary) no normaliser for these bytes
-├── UnsafeInputError              a guard refused the input (encrypted, bomb, over a limit)
-│   ├── BinaryTooLargeError       (binary) bytes or expanded bytes over a limit
-│   ├── EncryptedPdfError         (binary) PDF needs a password we do not have
-│   └── BinaryFanoutError         (binary) depth or member count over a limit
-├── ConversionError               image, archive, email or Office conversion ran and failed
-│   ├── CorruptPdfError           (binary) PDF is malformed or truncated
-│   ├── OfficeConversionError     (binary) Office renderer failed or timed out
-│   ├── ImageConversionError      (binary) image could not be decoded or re-encoded
-│   ├── ArchiveExtractionError    (binary) archive could not be read
-│   └── EmailParseError           (binary) email could not be parsed
+├── ConversionError               a conversion ran and failed (base of the binary ones above)
+│   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
 ├── MissingDependencyError        an optional dependency for the chosen handler is absent
-├── ExtractionError               every accepting extractor failed; carries the attempts
 └── LLMError
     ├── LLMUnavailableError       timeout, rate limit, 5xx; retryable = True
     └── LLMOutputError            the reply does not validate against the schema
 ```
 
 Every binary error also derives from `BinaryNormalizationError`, the seed's base class, so
-callers may catch either family.
+callers may catch either family. `ConversionError` is a base of the binary conversion errors
+(CorruptPdfError, ArchiveExtractionError, EmailParseError, ImageConversionError), kept for
+callers that catch it. The worker pool's own failures (`content_core.sandbox`) are rows with
+stage "worker": WorkerTimeoutError is a LimitExceededError (the time limit), WorkerCrashedError
+a ConversionError.
 """
 
 from __future__ import annotations
@@ -37,11 +53,17 @@ __all__ = [
     "BinaryFanoutError",
     "BinaryNormalizationError",
     "BinaryTooLargeError",
+    "CAUSES",
     "ContentError",
-    "EmptyFileError",
     "ConversionError",
+    "CorruptFileError",
     "CorruptPdfError",
     "EmailParseError",
+    "EmptyFileError",
+    "EncryptedArchiveError",
+    "EncryptedDocumentError",
+    "EncryptedFileError",
+    "EncryptedMessageError",
     "EncryptedPdfError",
     "ExtractionAttempt",
     "ExtractionError",
@@ -49,10 +71,12 @@ __all__ = [
     "LLMError",
     "LLMOutputError",
     "LLMUnavailableError",
+    "LimitExceededError",
     "MissingDependencyError",
     "OfficeConversionError",
     "SourceError",
     "StageTimeoutError",
+    "UnsafeArchiveError",
     "UnsafeInputError",
     "UnsupportedBinaryError",
     "UnsupportedFormatError",
@@ -80,8 +104,60 @@ class ContentError(Exception):
 
     @property
     def error_type(self) -> str:
-        """The class name, as recorded in the `error_type` column of failure rows."""
+        """The cause, as recorded in the `error_type` column of failure rows: the nearest of
+        `CAUSES` among the class's bases, else the class name (errors that are not about the
+        file's content: a source, a missing dependency, the model endpoint)."""
+        for cls in type(self).__mro__:
+            if cls in CAUSES:
+                return cls.__name__
         return type(self).__name__
+
+    @property
+    def error_class(self) -> str:
+        """The specific class name (`EncryptedPdfError`, ...), for logs and debugging."""
+        return type(self).__name__
+
+
+class EncryptedFileError(ContentError):
+    """The file, or a part of it, needs a password (or key) we do not have; the message names
+    the format. Configure the password (`BinaryConfig.passwords`) or ask for an open copy."""
+
+    def __init__(self, message: str, *, file_format: str, **context: str | None) -> None:
+        super().__init__(message, **context)
+        self.file_format = file_format
+
+
+class CorruptFileError(ContentError):
+    """The file is broken beyond repair (truncated, malformed); get a good copy."""
+
+
+class UnsupportedFormatError(ContentError):
+    """No handler reads the sniffed format (or this part of the file)."""
+
+
+class LimitExceededError(ContentError):
+    """The file is over a configured limit: `limit` names it, `value` is what the file has
+    (or would have had), `maximum` the configured bound. Raise the limit if the file is
+    trusted."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: str | None = None,
+        value: float | None = None,
+        maximum: float | None = None,
+        **context: str | None,
+    ) -> None:
+        super().__init__(message, **context)
+        self.limit = limit
+        self.value = value
+        self.maximum = maximum
+
+
+class UnsafeInputError(ContentError):
+    """An attack by construction was refused (overlapping zip data, entity expansion, external
+    references, path traversal); nothing to raise, the file is hostile or badly broken."""
 
 
 class SourceError(ContentError):
@@ -92,16 +168,8 @@ class EmptyFileError(ContentError):
     """The file is 0 bytes long: an answer, recorded as such, not a lost extraction."""
 
 
-class StageTimeoutError(ContentError):
+class StageTimeoutError(LimitExceededError):
     """A stage after normalisation ran past its per-artifact time budget; the batch went on."""
-
-
-class UnsupportedFormatError(ContentError):
-    """No handler accepts the sniffed media type."""
-
-
-class UnsafeInputError(ContentError):
-    """A guard refused the input: encrypted, a bomb, or over a configured limit."""
 
 
 class ConversionError(ContentError):
@@ -131,7 +199,7 @@ class ExtractionAttempt:
         return f"{self.handler}: {self.error_type}: {self.message}"
 
 
-class ExtractionError(ContentError):
+class ExtractionError(CorruptFileError):
     """Every extractor that accepted the input failed; `attempts` says how."""
 
     def __init__(
@@ -164,37 +232,69 @@ class BinaryNormalizationError(ContentError):
     """Base of the binary normalisation errors (the seed's root class)."""
 
 
-class BinaryTooLargeError(BinaryNormalizationError, UnsafeInputError):
-    """The input, or what it expands to, is over a configured byte limit."""
+class BinaryTooLargeError(BinaryNormalizationError, LimitExceededError):
+    """The input, or what it expands to (bytes, ratio, pixels, pages), is over a limit."""
 
 
 class UnsupportedBinaryError(BinaryNormalizationError, UnsupportedFormatError):
     """No normaliser handles these bytes."""
 
 
-class EncryptedPdfError(BinaryNormalizationError, UnsafeInputError):
+class EncryptedPdfError(BinaryNormalizationError, EncryptedFileError):
     """The PDF is encrypted and does not open with an empty user password."""
 
+    def __init__(self, message: str, *, file_format: str = "PDF", **context: str | None) -> None:
+        super().__init__(message, file_format=file_format, **context)
 
-class BinaryFanoutError(BinaryNormalizationError, UnsafeInputError):
+
+class EncryptedArchiveError(BinaryNormalizationError, EncryptedFileError):
+    """A zip or 7z archive, or one of its members, needs a password none configured opens."""
+
+
+class EncryptedDocumentError(BinaryNormalizationError, EncryptedFileError):
+    """An Office or OpenDocument file is password-protected."""
+
+
+class EncryptedMessageError(BinaryNormalizationError, EncryptedFileError):
+    """An email part is PGP- or S/MIME-encrypted: it needs the recipient's private key."""
+
+
+class BinaryFanoutError(BinaryNormalizationError, LimitExceededError):
     """A container nests deeper, or holds more members, than the configuration allows."""
 
 
-class CorruptPdfError(BinaryNormalizationError, ConversionError):
-    """The PDF is malformed or truncated."""
+class UnsafeArchiveError(BinaryNormalizationError, UnsafeInputError):
+    """A zip whose entries share data ranges (a bomb by construction), or an archive link
+    that points outside the archive (path traversal)."""
+
+
+class CorruptPdfError(BinaryNormalizationError, ConversionError, CorruptFileError):
+    """The PDF is malformed or truncated, and PDFium cannot repair it either."""
 
 
 class OfficeConversionError(BinaryNormalizationError, ConversionError):
     """The Office renderer failed, was unreachable, or timed out."""
 
 
-class ImageConversionError(BinaryNormalizationError, ConversionError):
+class ImageConversionError(BinaryNormalizationError, ConversionError, CorruptFileError):
     """The image could not be decoded or re-encoded."""
 
 
-class ArchiveExtractionError(BinaryNormalizationError, ConversionError):
-    """The archive could not be read."""
+class ArchiveExtractionError(BinaryNormalizationError, ConversionError, CorruptFileError):
+    """The archive, or one of its members, could not be read."""
 
 
-class EmailParseError(BinaryNormalizationError, ConversionError):
+class EmailParseError(BinaryNormalizationError, ConversionError, CorruptFileError):
     """The email could not be parsed."""
+
+
+# The causes a person acts on; `ContentError.error_type` records the nearest one.
+CAUSES: frozenset[type[ContentError]] = frozenset(
+    {
+        EncryptedFileError,
+        CorruptFileError,
+        UnsupportedFormatError,
+        LimitExceededError,
+        UnsafeInputError,
+    }
+)

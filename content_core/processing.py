@@ -164,7 +164,7 @@ def process_files(
             except ContentError as exc:
                 results.append(TaskFailure(exc.error_type, exc.message))
             except RecursionError as exc:
-                results.append(TaskFailure("BinaryFanoutError", f"nests too deeply ({exc})"))
+                results.append(TaskFailure("LimitExceededError", f"nests too deeply ({exc})"))
             except Exception as exc:  # noqa: BLE001 - same boundary as the worker process
                 results.append(TaskFailure(f"UnexpectedError.{type(exc).__name__}", str(exc)))
     else:
@@ -219,9 +219,9 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         if size > task.binary.max_bytes:
             # Refused before reading: identified by a streamed hash and a sniffed prefix.
             return [_worker_failure(item, TaskFailure(
-                "BinaryTooLargeError",
+                "LimitExceededError",
                 f"{item.filename}: {size} bytes, over max_bytes={task.binary.max_bytes}",
-            ))]
+            ), override_stage="sniff")]
         data = item.path.read_bytes()
     except OSError as exc:
         return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
@@ -320,8 +320,8 @@ def _with_text(
             })
     except RecursionError as exc:
         return base.model_copy(update={
-            "error_type": "ExtractionError",
-            "error_message": f"input nests too deeply ({exc})",
+            "error_type": "LimitExceededError",
+            "error_message": f"input nests too deeply for the parser ({exc})",
             "stage": "extract",
         })
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
@@ -372,7 +372,9 @@ def _content_error_names() -> frozenset[str]:
     return frozenset(name for name in names if not name.startswith("Worker"))
 
 
-def _worker_failure(item: FileInput, failure: TaskFailure) -> ArtifactRecord:
+def _worker_failure(
+    item: FileInput, failure: TaskFailure, *, override_stage: str | None = None
+) -> ArtifactRecord:
     """The record of a file whose worker timed out or died: identified from its bytes, read
     here without parsing anything but a bounded prefix."""
     digest = hashlib.sha256()
@@ -391,8 +393,7 @@ def _worker_failure(item: FileInput, failure: TaskFailure) -> ArtifactRecord:
     # exception nobody translated, a full disk) is marked "worker": callers treat those rows
     # as transient and retry them instead of caching them.
     stage = "normalise" if failure.error_type in _content_error_names() else "worker"
-    if failure.error_type == "BinaryTooLargeError":
-        stage = "sniff"
+    stage = override_stage or stage
     return _error_record(
         artifact_id, (), media_type, item.filename, failure.error_type, failure.message, stage,
         kind=kind_for(media_type),

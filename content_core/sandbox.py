@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from content_core.errors import ContentError, ConversionError, UnsafeInputError
+from content_core.errors import ContentError, ConversionError, LimitExceededError
 
 __all__ = [
     "TaskFailure",
@@ -41,8 +41,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-class WorkerTimeoutError(UnsafeInputError):
-    """A task ran past its time limit; its worker was killed."""
+class WorkerTimeoutError(LimitExceededError):
+    """A task ran past its time limit (`timeout_s`); its worker was killed. Recorded by name
+    with stage "worker", so the row is retried rather than reused."""
 
 
 class WorkerCrashedError(ConversionError):
@@ -92,7 +93,7 @@ def _worker_main(
         except MemoryError:
             reply = ("err", ("WorkerMemoryError", "the task ran out of its memory cap"))
         except RecursionError as exc:
-            reply = ("err", ("BinaryFanoutError", f"input nests too deeply ({exc})"))
+            reply = ("err", ("LimitExceededError", f"input nests too deeply ({exc})"))
         except Exception as exc:  # noqa: BLE001 - the process boundary: report, never die
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             reply = ("err", (f"UnexpectedError.{type(exc).__name__}", detail[:2000]))

@@ -6,8 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from content_core.store import ContentStore
+
+# Hypothesis times each example (deadline, 200 ms) and its data generation (too_slow): both
+# wall-clock checks that a loaded machine fails. Off for every property test of the suite.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_INBOX = REPO / "examples" / "inbox"

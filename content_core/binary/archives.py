@@ -20,13 +20,21 @@ from dataclasses import dataclass
 
 from content_core.binary import media_types as mt
 from content_core.binary.budget import ExpansionBudget
-from content_core.binary.zips import check_zip_layout, check_zip_package, read_zip_member
+from content_core.binary.zips import (
+    check_zip_layout,
+    check_zip_package,
+    decode_zip_names,
+    read_zip_member,
+)
 from content_core.errors import (
     ArchiveExtractionError,
     BinaryFanoutError,
     BinaryNormalizationError,
     BinaryTooLargeError,
+    EncryptedArchiveError,
     MissingDependencyError,
+    UnsafeArchiveError,
+    UnsupportedBinaryError,
 )
 
 __all__ = ["ArchiveMember", "ArchiveUnpacker", "ExpansionBudget", "check_zip_package", "safe_name"]
@@ -45,10 +53,37 @@ class ArchiveMember:
 
 def safe_name(raw: str, fallback: str) -> str:
     """Return a display name from a container-supplied name: its last path part, no control
-    characters, no leading dots; `fallback` when nothing usable is left."""
-    cleaned = "".join(ch for ch in raw.replace("\\", "/") if ch.isprintable())
+    characters, no leading dots; `fallback` when nothing usable is left.
+
+    Bytes a name could not be decoded from (lone surrogates from `surrogateescape`) are kept
+    as `\\xNN`: backslashes are path separators here, so a backslash left in a display name
+    always starts such an escape.
+    """
+    cleaned = "".join(
+        ch for ch in raw.replace("\\", "/") if ch.isprintable() or "\udc80" <= ch <= "\udcff"
+    )
     base = posixpath.basename(cleaned.rstrip("/")).strip().lstrip(".")
-    return base[:255] if base else fallback
+    if not base:
+        return fallback
+    base = "".join(f"\\x{ord(ch) - 0xDC00:02x}" if "\udc80" <= ch <= "\udcff" else ch
+                   for ch in base)
+    return base[:255]
+
+
+def _unfollowed(name: str, member: str, target: str | None) -> BinaryNormalizationError:
+    """The error recorded for a link or special member: a link that leaves the archive (an
+    absolute target or one climbing out with '..') is a traversal attempt; any other link,
+    device or FIFO is simply not something with content of its own."""
+    if target is not None:
+        parts = target.replace("\\", "/").split("/")
+        if target.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+            return UnsafeArchiveError(
+                f"{name}: member {member!r} links outside the archive ({target!r}); "
+                "not followed (path traversal)"
+            )
+    return UnsupportedBinaryError(
+        f"{name}: member {member!r} is a link or special file; not followed"
+    )
 
 
 class ArchiveUnpacker:
@@ -66,8 +101,10 @@ class ArchiveUnpacker:
         Errors that make the whole archive unreadable, or that exhaust the budget, are raised.
 
         Raises:
-            ArchiveExtractionError: the archive is malformed, encrypted without a password, or
-                a zip has overlapping entries.
+            ArchiveExtractionError: the archive is malformed or truncated.
+            EncryptedArchiveError: a 7z needs a password none configured opens (an encrypted
+                zip member is yielded with this error instead).
+            UnsafeArchiveError: a zip's entries share data (a bomb construction).
             BinaryTooLargeError: the budget of decompressed bytes is exhausted.
             BinaryFanoutError: the budget of member files is exhausted.
         """
@@ -93,23 +130,24 @@ class ArchiveUnpacker:
             raise ArchiveExtractionError(f"{name}: not a readable zip ({exc})") from exc
         with archive:
             infos = archive.infolist()
-            check_zip_layout(infos, len(data), name)
-            for index, info in enumerate(infos):
+            check_zip_layout(infos, data, name)
+            names = decode_zip_names(infos)
+            for index, (info, full_name) in enumerate(zip(infos, names, strict=True)):
                 if info.is_dir():
                     continue
-                display = safe_name(info.filename, f"member-{index + 1}")
+                display = safe_name(full_name, f"member-{index + 1}")
                 budget.charge_file(name)
                 mode = (info.external_attr >> 16) & 0o170000
                 if mode and not stat.S_ISREG(mode):
-                    yield ArchiveMember(display, None, ArchiveExtractionError(
-                        f"{name}: member {display!r} is a link or special file; not followed"
-                    ))
+                    yield ArchiveMember(display, None, _unfollowed(name, display, None))
                     continue
                 try:
-                    content = read_zip_member(archive, info, budget, name, self.passwords)
+                    content = read_zip_member(
+                        archive, info, budget, name, self.passwords, display=display
+                    )
                 except (BinaryTooLargeError, BinaryFanoutError):
                     raise
-                except ArchiveExtractionError as exc:
+                except (ArchiveExtractionError, EncryptedArchiveError) as exc:
                     yield ArchiveMember(display, None, exc)
                     continue
                 yield ArchiveMember(display, content)
@@ -137,9 +175,8 @@ class ArchiveUnpacker:
                 budget.charge_file(name)
                 if not member.isreg():
                     # Symlinks, hard links, devices, FIFOs: reported, never followed or created.
-                    yield ArchiveMember(display, None, ArchiveExtractionError(
-                        f"{name}: member {display!r} is a link or special file; not followed"
-                    ))
+                    target = member.linkname if member.issym() or member.islnk() else None
+                    yield ArchiveMember(display, None, _unfollowed(name, display, target))
                     continue
                 budget.charge_bytes(member.size, name)
                 handle = archive.extractfile(member)
@@ -212,7 +249,10 @@ class ArchiveUnpacker:
                     if declared > budget.bytes_left:
                         raise BinaryTooLargeError(
                             f"{name}: declares {declared} bytes, over the budget left "
-                            f"({budget.bytes_left})"
+                            f"({budget.bytes_left}, max_uncompressed_bytes)",
+                            limit="max_uncompressed_bytes",
+                            value=budget.used_bytes + declared,
+                            maximum=budget.max_bytes,
                         )
                     links = [e.filename for e in entries if e.is_symlink]
                     regular = [e.filename for e in entries
@@ -224,7 +264,11 @@ class ArchiveUnpacker:
                 raise
             except failures as exc:
                 if isinstance(exc, DecompressionBombError):
-                    raise BinaryTooLargeError(f"{name}: {exc}") from exc
+                    raise BinaryTooLargeError(
+                        f"{name}: {exc} (max_uncompressed_bytes)",
+                        limit="max_uncompressed_bytes",
+                        maximum=budget.max_bytes,
+                    ) from exc
                 last = exc
                 continue
             except RuntimeError as exc:  # py7zr wraps worker-thread failures this way
@@ -237,13 +281,14 @@ class ArchiveUnpacker:
             for link in links:
                 budget.charge_file(name)
                 display = safe_name(link, "link")
-                yield ArchiveMember(display, None, ArchiveExtractionError(
-                    f"{name}: member {display!r} is a link; not followed"
-                ))
+                yield ArchiveMember(display, None, _unfollowed(name, display, None))
             return
         message = str(last) if last else "unreadable"
         if last is not None and "password" in f"{type(last).__name__} {message}".lower():
-            raise ArchiveExtractionError(f"{name}: encrypted 7z and no configured password works")
+            raise EncryptedArchiveError(
+                f"{name}: encrypted 7z archive and no configured password opens it",
+                file_format="7z",
+            ) from last
         raise ArchiveExtractionError(f"{name}: not a readable 7z ({message})") from last
 
 

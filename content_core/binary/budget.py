@@ -25,7 +25,11 @@ class ExpansionBudget:
         self.used_bytes += count
         if self.used_bytes > self.max_bytes:
             raise BinaryTooLargeError(
-                f"{what}: decompressed data passes the budget of {self.max_bytes} bytes"
+                f"{what}: decompressed data passes the budget of {self.max_bytes} bytes "
+                "(max_uncompressed_bytes)",
+                limit="max_uncompressed_bytes",
+                value=self.used_bytes,
+                maximum=self.max_bytes,
             )
 
     def charge_file(self, what: str) -> None:
@@ -33,7 +37,22 @@ class ExpansionBudget:
         self.used_files += 1
         if self.used_files > self.max_files:
             raise BinaryFanoutError(
-                f"{what}: more than {self.max_files} members in total"
+                f"{what}: more than {self.max_files} members in total (max_expanded_files)",
+                limit="max_expanded_files",
+                value=self.used_files,
+                maximum=self.max_files,
+            )
+
+    def check_ratio(self, produced: int, compressed: int, what: str, member: str) -> None:
+        """Raise `BinaryTooLargeError` when `produced` bytes inflated from `compressed` pass the
+        ratio limit; members under 1 MiB are exempt (small XML parts compress very well)."""
+        if produced > 1_048_576 and produced > self.max_ratio * max(compressed, 1):
+            raise BinaryTooLargeError(
+                f"{what}: member {member!r} expands more than {self.max_ratio:.0f} times "
+                "(max_compression_ratio)",
+                limit="max_compression_ratio",
+                value=produced / max(compressed, 1),
+                maximum=self.max_ratio,
             )
 
     @property

@@ -33,6 +33,7 @@ from content_core.errors import (
     BinaryFanoutError,
     BinaryTooLargeError,
     EmailParseError,
+    EncryptedMessageError,
     MissingDependencyError,
 )
 
@@ -41,6 +42,10 @@ __all__ = ["EmailUnpacker", "UnpackedEmail"]
 _RENDERED_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 _MAX_HEADER_VALUE_CHARS = 2000
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
+_PGP_ARMOR = b"-----BEGIN PGP MESSAGE-----"
+# The DER object identifier of CMS enveloped-data (1.2.840.113549.1.7.3): an encrypted
+# S/MIME body; signed-data (.7.2) is not encrypted.
+_ENVELOPED_DATA_OID = bytes.fromhex("06092a864886f70d010703")
 _HTML_BODY_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
 # Where the rendered header goes in an HTML body: after <body>, else after </head>.
 _BODY_TAG = re.compile(r"<body\b[^<>]{0,2000}>", re.IGNORECASE)
@@ -107,11 +112,19 @@ class EmailUnpacker:
         header_end = _header_end(data)
         if header_end > self.max_header_bytes:
             raise BinaryTooLargeError(
-                f"{name}: header block of {header_end} bytes, over {self.max_header_bytes}"
+                f"{name}: header block of {header_end} bytes, over "
+                f"max_email_header_bytes={self.max_header_bytes}",
+                limit="max_email_header_bytes",
+                value=header_end,
+                maximum=self.max_header_bytes,
             )
         boundaries = len(_BOUNDARY.findall(data))
         if boundaries > self.max_parts:
-            raise BinaryFanoutError(f"{name}: {boundaries} multipart levels or parts, too many")
+            raise BinaryFanoutError(
+                f"{name}: {boundaries} multipart levels or parts, over "
+                f"max_email_parts={self.max_parts}",
+                limit="max_email_parts", value=boundaries, maximum=self.max_parts,
+            )
         try:
             message = email.message_from_bytes(data, policy=email.policy.compat32)
         except RecursionError as exc:
@@ -128,9 +141,15 @@ class EmailUnpacker:
             part, depth = stack.pop()
             parts += 1
             if parts > self.max_parts:
-                raise BinaryFanoutError(f"{name}: more than {self.max_parts} MIME parts")
+                raise BinaryFanoutError(
+                    f"{name}: more than max_email_parts={self.max_parts} MIME parts",
+                    limit="max_email_parts", value=parts, maximum=self.max_parts,
+                )
             if depth > 64:
-                raise BinaryFanoutError(f"{name}: MIME parts nest deeper than 64 levels")
+                raise BinaryFanoutError(
+                    f"{name}: MIME parts nest deeper than 64 levels", limit="mime_depth",
+                    value=depth, maximum=64,
+                )
             ctype = part.get_content_type()
             if part.is_multipart() and ctype != "message/rfc822":
                 payload = part.get_payload()
@@ -164,7 +183,7 @@ class EmailUnpacker:
             content_id = _content_id(part)
             prefix = "inline" if content_id and not label else "attachment"
             fallback = f"{prefix}-{len(attachments) + 1}{_extension(ctype)}"
-            member = ArchiveMember(safe_name(label or "", fallback), payload_bytes)
+            member = _member(name, safe_name(label or "", fallback), payload_bytes)
             attachments.append(member)
             if content_id:
                 content_ids.setdefault(content_id, member.name)
@@ -267,10 +286,27 @@ def _msg_attachment(
             f"{name}: attachment {display!r} has no data (a link or OLE object)"
         ))
     budget.charge_bytes(len(content), name)
-    return ArchiveMember(display, content)
+    return _member(name, display, content)
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+
+def _member(name: str, display: str, content: bytes) -> ArchiveMember:
+    """An attachment, or its failure when it is encrypted for a recipient (PGP or S/MIME):
+    no extractor can read it, and the row should say it needs a key."""
+    scheme = None
+    if content.lstrip()[: len(_PGP_ARMOR)] == _PGP_ARMOR:
+        scheme = "PGP"
+    elif _ENVELOPED_DATA_OID in content[:64]:
+        scheme = "S/MIME"
+    if scheme is None:
+        return ArchiveMember(display, content)
+    return ArchiveMember(display, None, EncryptedMessageError(
+        f"{name}: attachment {display!r} is {scheme}-encrypted email content; it needs the "
+        "recipient's private key",
+        file_format=f"{scheme} email",
+    ))
 
 
 def _to_bytes_ascii_compatible(data: bytes) -> bytes:

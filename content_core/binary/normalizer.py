@@ -23,7 +23,7 @@ from content_core.binary.office import OFFICE_MEDIA_TYPES, NoOpOfficeConverter, 
 from content_core.binary.pdf_guard import PdfGuard
 from content_core.binary.sniff import decode_text_sample, sniff_media_type
 from content_core.binary.textpdf import text_to_pdf
-from content_core.binary.zips import check_zip_package
+from content_core.binary.zips import check_not_encrypted_package, check_zip_package
 from content_core.errors import (
     ArchiveExtractionError,
     BinaryFanoutError,
@@ -42,7 +42,6 @@ _ZIP_PACKAGES = frozenset(
     {mt.DOCX, mt.DOCM, mt.XLSX, mt.XLSM, mt.PPTX, mt.PPTM, mt.ODT, mt.ODS, mt.ODP, mt.EPUB}
 )
 _WRAPPABLE_TEXT = frozenset({mt.PLAIN, mt.MARKDOWN, mt.CSV, mt.TSV})
-_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
 def failure_id(parent_id: str, name: str, error: str) -> str:
@@ -117,7 +116,8 @@ class BinaryNormalizer:
         name = filename or "upload"
         if len(data) > self.config.max_bytes:
             raise BinaryTooLargeError(
-                f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}"
+                f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}",
+                limit="max_bytes", value=len(data), maximum=self.config.max_bytes,
             )
         media_type = sniff_media_type(data, filename=filename)
         if declared_media_type and mt.base_media_type(declared_media_type) != media_type:
@@ -171,11 +171,15 @@ class BinaryNormalizer:
             )
             return
         except RecursionError as exc:  # a parser recursed on hostile nesting
+            error = BinaryFanoutError(
+                f"{name}: structure nests too deeply for the parser (recursion limit)",
+                limit="recursion",
+            )
             if depth == 0:
                 del walk.out[index:]
-                raise BinaryFanoutError(f"{name}: structure nests too deeply") from exc
+                raise error from exc
             walk.out[index] = artifact.model_copy(
-                update={"error_type": "BinaryFanoutError", "error_message": "nests too deeply"}
+                update={"error_type": error.error_type, "error_message": error.message}
             )
             return
         notes = walk.notes.pop(digest, ())
@@ -187,7 +191,10 @@ class BinaryNormalizer:
     async def _handle(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         if len(data) > self.config.max_bytes:
-            raise BinaryTooLargeError(f"{name}: {len(data)} bytes, over max_bytes")
+            raise BinaryTooLargeError(
+                f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}",
+                limit="max_bytes", value=len(data), maximum=self.config.max_bytes,
+            )
         if media_type == mt.PDF:
             report = self.pdf_guard.check(data, filename=name)
             if report.decrypted is not None:
@@ -203,7 +210,7 @@ class BinaryNormalizer:
                     raise
                 # The drawing cannot be rendered, but its text is read from the XML: the
                 # failed render is a note on the row, not the row's error.
-                walk.notes[_sha256(data)] = (f"{exc.error_type}: {exc.message}",)
+                walk.notes[_sha256(data)] = (f"{exc.error_class}: {exc.message}",)
                 return None
             if image.converted:
                 suffix = ".pdf" if image.media_type == mt.PDF else ".png"
@@ -218,6 +225,8 @@ class BinaryNormalizer:
             return None
         if media_type in OFFICE_MEDIA_TYPES or media_type == mt.EPUB:
             return await self._office(walk, artifact)
+        if media_type == mt.OLE2:
+            check_not_encrypted_package(data, media_type, name)
         if media_type in mt.TEXT_MEDIA_TYPES:
             if self.config.wrap_text_as_pdf and media_type in _WRAPPABLE_TEXT:
                 text = decode_text_sample(data) or ""
@@ -232,11 +241,7 @@ class BinaryNormalizer:
     async def _office(self, walk: _Walk, artifact: BinaryArtifact) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         if media_type in _ZIP_PACKAGES:
-            if data.startswith(_OLE2_MAGIC):
-                raise ArchiveExtractionError(
-                    f"{name}: password-protected Office package (OLE2 EncryptedPackage)",
-                    media_type=media_type,
-                )
+            check_not_encrypted_package(data, media_type, name)
             check_zip_package(data, walk.budget, filename=name)
         if media_type == mt.EPUB:
             return None
@@ -313,7 +318,10 @@ class BinaryNormalizer:
         if depth >= self.config.max_recursion_depth:
             raise BinaryFanoutError(
                 f"{artifact.filename}: containers nest deeper than "
-                f"max_recursion_depth={self.config.max_recursion_depth}"
+                f"max_recursion_depth={self.config.max_recursion_depth}",
+                limit="max_recursion_depth",
+                value=depth + 1,
+                maximum=self.config.max_recursion_depth,
             )
 
     # ------------------------------------------------------------------------------ records

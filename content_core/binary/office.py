@@ -145,6 +145,7 @@ class LibreOfficeConverter:
             out_dir = scratch / "out"
             out_dir.mkdir()
             command = [
+                *_child_setup_prefix(),
                 executable,
                 "--headless",
                 "--norestore",
@@ -168,7 +169,6 @@ class LibreOfficeConverter:
                 cwd=scratch,
                 env=env,
                 start_new_session=True,
-                preexec_fn=_child_setup,
             )
             try:
                 _, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
@@ -218,19 +218,24 @@ def _sweep_stale_folders() -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _child_setup() -> None:
-    """In the soffice child: lift the worker's soft memory cap (LibreOffice maps far more
-    address space than it uses) and die with the parent."""
+def _child_setup_prefix() -> list[str]:
+    """Commands that soffice is exec'ed through: util-linux `prlimit` lifts the worker's soft
+    memory cap (LibreOffice maps far more address space than it uses) and `setpriv` makes it
+    die with its parent. Exec wrappers instead of a `preexec_fn`, which would run Python in a
+    child forked from a process that may run threads (and could deadlock there). A missing
+    tool is skipped: the timeout still kills the process group, the sweep its folders."""
     import resource
 
+    prefix: list[str] = []
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != hard:
-        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    prlimit = shutil.which("prlimit")
+    if soft != hard and prlimit is not None:
+        limit = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+        prefix += [prlimit, f"--as={limit}:{limit}", "--"]
+    setpriv = shutil.which("setpriv")
+    if setpriv is not None:
+        prefix += [setpriv, "--pdeathsig", "KILL", "--"]
+    return prefix
 
 
 def _kill_group(pid: int) -> None:

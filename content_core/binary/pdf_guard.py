@@ -1,4 +1,9 @@
-"""PdfGuard: decide whether a PDF can be processed (encryption, corruption, page limits)."""
+"""PdfGuard: decide whether a PDF can be processed (encryption, corruption, page limits).
+
+pypdf reads the structure strictly; when it fails (no `startxref`, a broken cross-reference
+table, a malformed XFA form), PDFium, which rebuilds the cross-reference table as viewers do,
+gets the last word before the file is called corrupt. The limits apply to the repaired document.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +23,7 @@ __all__ = ["PdfGuard", "PdfReport"]
 
 _log = logging.getLogger(__name__)
 
-# A PDF ends with "%%EOF" possibly followed by a little junk (newlines, padding from mailers).
-_EOF_WINDOW = 4096
+_PDFIUM_ERR_PASSWORD = 4  # FPDF_ERR_PASSWORD
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,20 +33,22 @@ class PdfReport:
     `owner_password_only` is True for PDFs that are encrypted but open with an empty user
     password (they carry only permission restrictions). `decrypted` holds an unencrypted copy
     when one of the configured passwords was needed; text tools should read that copy.
+    `repaired` is True when only PDFium could open the file (it rebuilt the structure).
     """
 
     page_count: int
     encrypted: bool
     owner_password_only: bool
     decrypted: bytes | None = None
+    repaired: bool = False
 
 
 class PdfGuard:
     """Pre-flight check of a PDF before any text tool touches it.
 
-    Rejects PDFs that need a password we do not have (`EncryptedPdfError`), malformed or
-    truncated PDFs, PDFs with undecodable content streams (`CorruptPdfError`), and PDFs over the
-    page limit (`BinaryTooLargeError`).
+    Rejects PDFs that need a password we do not have (`EncryptedPdfError`), PDFs that neither
+    pypdf nor PDFium's repair can open or whose content streams do not decode
+    (`CorruptPdfError`), and PDFs over the page limit (`BinaryTooLargeError`).
     """
 
     def __init__(self, *, max_pages: int = 5000, passwords: tuple[str, ...] = ()) -> None:
@@ -54,7 +60,8 @@ class PdfGuard:
 
         Raises:
             EncryptedPdfError: a user password is required and none configured opens it.
-            CorruptPdfError: no header, truncated, unreadable page tree or content streams.
+            CorruptPdfError: no header, or unreadable even for PDFium, or a content stream
+                that does not inflate.
             BinaryTooLargeError: more pages than `max_pages`.
         """
         name = filename or "<pdf>"
@@ -67,10 +74,6 @@ class PdfGuard:
         start = data.find(b"%PDF-", 0, 1024)
         if start < 0:
             raise CorruptPdfError(f"{name}: no %PDF header", media_type="application/pdf")
-        if b"%%EOF" not in data[-_EOF_WINDOW:]:
-            raise CorruptPdfError(
-                f"{name}: truncated (no %%EOF marker at the end)", media_type="application/pdf"
-            )
         # pypdf raises a wide range of exceptions on hostile input (its own, plus KeyError,
         # ValueError, TypeError, AttributeError, ... from half-parsed objects); all of them mean
         # the file is malformed.
@@ -107,23 +110,77 @@ class PdfGuard:
         except (EncryptedPdfError, CorruptPdfError):
             raise
         except parse_errors as exc:
-            raise CorruptPdfError(
-                f"{name}: unreadable PDF structure ({type(exc).__name__}: {exc})",
-                media_type="application/pdf",
-            ) from exc
+            # Missing trailers and broken cross-reference tables are common and recoverable.
+            return self._repair(data, name, f"{type(exc).__name__}: {exc}")
         if page_count == 0:
             raise CorruptPdfError(f"{name}: the PDF has no pages", media_type="application/pdf")
-        if page_count > self.max_pages:
-            raise BinaryTooLargeError(
-                f"{name}: {page_count} pages, over the limit of {self.max_pages}",
-                media_type="application/pdf",
-            )
+        self._check_pages(page_count, name)
         self._check_content(decrypted or data, name, page_count)
         return PdfReport(
             page_count=page_count,
             encrypted=encrypted,
             owner_password_only=owner_only,
             decrypted=decrypted,
+        )
+
+    def _check_pages(self, page_count: int, name: str) -> None:
+        if page_count > self.max_pages:
+            raise BinaryTooLargeError(
+                f"{name}: {page_count} pages, over max_pdf_pages={self.max_pages}",
+                media_type="application/pdf",
+                limit="max_pdf_pages",
+                value=page_count,
+                maximum=self.max_pages,
+            )
+
+    def _repair(self, data: bytes, name: str, strict_error: str) -> PdfReport:
+        """Open a PDF that pypdf could not parse with PDFium, which rebuilds the structure;
+        the guard's limits (encryption, pages) then apply to what PDFium sees."""
+        try:
+            import pypdfium2 as pdfium
+        except ImportError as exc:  # pragma: no cover - pypdfium2 is a core dependency
+            raise CorruptPdfError(
+                f"{name}: unreadable PDF structure ({strict_error})", media_type="application/pdf"
+            ) from exc
+        passwords: tuple[str | None, ...] = (None, *self.passwords)
+        for password in passwords:
+            try:
+                document = pdfium.PdfDocument(data, password=password)
+            except pdfium.PdfiumError as exc:
+                if getattr(exc, "err_code", None) == _PDFIUM_ERR_PASSWORD:
+                    continue
+                raise CorruptPdfError(
+                    f"{name}: unreadable PDF structure ({strict_error}), and PDFium cannot "
+                    f"repair it ({exc})",
+                    media_type="application/pdf",
+                ) from exc
+            decrypted: bytes | None = None
+            try:
+                page_count = len(document)
+                if password is not None and page_count:
+                    # Text tools read PDFs without a password: hand them a decrypted copy.
+                    buffer = io.BytesIO()
+                    document.save(buffer, flags=pdfium.raw.FPDF_REMOVE_SECURITY)
+                    decrypted = buffer.getvalue()
+            finally:
+                document.close()
+            if page_count == 0:
+                raise CorruptPdfError(
+                    f"{name}: unreadable PDF structure ({strict_error}); PDFium repairs it but "
+                    "finds no pages",
+                    media_type="application/pdf",
+                )
+            self._check_pages(page_count, name)
+            _log.debug("%s: pypdf failed (%s); PDFium repaired it", name, strict_error)
+            return PdfReport(
+                page_count=page_count,
+                encrypted=password is not None,
+                owner_password_only=False,
+                decrypted=decrypted,
+                repaired=True,
+            )
+        raise EncryptedPdfError(
+            f"{name}: encrypted PDF and a user password is required", media_type="application/pdf"
         )
 
     def _unlock(self, reader: object, name: str) -> tuple[bool, bool]:
@@ -140,11 +197,11 @@ class PdfGuard:
                     return False, True
         except (PyPdfError, NotImplementedError, ValueError, KeyError) as exc:
             raise EncryptedPdfError(
-                f"{name}: encrypted with an unsupported scheme ({exc})",
+                f"{name}: encrypted PDF with an unsupported scheme ({exc})",
                 media_type="application/pdf",
             ) from exc
         raise EncryptedPdfError(
-            f"{name}: encrypted and a user password is required", media_type="application/pdf"
+            f"{name}: encrypted PDF and a user password is required", media_type="application/pdf"
         )
 
     def _check_content(self, data: bytes, name: str, page_count: int) -> None:
@@ -162,7 +219,9 @@ class PdfGuard:
         except pdfium.PdfiumError as exc:
             message = str(exc)
             if "password" in message.lower():
-                raise EncryptedPdfError(f"{name}: {message}", media_type="application/pdf") from exc
+                raise EncryptedPdfError(
+                    f"{name}: encrypted PDF ({message})", media_type="application/pdf"
+                ) from exc
             raise CorruptPdfError(f"{name}: {message}", media_type="application/pdf") from exc
         try:
             if len(document) == 0:

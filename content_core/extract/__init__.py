@@ -144,7 +144,10 @@ def extract_text(
 
     Raises:
         UnsupportedFormatError: no handler accepts the media type.
-        UnsafeInputError: a guard refused the input (zip bomb, entity bomb, encryption, limits).
+        UnsafeInputError: a guard refused the input as an attack (overlapping zip entries,
+            entity expansion, external entities).
+        LimitExceededError: the input is over a configured limit (size, ratio, members, depth).
+        EncryptedFileError: the input needs a password.
         MissingDependencyError: the handler for this format needs an uninstalled extra.
         ExtractionError: every accepting handler failed; `attempts` records each one.
     """

@@ -25,7 +25,7 @@ import re
 from typing import Any
 from xml.parsers import expat
 
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import ExtractionError, LimitExceededError, UnsafeInputError
 from content_core.extract.base import ExtractOptions
 
 __all__ = ["check_xml_declarations", "check_xml_safe", "parse_checked", "safe_lxml_parser"]
@@ -44,14 +44,18 @@ def check_xml_safe(data: bytes, options: ExtractOptions, *, media_type: str) -> 
     """Raise unless `data` is well-formed XML within `max_xml_bytes` whose declarations are safe.
 
     Raises:
-        UnsafeInputError: over `max_xml_bytes`, or a dangerous declaration (module docstring).
+        LimitExceededError: over `max_xml_bytes`.
+        UnsafeInputError: a dangerous declaration (module docstring).
         ExtractionError: not well-formed XML.
     """
     if len(data) > options.max_xml_bytes:
-        raise UnsafeInputError(
-            f"XML of {len(data)} bytes over the limit {options.max_xml_bytes}",
+        raise LimitExceededError(
+            f"XML of {len(data)} bytes over max_xml_bytes={options.max_xml_bytes}",
             media_type=media_type,
             stage="extract",
+            limit="max_xml_bytes",
+            value=len(data),
+            maximum=options.max_xml_bytes,
         )
     check_xml_declarations(data, media_type=media_type)
 

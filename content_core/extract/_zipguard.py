@@ -12,7 +12,8 @@ import io
 import zipfile
 import zlib
 
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.binary.zips import check_not_encrypted_package, check_zip_layout
+from content_core.errors import EncryptedFileError, ExtractionError, LimitExceededError
 from content_core.extract.base import ExtractOptions
 
 __all__ = ["open_checked_zip"]
@@ -21,14 +22,18 @@ _READ_CHUNK = 1024 * 1024
 # Small members legitimately compress very well (runs of empty XML cells); the ratio rule
 # applies from this declared size on.
 _RATIO_FLOOR_BYTES = 4 * 1024 * 1024
-_LOCAL_HEADER_BYTES = 30
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 
 
-def _refuse(reason: str, media_type: str) -> UnsafeInputError:
-    return UnsafeInputError(
-        f"zip package refused: {reason}", media_type=media_type, stage="extract"
+def _refuse(
+    reason: str, media_type: str, *, limit: str, value: float, maximum: float
+) -> LimitExceededError:
+    return LimitExceededError(
+        f"zip package refused: {reason} ({limit})",
+        media_type=media_type,
+        stage="extract",
+        limit=limit,
+        value=value,
+        maximum=maximum,
     )
 
 
@@ -36,17 +41,13 @@ def open_checked_zip(data: bytes, options: ExtractOptions, *, media_type: str) -
     """Return a `ZipFile` over `data` once it has passed every bomb check.
 
     Raises:
-        UnsafeInputError: too many members, declared or real size over the budget, a member
-            over the compression-ratio limit, overlapping members, or duplicate names.
-        ExtractionError: the bytes are not a readable zip archive.
+        LimitExceededError: too many members, declared or real size over the budget, or a
+            member over the compression-ratio limit.
+        UnsafeArchiveError: members share data ranges (a bomb construction).
+        EncryptedDocumentError: a password-protected DOCX/XLSX/PPTX (OLE2 EncryptedPackage).
+        ExtractionError: the bytes are not a readable zip archive, or two parts share a name.
     """
-    if data.startswith(_OLE_MAGIC) and _ENCRYPTED_PACKAGE in data:
-        # Office wraps a password-protected OOXML package in an OLE2 "EncryptedPackage".
-        raise UnsafeInputError(
-            "password-protected Office document (OLE2 EncryptedPackage, not a zip)",
-            media_type=media_type,
-            stage="extract",
-        )
+    check_not_encrypted_package(data, media_type, "document")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
@@ -57,40 +58,36 @@ def open_checked_zip(data: bytes, options: ExtractOptions, *, media_type: str) -
             stage="extract",
         ) from exc
     if len(members) > options.max_zip_members:
-        raise _refuse(f"{len(members)} members > {options.max_zip_members}", media_type)
+        raise _refuse(
+            f"{len(members)} members > {options.max_zip_members}", media_type,
+            limit="max_zip_members", value=len(members), maximum=options.max_zip_members,
+        )
     budget = options.max_uncompressed_bytes
     declared = sum(m.file_size for m in members)
     if declared > budget:
-        raise _refuse(f"declared size {declared} bytes > budget {budget}", media_type)
+        raise _refuse(
+            f"declared size {declared} bytes > budget {budget}", media_type,
+            limit="max_uncompressed_bytes", value=declared, maximum=budget,
+        )
     names: set[str] = set()
     for member in members:
         if member.filename in names:
-            raise _refuse(f"duplicate member name {member.filename!r}", media_type)
+            raise ExtractionError(
+                f"invalid zip package: two parts named {member.filename!r}",
+                media_type=media_type,
+                stage="extract",
+            )
         names.add(member.filename)
-        if (
-            member.file_size > _RATIO_FLOOR_BYTES
-            and member.file_size > options.max_compression_ratio * max(member.compress_size, 1)
-        ):
-            raise _refuse(f"member {member.filename!r} compression ratio too high", media_type)
-    _check_overlap(members, media_type)
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > _RATIO_FLOOR_BYTES and ratio > options.max_compression_ratio:
+            raise _refuse(
+                f"member {member.filename!r} compression ratio too high", media_type,
+                limit="max_compression_ratio", value=ratio,
+                maximum=options.max_compression_ratio,
+            )
+    check_zip_layout(members, data, "document")
     _inflate_all(archive, members, budget, media_type)
     return archive
-
-
-def _check_overlap(members: list[zipfile.ZipInfo], media_type: str) -> None:
-    """Refuse members whose stored bytes overlap the next member's local header."""
-    ordered = sorted(members, key=lambda m: m.header_offset)
-    for current, following in zip(ordered, ordered[1:], strict=False):
-        end = (
-            current.header_offset
-            + _LOCAL_HEADER_BYTES
-            + len(current.orig_filename.encode("utf-8", "surrogateescape"))
-            + current.compress_size
-        )
-        if end > following.header_offset:
-            raise _refuse(
-                f"members {current.filename!r} and {following.filename!r} overlap", media_type
-            )
 
 
 def _inflate_all(
@@ -101,12 +98,22 @@ def _inflate_all(
     for member in members:
         if member.is_dir():
             continue
+        if member.flag_bits & 0x1:
+            raise EncryptedFileError(
+                f"zip package part {member.filename!r} is zip-encrypted",
+                file_format="zip package",
+                media_type=media_type,
+                stage="extract",
+            )
         try:
             with archive.open(member) as stream:
                 while chunk := stream.read(_READ_CHUNK):
                     total += len(chunk)
                     if total > budget:
-                        raise _refuse(f"inflated size over budget {budget} bytes", media_type)
+                        raise _refuse(
+                            f"inflated size over budget {budget} bytes", media_type,
+                            limit="max_uncompressed_bytes", value=total, maximum=budget,
+                        )
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, zlib.error) as exc:
             raise ExtractionError(
                 f"zip member {member.filename!r} unreadable: {exc}",

@@ -19,7 +19,7 @@ import struct
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError, MissingDependencyError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["DocExtractor"]
@@ -133,7 +133,7 @@ def read_doc_text(data: bytes) -> str:
     """Return the main-story text of a Word 6/95 or Word 97-2003 file.
 
     Raises:
-        UnsafeInputError: the document is encrypted.
+        EncryptedFileError: the document is password-protected.
         ExtractionError: the file is not a readable Word binary document.
     """
     olefile = _load_olefile()
@@ -147,13 +147,18 @@ def read_doc_text(data: bytes) -> str:
             if ident not in (_WORD_IDENT, _WORD6_IDENT):
                 raise _fail("bad FIB signature")
             if flags & _F_ENCRYPTED:
-                raise UnsafeInputError(
-                    "the Word document is encrypted", media_type=mt.DOC, stage="extract"
+                raise EncryptedFileError(
+                    "password-protected Word document (DOC)",
+                    file_format="DOC",
+                    media_type=mt.DOC,
+                    stage="extract",
                 )
             if nfib in _WORD6_NFIB:
                 return _clean_story(_word6_text(word, flags))
             table_name = "1Table" if flags & _F_WHICH_TABLE else "0Table"
             table = ole.openstream(table_name).read()
+    except EncryptedFileError:
+        raise
     except (OSError, ValueError, IndexError) as exc:
         raise _fail(str(exc)) from exc
     (ccp_text,) = struct.unpack_from("<i", word, _OFFSET_CCP_TEXT)
@@ -218,7 +223,7 @@ class DocExtractor:
         """Return the document's main text.
 
         Raises:
-            UnsafeInputError: the document is encrypted.
+            EncryptedFileError: the document is password-protected.
             ExtractionError: not a readable Word 6/95 or 97-2003 file.
         """
         try:

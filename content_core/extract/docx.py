@@ -255,7 +255,8 @@ class DocxExtractor:
         """Return the document text: headers, body, notes, comments, footers.
 
         Raises:
-            UnsafeInputError: the package fails the zip bomb checks.
+            LimitExceededError, UnsafeInputError, EncryptedFileError: the package fails the
+                zip checks (a limit, overlapping entries, a password).
             ExtractionError: the package is not a readable Word document.
             MissingDependencyError: python-docx is not installed.
         """

@@ -64,7 +64,8 @@ class EpubExtractor:
         """Return the book's text, chapter after chapter.
 
         Raises:
-            UnsafeInputError: the package fails the zip bomb checks.
+            LimitExceededError, UnsafeInputError, EncryptedFileError: the package fails the
+                zip checks (a limit, overlapping entries, a password).
             ExtractionError: no container or package document, or no readable chapter.
         """
         archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)

@@ -11,7 +11,7 @@ import re
 from itertools import accumulate
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import ExtractionError, LimitExceededError
 from content_core.extract._decode import decode_bytes
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -37,10 +37,13 @@ def json_depth(text: str) -> int:
 def _pretty(text: str, options: ExtractOptions, media_type: str) -> str:
     depth = json_depth(text)
     if depth > options.max_json_depth:
-        raise UnsafeInputError(
-            f"JSON nesting depth {depth} over the limit {options.max_json_depth}",
+        raise LimitExceededError(
+            f"JSON nesting depth {depth} over max_json_depth={options.max_json_depth}",
             media_type=media_type,
             stage="extract",
+            limit="max_json_depth",
+            value=depth,
+            maximum=options.max_json_depth,
         )
     try:
         value = json.loads(text)
@@ -62,7 +65,7 @@ class JsonExtractor:
         """Return the indented JSON (NDJSON: records separated by blank lines).
 
         Raises:
-            UnsafeInputError: nesting deeper than `options.max_json_depth`.
+            LimitExceededError: nesting deeper than `options.max_json_depth`.
             ExtractionError: the text is not valid JSON (the plain-text handler takes over).
         """
         media_type = blob.info.media_type

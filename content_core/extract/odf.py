@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._tables import join_blocks, markdown_table
-from content_core.extract._xmlsafe import safe_lxml_parser
+from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -32,6 +32,7 @@ _ODF_TYPES = frozenset(
         "application/vnd.oasis.opendocument.graphics",
     }
 )
+_LABELS = {mt.ODT: "ODT", mt.ODS: "ODS", mt.ODP: "ODP"}
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
@@ -169,8 +170,10 @@ class OdfExtractor:
         """Return Markdown text; paged for presentations (slides) and spreadsheets (sheets).
 
         Raises:
-            UnsafeInputError: zip bomb checks failed, the document is encrypted, or its XML
-                carries a DTD.
+            EncryptedFileError: the document is password-protected.
+            LimitExceededError: the package is over a size, member or ratio limit.
+            UnsafeInputError: the package's zip entries overlap, or its XML declares dangerous
+                entities (nested or huge expansion, external entities).
             ExtractionError: `content.xml` is missing or not well-formed.
         """
         media_type = blob.info.media_type
@@ -180,21 +183,25 @@ class OdfExtractor:
         except KeyError:
             manifest = b""
         if b"encryption-data" in manifest:
-            raise UnsafeInputError(
-                "the OpenDocument file is encrypted", media_type=media_type, stage="extract"
+            raise EncryptedFileError(
+                f"password-protected OpenDocument file ({_LABELS.get(media_type, 'ODF')})",
+                file_format=_LABELS.get(media_type, "ODF"),
+                media_type=media_type,
+                stage="extract",
             )
         from lxml import etree
 
         try:
-            root = etree.fromstring(archive.read("content.xml"), safe_lxml_parser())
+            content = archive.read("content.xml")
         except KeyError as exc:
             raise ExtractionError("no content.xml in the package", media_type=media_type) from exc
-        except etree.XMLSyntaxError as exc:
+        # A DOCTYPE or small internal entities are unusual but harmless; the shared XML guard
+        # refuses only the dangerous declarations (nested or huge expansion, external entities).
+        check_xml_declarations(content, media_type=media_type)
+        try:
+            root = parse_checked(content)
+        except (etree.XMLSyntaxError, ValueError) as exc:
             raise ExtractionError(f"content.xml malformed: {exc}", media_type=media_type) from exc
-        if root.getroottree().docinfo.internalDTD is not None:
-            raise UnsafeInputError(
-                "content.xml declares a DTD", media_type=media_type, stage="extract"
-            )
         body = root.find(f"{_OFFICE}body")
         if body is None:
             raise ExtractionError("content.xml has no office:body", media_type=media_type)

@@ -157,7 +157,8 @@ class PptxExtractor:
         """Return one page per slide: `## Slide N`, its shapes' text, then its notes.
 
         Raises:
-            UnsafeInputError: the package fails the zip bomb checks.
+            LimitExceededError, UnsafeInputError, EncryptedFileError: the package fails the
+                zip checks (a limit, overlapping entries, a password).
             ExtractionError: python-pptx cannot read the presentation.
         """
         pptx = _load_pptx()

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from content_core.errors import (
     ContentError,
+    EncryptedFileError,
     ExtractionAttempt,
     ExtractionError,
+    LimitExceededError,
     MissingDependencyError,
     UnsafeInputError,
     UnsupportedFormatError,
@@ -43,9 +45,10 @@ class ExtractorRegistry:
     """Handlers ordered by priority (higher first; ties keep registration order).
 
     `extract` tries every handler whose `accepts` says yes. A handler that raises is recorded
-    as a failed attempt and the next one runs. Two exceptions stop the walk at once: an
-    `UnsafeInputError` (a guard refused the bytes, so no other parser should see them) and
-    any `BaseException` that is not an `Exception` (interrupts, exits).
+    as a failed attempt and the next one runs. Verdicts no other parser would change stop the
+    walk at once: `UnsafeInputError` (a guard refused the bytes, so no other parser should see
+    them), `LimitExceededError` and `EncryptedFileError`; so does any `BaseException` that is
+    not an `Exception` (interrupts, exits).
     """
 
     def __init__(self) -> None:
@@ -79,7 +82,9 @@ class ExtractorRegistry:
 
         Raises:
             UnsupportedFormatError: no handler accepts the media type.
-            UnsafeInputError: a handler's guard refused the input (bomb, encryption, limits).
+            UnsafeInputError: a handler's guard refused the input as an attack.
+            LimitExceededError: the input is over a configured limit.
+            EncryptedFileError: the input needs a password.
             MissingDependencyError: every accepting handler lacked an optional dependency.
             ExtractionError: every accepting handler failed; `attempts` lists each failure.
         """
@@ -93,7 +98,7 @@ class ExtractorRegistry:
             tried = True
             try:
                 result = handler.extract(blob, opts)
-            except UnsafeInputError:
+            except (UnsafeInputError, LimitExceededError, EncryptedFileError):
                 raise
             except MissingDependencyError as exc:
                 missing.append(exc)

@@ -15,7 +15,7 @@ import re
 import struct
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["WordPerfectExtractor", "read_wordperfect_text"]
@@ -163,7 +163,7 @@ def read_wordperfect_text(data: bytes) -> str:
     """Return the text of a WordPerfect 5.x or 6.x+ document.
 
     Raises:
-        UnsafeInputError: the document is password-protected (encrypted).
+        EncryptedFileError: the document is password-protected (encrypted).
         ExtractionError: not a WordPerfect document, or a version this reader does not know.
     """
     if len(data) < _HEADER_BYTES or not data.startswith(_MAGIC):
@@ -174,8 +174,9 @@ def read_wordperfect_text(data: bytes) -> str:
     if file_type != _DOCUMENT_FILE_TYPE:
         raise _fail(f"file type {file_type} is not a document")
     if key != 0:
-        raise UnsafeInputError(
+        raise EncryptedFileError(
             "the WordPerfect document is password-protected",
+            file_format="WordPerfect",
             media_type=mt.WORDPERFECT,
             stage="extract",
         )
@@ -207,7 +208,7 @@ class WordPerfectExtractor:
         """Return the document text.
 
         Raises:
-            UnsafeInputError: the document is password-protected.
+            EncryptedFileError: the document is password-protected.
             ExtractionError: not a readable WordPerfect document.
         """
         return build_text([read_wordperfect_text(blob.data)], handler=self.name, paged=False)

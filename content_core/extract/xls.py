@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError, UnsafeInputError
+from content_core.errors import EncryptedFileError, ExtractionError, MissingDependencyError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
@@ -37,7 +37,7 @@ class XlsExtractor:
         """Return one page per worksheet: `## <sheet>` and its cells as a table.
 
         Raises:
-            UnsafeInputError: the workbook is encrypted.
+            EncryptedFileError: the workbook is password-protected.
             ExtractionError: xlrd cannot read the workbook.
         """
         xlrd = _load_xlrd()
@@ -60,8 +60,11 @@ class XlsExtractor:
                 book.release_resources()
         except xlrd.XLRDError as exc:
             if "encrypt" in str(exc).lower():
-                raise UnsafeInputError(
-                    "the workbook is encrypted", media_type=media_type, stage="extract"
+                raise EncryptedFileError(
+                    "password-protected Excel 97-2003 workbook (XLS)",
+                    file_format="XLS",
+                    media_type=media_type,
+                    stage="extract",
                 ) from exc
             raise ExtractionError(
                 f"xlrd cannot read the workbook: {exc}", media_type=media_type

@@ -51,7 +51,8 @@ class XlsxExtractor:
         """Return one page per worksheet: `## <sheet>` and its cells as a table.
 
         Raises:
-            UnsafeInputError: the package fails the zip bomb checks.
+            LimitExceededError, UnsafeInputError, EncryptedFileError: the package fails the
+                zip checks (a limit, overlapping entries, a password).
             ExtractionError: openpyxl cannot read the workbook.
         """
         openpyxl = _load_openpyxl()

@@ -446,6 +446,7 @@ def _discover(
     max_batches: int | None,
     started: float,
     settle_s: float = 0.0,
+    clock_ns: Callable[[], int] = time.time_ns,
 ) -> _Pass:
     """One listing, then as many batches as the budget allows, each manifest written at once."""
     if max_batch_files < 1:
@@ -493,7 +494,7 @@ def _discover(
                 )
                 if known_live and row["cached_sha256"] == row["known_sha256"]:
                     continue  # metadata-only change, checked on an earlier pass
-                settled = time.time_ns() - int(settle_s * 1e9) if settle_s > 0 else 0
+                settled = clock_ns() - int(settle_s * 1e9) if settle_s > 0 else 0
                 read = _read_stable(source, store, listed, settled)
                 if read is None:
                     has_more = True  # changing or vanished: the next pass looks again
@@ -538,6 +539,7 @@ def discover(
     max_batch_files: int = 2000,
     time_budget_s: float | None = None,
     settle_s: float = 0.0,
+    clock_ns: Callable[[], int] = time.time_ns,
 ) -> DiscoveryResult:
     """Find what changed in `source` since the store's last record and write one batch manifest.
 
@@ -546,6 +548,7 @@ def discover(
     `max_batch_files` changes go into the batch; `has_more` says whether a next pass is due.
     A file that changes while it is read, or (with `settle_s`) whose status changed less than
     `settle_s` seconds ago, is left for the next pass and never pinned half-written.
+    `clock_ns` is the wall clock that file ctimes are compared with (a test may pass its own).
     """
     started = time.monotonic()
     result = _discover(
@@ -556,6 +559,7 @@ def discover(
         max_batches=1,
         started=started,
         settle_s=settle_s,
+        clock_ns=clock_ns,
     )
     return DiscoveryResult(
         batch=result.batches[0] if result.batches else None,
@@ -613,6 +617,7 @@ def discover_pending(
     time_budget_s: float = 40.0,
     is_finished: Callable[[str], bool] | None = None,
     settle_s: float = 0.0,
+    clock_ns: Callable[[], int] = time.time_ns,
 ) -> PendingBatches:
     """Discover until the source holds no unrecorded change or the time budget is spent, then
     list every batch of the source that still needs a run.
@@ -620,6 +625,7 @@ def discover_pending(
     The one discovery function of the sensor, the schedule and the CLI. A batch written by a
     discovery whose caller crashed before requesting it is found again here, so no change is
     ever lost; `is_finished` (default: its last table exists) keeps finished batches out.
+    `settle_s` and `clock_ns` are as in `discover`.
     """
     started = time.monotonic()
     result = _discover(
@@ -630,6 +636,7 @@ def discover_pending(
         max_batches=None,
         started=started,
         settle_s=settle_s,
+        clock_ns=clock_ns,
     )
     discovered = [batch.batch_id for batch in result.batches]
     has_more, scanned = result.has_more, result.scanned

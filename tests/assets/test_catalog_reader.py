@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import IO
 
 from content_assets.cli import main as cli_main
 from content_core.store import ContentStore
@@ -17,6 +20,22 @@ for line in sys.stdin:
     count = connection.execute("SELECT count(*) FROM current_raw_files").fetchone()[0]
     print(count, flush=True)
 """
+
+
+# Generous: the holder only starts Python and DuckDB, but the machine may be loaded.
+ANSWER_WITHIN_S = 120
+
+
+def _line_reader(stream: IO[str]) -> queue.Queue[str]:
+    """Lines of `stream` as they arrive, so each read can have a timeout (readline has none)."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
 
 
 def test_ingest_while_catalog_is_held_open(inbox: Path, tmp_path: Path, monkeypatch) -> None:
@@ -33,15 +52,16 @@ def test_ingest_while_catalog_is_held_open(inbox: Path, tmp_path: Path, monkeypa
     )
     try:
         assert holder.stdout is not None and holder.stdin is not None
-        assert holder.stdout.readline().strip() == "ready"
+        answers = _line_reader(holder.stdout)
+        assert answers.get(timeout=ANSWER_WITHIN_S).strip() == "ready"
         holder.stdin.write("\n")
         holder.stdin.flush()
-        before = int(holder.stdout.readline())
+        before = int(answers.get(timeout=ANSWER_WITHIN_S))
         (inbox / "late.txt").write_text("A file that arrives while someone queries the catalog.")
         assert cli_main(["ingest", str(inbox)]) == 0
         holder.stdin.write("\n")
         holder.stdin.flush()
-        assert int(holder.stdout.readline()) == before + 1
+        assert int(answers.get(timeout=ANSWER_WITHIN_S)) == before + 1
     finally:
         holder.kill()
-        holder.wait()
+        holder.wait(timeout=30)

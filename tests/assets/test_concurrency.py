@@ -56,7 +56,10 @@ catalog, stop, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 tables = sys.argv[4].split(",")
 connection = duckdb.connect(catalog)  # held open read-write, as a user's DuckDB CLI would
 observations, errors = [], []
-while not stop.exists():
+ready = out.with_suffix(".ready")
+deadline = time.monotonic() + 1800  # bounded, whatever happens to the test
+while time.monotonic() < deadline:
+    last = stop.exists()  # a round that starts once `stop` exists sees the final store
     seen = {}
     try:
         for table in tables:
@@ -68,6 +71,10 @@ while not stop.exists():
         observations.append(seen)
     except Exception as exc:
         errors.append(f"{type(exc).__name__}: {exc}")
+    if not ready.exists():
+        ready.write_text("one round done")  # the writers start now
+    if last:
+        break
     time.sleep(0.01)
 connection.close()
 out.write_text(json.dumps({"observations": observations, "errors": errors}))
@@ -75,6 +82,7 @@ out.write_text(json.dumps({"observations": observations, "errors": errors}))
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # four Dagster runs in processes of their own, on a loaded machine
 def test_parallel_batch_runs_while_a_reader_queries_the_catalog(tmp_path: Path) -> None:
     folder = tmp_path / "inbox"
     shutil.copytree(REPO / "examples" / "inbox", folder)
@@ -97,6 +105,7 @@ def test_parallel_batch_runs_while_a_reader_queries_the_catalog(tmp_path: Path) 
     (tmp_path / "writer.py").write_text(WRITER)
     (tmp_path / "reader.py").write_text(READER)
     stop, out = tmp_path / "stop", tmp_path / "reader.json"
+    ready = out.with_suffix(".ready")
     reader = subprocess.Popen(
         [
             sys.executable,
@@ -109,25 +118,42 @@ def test_parallel_batch_runs_while_a_reader_queries_the_catalog(tmp_path: Path) 
         cwd=REPO,
         env=env,
     )
-    time.sleep(0.5)
-    writers = [
-        subprocess.Popen(
-            [sys.executable, str(tmp_path / "writer.py"), str(store.root), batch],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        for batch in batches
-    ]
+    writers: list[subprocess.Popen[bytes]] = []
+    logs = [tmp_path / f"writer-{n}.log" for n in range(len(batches))]
     try:
-        codes = [w.wait(timeout=600) for w in writers]
-        failures = [w.stderr.read().decode()[-2000:] for w in writers if w.returncode]
+        # The reader has queried the empty store before any writer starts (a poll, no sleep).
+        deadline = time.monotonic() + 120
+        while not ready.exists() and reader.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "the reader did not query"
+        for batch, log in zip(batches, logs, strict=True):
+            with log.open("wb") as stderr:  # a file, never a pipe nobody drains
+                writers.append(
+                    subprocess.Popen(
+                        [sys.executable, str(tmp_path / "writer.py"), str(store.root), batch],
+                        cwd=REPO,
+                        env=env,
+                        stdout=subprocess.DEVNULL,
+                        stderr=stderr,
+                    )
+                )
+        deadline = time.monotonic() + 600
+        codes = [w.wait(timeout=max(1.0, deadline - time.monotonic())) for w in writers]
+        failures = [
+            log.read_text()[-2000:] for w, log in zip(writers, logs, strict=True) if w.returncode
+        ]
         assert codes == [0] * len(batches), failures
     finally:
-        time.sleep(0.3)
-        stop.write_text("done")
-        reader.wait(timeout=60)
+        for writer in writers:
+            if writer.poll() is None:
+                writer.kill()
+                writer.wait(timeout=30)
+        stop.write_text("done")  # the reader's last round starts after this: the final store
+        try:
+            reader.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            reader.kill()
+            reader.wait(timeout=30)
     report = json.loads(out.read_text())
     assert report["errors"] == []
     final = {

@@ -25,6 +25,8 @@ from content_core.store import PIPELINE_TABLES, ContentStore
 
 REPO = Path(__file__).resolve().parents[2]
 BATCH = 15
+# A driver process gets up to 240 s to reach its kill point on a loaded machine, then the rerun.
+pytestmark = pytest.mark.timeout(600)
 # Write times, and the stat facts of this copy of the files (the clean run reads another copy).
 _VOLATILE = {"fetched_at", "discovered_at", "source_root", "mtime_ns", "ctime_ns", "inode"}
 
@@ -58,7 +60,7 @@ def main():
     defs = build_definitions({"CONTENT_STORE_DIR": str(store_dir)})
     resources = dict(defs.resources)
     resources["source_folder"] = SourceFolderResource(
-        folder=str(folder), source_id="crash", max_batch_files=batch
+        folder=str(folder), source_id="crash", max_batch_files=batch, settle_s=0
     )
     instance = dg.DagsterInstance.get()
     sensor = defs.resolve_sensor_def("source_folder_sensor")
@@ -108,12 +110,12 @@ def _kill_when(process: subprocess.Popen[bytes], ready: Callable[[], bool], limi
     while time.monotonic() < deadline and process.poll() is None:
         if ready():
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+            process.wait(timeout=30)
             return True
         time.sleep(0.005)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        process.wait(timeout=30)
         return True
     return False
 
@@ -206,7 +208,7 @@ def test_plain_ingest_killed_then_rerun_equals_a_clean_run(
         "after-chunks": _table_file(store, "chunks", 1),
     }[point]
     process = _start("plain", folder, store.root, {})
-    assert _kill_when(process, ready, limit=120)
+    assert _kill_when(process, ready, limit=240)
     _visible_parquet_is_whole(store)
     _complete(folder, store)
     _assert_like_clean(store, clean)
@@ -228,7 +230,7 @@ def test_sensor_tick_killed_mid_way_loses_nothing(
         "after-manifests": _manifests(store, 4),  # before partitions, runs and cursor
     }[point]
     process = _start("tick", folder, store.root, {"DAGSTER_HOME": str(home)})
-    assert _kill_when(process, ready, limit=120)
+    assert _kill_when(process, ready, limit=240)
     _visible_parquet_is_whole(store)
     # The next tick (in this process) finds every change, whatever the killed one had done.
     from content_assets.resources import SourceFolderResource
@@ -243,7 +245,7 @@ def test_sensor_tick_killed_mid_way_loses_nothing(
     resources = {
         **(defs.resources or {}),
         "source_folder": SourceFolderResource(
-            folder=str(folder), source_id="crash", max_batch_files=BATCH
+            folder=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
         ),
     }
     with dg.DagsterInstance.get() as instance:
@@ -270,7 +272,7 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
     home.mkdir()
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     process = _start("job", folder, store.root, {"DAGSTER_HOME": str(home)})
-    assert _kill_when(process, _table_file(store, "normalised_artifacts", 0), limit=120)
+    assert _kill_when(process, _table_file(store, "normalised_artifacts", 0), limit=240)
     from content_assets.resources import SourceFolderResource
 
     defs = build_definitions(
@@ -283,7 +285,7 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
     resources = {
         **(defs.resources or {}),
         "source_folder": SourceFolderResource(
-            folder=str(folder), source_id="crash", max_batch_files=BATCH
+            folder=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
         ),
     }
     first = store.list_batches("crash")[0]

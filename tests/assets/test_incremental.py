@@ -6,7 +6,6 @@ compaction job that changes no query result."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import SourceFolderResource
 from content_core.store import PIPELINE_TABLES, ContentStore
+from tests.support.opened import files_opened_under
 from tests.support.sensors import tick_sensor
 
 CURRENT_VIEWS = [f"current_{t}" for t in PIPELINE_TABLES]
@@ -84,20 +84,25 @@ def test_three_thousand_files_capped_batches_small_cursor_quick_quiettick_sensor
     store = ContentStore(tmp_path / "store")
     defs = _defs(store, folder)
     resources = _resources(defs, max_batch_files=500)
+    # One tick normally; a loaded machine may spend a tick's discovery budget (40 s) first,
+    # and then the next ticks go on where it stopped, as the daemon's would.
     first = tick_sensor(defs, instance, None, resources)
+    for _ in range(20):
+        assert first.cursor is not None and len(first.cursor.encode()) < 300
+        if not json.loads(first.cursor)["has_more"]:
+            break
+        first = tick_sensor(defs, instance, first.cursor, resources)
     keys = [r.run_key for r in first.run_requests or []]
     batches = instance.get_dynamic_partitions(INGEST_BATCHES)
     assert len(batches) == 6 and keys == batches
     assert [len(store.read_manifest(b)) for b in batches] == [500] * 6
-    assert first.cursor is not None and len(first.cursor.encode()) < 300
-    started = time.monotonic()
-    quiet = tick_sensor(defs, instance, first.cursor, resources)
-    elapsed = time.monotonic() - started
+    with files_opened_under(folder) as opened:
+        quiet = tick_sensor(defs, instance, first.cursor, resources)
     # Nothing new: the same run keys, which the sensor daemon never launches twice.
     assert instance.get_dynamic_partitions(INGEST_BATCHES) == batches
     assert [r.run_key for r in quiet.run_requests or []] == keys
     assert not quiet.dynamic_partitions_requests
-    assert elapsed < 2.0, elapsed
+    assert opened == []  # quick because it reads no file (no wall-clock bound on a shared box)
     assert quiet.cursor is not None and len(quiet.cursor.encode()) < 300
 
 

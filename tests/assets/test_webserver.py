@@ -31,6 +31,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # the webserver's start is given 240 s
 def test_ui_lists_assets_sensor_and_schedule(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path), "CONTENT_STORE_DIR": str(tmp_path / "s")}
@@ -43,11 +44,14 @@ def test_ui_lists_assets_sensor_and_schedule(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 120
+        # Generous: on a loaded 2-core machine the webserver takes a while to load the code.
+        deadline = time.monotonic() + 240
         answer = None
         while time.monotonic() < deadline:
             try:
-                response = httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": QUERY})
+                response = httpx.post(
+                    f"http://127.0.0.1:{port}/graphql", json={"query": QUERY}, timeout=60
+                )
                 answer = response.json()["data"]["repositoriesOrError"]["nodes"]
                 if answer:
                     break
@@ -71,4 +75,8 @@ def test_ui_lists_assets_sensor_and_schedule(tmp_path: Path) -> None:
         assert schedules["hourly_ingest_batch_job_schedule"] == "STOPPED"
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)

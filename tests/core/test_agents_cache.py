@@ -51,13 +51,21 @@ def _writer(root: str, worker: int) -> None:
 
 
 def test_processes_writing_the_same_keys_never_corrupt_entries(tmp_path: Path) -> None:
-    context = multiprocessing.get_context("fork")
+    # spawn, never fork: pytest's process runs threads, and a forked child can inherit a lock
+    # that one of them held and wait on it for ever.
+    context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_writer, args=(str(tmp_path), w)) for w in range(4)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=60)
-    assert [w.exitcode for w in workers] == [0, 0, 0, 0]
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=120)
+        assert [w.exitcode for w in workers] == [0, 0, 0, 0]
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.kill()
+                w.join(timeout=10)
     cache = ExtractionCache(tmp_path)
     assert len(cache) == 40
     assert all(cache.get(_key(i)).output_json == f'{{"i": {i}}}' for i in range(40))  # type: ignore[union-attr]
@@ -80,8 +88,8 @@ def _extract(root: str) -> int:
 
 
 def test_concurrent_pipeline_runs_share_the_cache(tmp_path: Path) -> None:
-    with multiprocessing.get_context("fork").Pool(2) as pool:
-        calls = pool.map(_extract, [str(tmp_path)] * 2)
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        calls = pool.map_async(_extract, [str(tmp_path)] * 2).get(timeout=240)
     assert all(c <= 30 for c in calls)
     assert _extract(str(tmp_path)) == 0
     assert len(ExtractionCache(tmp_path)) == 30

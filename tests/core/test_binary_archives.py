@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import io
-import time
-import zipfile
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,14 @@ import pytest
 from content_core.binary import ArchiveUnpacker
 from content_core.binary import media_types as mt
 from content_core.binary.archives import ExpansionBudget, check_zip_package, gunzip, safe_name
-from content_core.errors import ArchiveExtractionError, BinaryFanoutError, BinaryTooLargeError
+from content_core.errors import (
+    ArchiveExtractionError,
+    BinaryFanoutError,
+    BinaryTooLargeError,
+    EncryptedFileError,
+    UnsafeInputError,
+    UnsupportedFormatError,
+)
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.hostile import (
     docx_bomb,
@@ -22,8 +28,10 @@ from tests.fixtures.hostile import (
     seven_zip_with_symlink,
     tar_with_traversal,
     wide_zip,
+    zip_flagged_encrypted,
     zip_ratio_bomb,
 )
+from tests.support.budget import cpu_budget
 
 MIB = 1024 * 1024
 
@@ -56,33 +64,24 @@ def test_gzip_yields_the_inner_tar() -> None:
 
 def test_encrypted_7z_needs_a_configured_password() -> None:
     data = (CORPUS / "7z/bla.encrypted.7z").read_bytes()
-    with pytest.raises(ArchiveExtractionError, match="password"):
+    with pytest.raises(EncryptedFileError, match="7z") as caught:
         list(ArchiveUnpacker().unpack(data, mt.SEVEN_ZIP, _budget()))
+    assert caught.value.error_type == "EncryptedFileError" and caught.value.file_format == "7z"
     members = list(ArchiveUnpacker(passwords=("foo",)).unpack(data, mt.SEVEN_ZIP, _budget()))
     assert b"oracle.jdbc.driver.OracleDriver" in b"".join(m.data or b"" for m in members)
 
 
 def test_encrypted_zip_member_with_and_without_password() -> None:
-    # zipfile cannot write encrypted members; build one by hand with ZipCrypto's header.
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("plain.txt", b"plain member")
-    data = bytearray(buffer.getvalue())
-    # Set the "encrypted" flag bit in both headers: the member now needs a password.
-    data[6] |= 1
-    central = data.find(b"PK\x01\x02")
-    data[central + 8] |= 1
-    members = list(ArchiveUnpacker().unpack(bytes(data), mt.ZIP, _budget()))
+    members = list(ArchiveUnpacker().unpack(zip_flagged_encrypted(), mt.ZIP, _budget()))
     assert members[0].data is None
-    assert isinstance(members[0].error, ArchiveExtractionError)
+    assert isinstance(members[0].error, EncryptedFileError)
+    assert "zip" in members[0].error.message and members[0].error.file_format == "zip"
 
 
 def test_zip_ratio_bomb_stops_at_the_budget() -> None:
     data = zip_ratio_bomb(64 * MIB)
-    started = time.monotonic()
-    with pytest.raises(BinaryTooLargeError):
+    with cpu_budget(5), pytest.raises(BinaryTooLargeError):
         list(ArchiveUnpacker().unpack(data, mt.ZIP, _budget(max_bytes=8 * MIB)))
-    assert time.monotonic() - started < 5
 
 
 def test_zip_ratio_limit_applies_inside_a_large_budget() -> None:
@@ -93,10 +92,8 @@ def test_zip_ratio_limit_applies_inside_a_large_budget() -> None:
 
 
 def test_overlapping_entries_are_refused_before_inflating() -> None:
-    started = time.monotonic()
-    with pytest.raises(ArchiveExtractionError, match="overlapping"):
+    with cpu_budget(2), pytest.raises(UnsafeInputError, match="overlapping"):
         list(ArchiveUnpacker().unpack(overlapping_zip_bomb(), mt.ZIP, _budget()))
-    assert time.monotonic() - started < 2
 
 
 def test_member_count_budget() -> None:
@@ -111,9 +108,11 @@ def test_tar_traversal_links_and_devices_are_never_followed(tmp_path: object) ->
     # Path parts are gone from names; the contents are read in memory only.
     assert by_name[f"{marker}-dotdot.txt"].data == f"escaped dotdot {marker}".encode()
     assert by_name[f"{marker}-absolute.txt"].data == f"escaped absolute {marker}".encode()
-    for special in ("symlink", "hardlink", "device", "fifo"):
+    # Links out of the archive are traversal attempts; devices and FIFOs have no content.
+    for special, error in (("symlink", UnsafeInputError), ("hardlink", UnsafeInputError),
+                           ("device", UnsupportedFormatError), ("fifo", UnsupportedFormatError)):
         member = by_name[f"{marker}-{special}"]
-        assert member.data is None and isinstance(member.error, ArchiveExtractionError)
+        assert member.data is None and isinstance(member.error, error), (special, member.error)
     assert all("/" not in m.name and not m.name.startswith(".") for m in members)
 
 
@@ -161,4 +160,15 @@ def test_seven_zip_symlinks_are_reported_not_extracted(tmp_path: Path) -> None:
     members = list(ArchiveUnpacker().unpack(data, mt.SEVEN_ZIP, _budget()))
     assert [(m.name, m.data) for m in members] == [("regular.txt", b"regular 7z member"),
                                                     ("link", None)]
-    assert isinstance(members[1].error, ArchiveExtractionError)
+    assert isinstance(members[1].error, UnsupportedFormatError)
+
+
+def test_undecodable_tar_names_keep_their_bytes_as_escapes() -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT,
+                      encoding="latin-1") as archive:
+        info = tarfile.TarInfo("dir/café.txt")  # written as Latin-1 bytes: not UTF-8
+        info.size = 4
+        archive.addfile(info, io.BytesIO(b"data"))
+    [member] = ArchiveUnpacker().unpack(buffer.getvalue(), mt.TAR, _budget())
+    assert member.name == "caf\\xe9.txt" and member.data == b"data"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import hashlib
 import io
-import time
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from tests.fixtures.hostile import (
     encoded_word_header_email,
     utf16_without_bom,
 )
+from tests.support.budget import cpu_budget
 
 
 def _budget() -> ExpansionBudget:
@@ -78,25 +78,20 @@ def test_attachment_names_never_keep_path_parts() -> None:
 
 def test_huge_encoded_word_header_is_refused_fast() -> None:
     data = encoded_word_header_email(40_000)  # ~1 MB Subject
-    started = time.monotonic()
-    with pytest.raises(BinaryTooLargeError):
+    with cpu_budget(1), pytest.raises(BinaryTooLargeError):
         EmailUnpacker().unpack(data, mt.EML, _budget())
-    assert time.monotonic() - started < 1
 
 
 def test_large_encoded_word_header_under_the_limit_stays_linear() -> None:
     data = encoded_word_header_email(8_000)  # ~200 KB, under the default header limit
-    started = time.monotonic()
-    email = EmailUnpacker().unpack(data, mt.EML, _budget())
+    with cpu_budget(2):
+        email = EmailUnpacker().unpack(data, mt.EML, _budget())
     assert "café" in email.header and len(email.header) < 3000
-    assert time.monotonic() - started < 2
 
 
 def test_deep_multipart_is_a_fanout_error() -> None:
-    started = time.monotonic()
-    with pytest.raises(BinaryFanoutError):
+    with cpu_budget(2), pytest.raises(BinaryFanoutError):
         EmailUnpacker().unpack(deep_multipart_email(5000), mt.EML, _budget())
-    assert time.monotonic() - started < 2
 
 
 def test_moderately_deep_multipart_ends_typed_or_bounded() -> None:
@@ -117,12 +112,72 @@ def test_huge_encoded_word_in_a_part_header_stays_bounded() -> None:
         f'Content-Type: application/octet-stream\r\nContent-Disposition: attachment; '
         f'filename="{words}"\r\n\r\npayload\r\n--b--\r\n'
     ).encode("ascii")
-    started = time.monotonic()
-    email = EmailUnpacker().unpack(data, mt.EML, _budget())
-    assert time.monotonic() - started < 3
+    with cpu_budget(3):
+        email = EmailUnpacker().unpack(data, mt.EML, _budget())
     [attachment] = email.attachments
     assert attachment.data == b"payload" and len(attachment.name) <= 255
 
+
+def _process(tmp_path: Path, name: str, data: bytes) -> list:
+    from content_core.processing import FileInput, ProcessingConfig, process_files
+    from content_core.store.blobs import BlobStore
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    [records] = process_files([FileInput(key=name, path=path, filename=name)],
+                              ProcessingConfig(isolate=False),
+                              blob_store=BlobStore(tmp_path / "store"))
+    return records
+
+
+def _check_part_failure(records: list, broken: str, good: str | None, body: str) -> None:
+    message = records[0]
+    assert message.error_type is None and message.kind == "email"
+    [failed] = [r for r in records if r.error_type]
+    assert failed.filename == broken and failed.error_type == "CorruptFileError"
+    assert "unreadable PDF structure" in (failed.error_message or "")
+    assert failed.derived_from == (message.artifact_id,)
+    [body_row] = [r for r in records if r.kind == "email_body"]
+    assert body in (body_row.text or "")
+    if good is not None:
+        [good_row] = [r for r in records if r.filename == good]
+        assert good_row.error_type is None and "good attachment QM22" in (good_row.text or "")
+
+
+def test_a_truncated_pdf_attachment_is_its_own_failure_row(tmp_path: Path) -> None:
+    from email.mime.application import MIMEApplication
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    from tests.fixtures.hostile import pdf_with_text
+
+    message = MIMEMultipart()
+    message["Subject"] = "report attached"
+    message.attach(MIMEText("message body QM21", "plain"))
+    for name, payload in (("report.pdf", pdf_with_text("cut off")[:400]),
+                          ("notes.txt", b"good attachment QM22")):
+        part = MIMEApplication(payload, "octet-stream")
+        part.add_header("Content-Disposition", "attachment", filename=name)
+        message.attach(part)
+    records = _process(tmp_path, "report.eml", message.as_bytes())
+    _check_part_failure(records, "report.pdf", "notes.txt", "message body QM21")
+
+
+def test_a_truncated_pdf_in_an_outlook_message_is_its_own_failure_row(tmp_path: Path) -> None:
+    """No tool here writes .msg: the corpus message's attachment stream (30 bytes) is
+    overwritten in place with the first 30 bytes of a PDF."""
+    import shutil
+
+    import olefile
+
+    path = tmp_path / "source.msg"
+    shutil.copy(CORPUS / "msg/fake-email-attachment.msg", path)
+    stream = "__attach_version1.0_#00000000/__substg1.0_37010102"
+    with olefile.OleFileIO(str(path), write_mode=True) as ole:
+        size = ole.get_size(stream)
+        ole.write_stream(stream, b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog"[:size])
+    records = _process(tmp_path, "report.msg", path.read_bytes())
+    _check_part_failure(records, "fake-attachment.txt", None, "Lots of whitespace")
 
 # ------------------------------------------------ XHTML bodies with inline (cid:) images
 

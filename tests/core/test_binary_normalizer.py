@@ -49,7 +49,8 @@ async def test_recursion_depth_limit_records_a_failure() -> None:
     artifacts = await BinaryNormalizer(config=config).normalise(nested_zips(4, "m"),
                                                                 filename="deep.zip")
     failed = [a for a in artifacts if a.error_type]
-    assert [a.error_type for a in failed] == ["BinaryFanoutError"]
+    assert [a.error_type for a in failed] == ["LimitExceededError"]
+    assert "max_recursion_depth" in (failed[0].error_message or "")
     assert artifacts[0].error_type is None  # the raw file itself is fine
 
 
@@ -58,7 +59,8 @@ async def test_member_count_limit_keeps_what_was_read() -> None:
     artifacts = await BinaryNormalizer(config=config).normalise(wide_zip(40), filename="w.zip")
     members = [a for a in artifacts[1:] if a.error_type is None]
     assert len(members) == 10
-    assert artifacts[-1].error_type == "BinaryFanoutError" and artifacts[-1].bytes == b""
+    assert artifacts[-1].error_type == "LimitExceededError" and artifacts[-1].bytes == b""
+    assert "max_expanded_files" in (artifacts[-1].error_message or "")
 
 
 async def test_a_bad_member_does_not_stop_its_siblings() -> None:
@@ -69,7 +71,8 @@ async def test_a_bad_member_does_not_stop_its_siblings() -> None:
         archive.writestr("good-2.txt", "second good member")
     artifacts = await BinaryNormalizer().normalise(buffer.getvalue(), filename="mixed.zip")
     by_name = {a.filename: a for a in artifacts}
-    assert by_name["locked.pdf"].error_type == "EncryptedPdfError"
+    assert by_name["locked.pdf"].error_type == "EncryptedFileError"
+    assert "PDF" in (by_name["locked.pdf"].error_message or "")
     assert by_name["locked.pdf"].bytes  # the member's bytes are kept with the failure
     assert by_name["good-1.txt"].error_type is None and by_name["good-2.txt"].error_type is None
 

@@ -181,7 +181,7 @@ async def test_map_reduce_summarises_pieces_concurrently_then_reduces() -> None:
     def verbose(body: dict[str, object], text: str) -> str:
         return "summary " * 60  # always longer than the final budget
 
-    with ChatServer(latency_s=0.02, responder=verbose) as server:
+    with ChatServer(latency_s=0.02, responder=verbose, gather=2) as server:
         agent = OpenAICompatibleAgent("gpt-4o-mini", base_url=server.base_url, output_type=str)
         strategy = MapReduceStrategy(agent, chunk_size=2000, chunk_overlap=100)
         out = await ContextCompressor(strategy).compress(norwich(), max_tokens=100)

@@ -417,7 +417,7 @@ def test_pdf_spans_slice_each_page() -> None:
 
 
 # Legacy binary Office formats cannot be generated here without the applications, so these
-# read the shared corpus in place (see the corpus README for licences).
+# read the corpus in tests/corpus (see its README and NOTICE for licences).
 LEGACY = [
     (
         "doc/fake-doc-emphasized-text.doc",

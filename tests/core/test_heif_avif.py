@@ -190,14 +190,14 @@ def test_raw_heif_without_image_is_one_error_row_with_its_metadata_as_notes(
     path = tmp_path / "live.heic"
     path.write_bytes(heif_without_images(exif_payload("Apple", "iPhone 12 Pro")))
     artifacts = asyncio.run(BinaryNormalizer().normalise(path.read_bytes(), filename=path.name))
-    assert [a.error_type for a in artifacts] == ["ImageConversionError"]
+    assert [a.error_type for a in artifacts] == ["CorruptFileError"]  # an ImageConversionError
     [[record]] = process_files(
         [FileInput(key="k", path=path, filename=path.name)],
         ProcessingConfig(isolate=False),
         blob_store=BlobStore(tmp_path / "blobs"),
     )
     assert (record.kind, record.media_type, record.stage) == ("image", mt.HEIC, "normalise")
-    assert record.error_type == "ImageConversionError"
+    assert record.error_type == "CorruptFileError"
     assert "holds no image (1 items: Exif)" in (record.error_message or "")
     assert "declared sizes: 4032x3024" in record.notes
     assert any("Model=iPhone 12 Pro" in note for note in record.notes)

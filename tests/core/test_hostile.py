@@ -1,14 +1,14 @@
 """Every known library pitfall, generated here, through the whole pipeline in one batch.
 
-Each input must end as a typed error or a bounded result within its time limit, the batch must
-go on past it, and nothing may be written outside the blob store.
+Each input must end as a typed error or a bounded result within its time limit (never a
+WorkerTimeoutError), the batch must go on past it, and nothing may be written outside the blob
+store.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +19,13 @@ from content_core.binary import BinaryConfig
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures import hostile
+from tests.support.budget import cpu_budget
 
 MARKER = "cc-hostile-marker-9403"
 MIB = 1024 * 1024
-TIME_LIMIT_S = 30.0
+# Per file; the whole batch takes seconds on an idle machine: a file that runs into this limit
+# hangs, it is not merely slow on a loaded one.
+TIME_LIMIT_S = 60.0
 
 CONFIG = ProcessingConfig(
     binary=BinaryConfig(
@@ -46,12 +49,17 @@ class Case:
     check: Check
 
 
-def raw_error(expected: str) -> Check:
+def raw_error(expected: str, phrase: str | None = None) -> Check:
+    """The raw file is one failure row of cause `expected`; `phrase` (the limit's name, the
+    format) must be in its message."""
+
     def check(records: list[ArtifactRecord]) -> None:
         assert [r.error_type for r in records] == [expected], [
             (r.error_type, r.error_message) for r in records
         ]
         assert records[0].stage == "normalise"
+        if phrase is not None:
+            assert phrase in (records[0].error_message or ""), records[0].error_message
 
     return check
 
@@ -73,8 +81,11 @@ def check_tar(records: list[ArtifactRecord]) -> None:
     assert records[0].kind == "archive" and records[0].error_type is None
     assert f"escaped dotdot {MARKER}" in (by_name[f"{MARKER}-dotdot.txt"].text or "")
     assert f"escaped absolute {MARKER}" in (by_name[f"{MARKER}-absolute.txt"].text or "")
-    for special in ("symlink", "hardlink", "device", "fifo"):
-        assert by_name[f"{MARKER}-{special}"].error_type == "ArchiveExtractionError"
+    # Links to /etc/passwd are traversal attempts; a device or FIFO has no content.
+    for special, cause in (("symlink", "UnsafeInputError"), ("hardlink", "UnsafeInputError"),
+                           ("device", "UnsupportedFormatError"),
+                           ("fifo", "UnsupportedFormatError")):
+        assert by_name[f"{MARKER}-{special}"].error_type == cause, special
 
 
 def check_names(records: list[ArtifactRecord]) -> None:
@@ -90,14 +101,15 @@ def check_owner_only(records: list[ArtifactRecord]) -> None:
 
 def check_fanout_member(records: list[ArtifactRecord]) -> None:
     errors = [r.error_type for r in records if r.error_type]
-    assert errors == ["BinaryFanoutError"], errors
+    assert errors == ["LimitExceededError"], errors
     assert records[0].error_type is None
 
 
 def check_wide(records: list[ArtifactRecord]) -> None:
     members = [r for r in records[1:] if r.error_type is None]
     assert len(members) == CONFIG.binary.max_expanded_files
-    assert records[-1].error_type == "BinaryFanoutError"
+    assert records[-1].error_type == "LimitExceededError"
+    assert "max_expanded_files" in (records[-1].error_message or "")
 
 
 def check_svg_rendered(records: list[ArtifactRecord]) -> None:
@@ -123,14 +135,16 @@ def check_surrogates(records: list[ArtifactRecord]) -> None:
 
 CASES = [
     Case("ratio-bomb.zip", lambda: hostile.zip_ratio_bomb(64 * MIB),
-         raw_error("BinaryTooLargeError")),
-    Case("overlap-bomb.zip", hostile.overlapping_zip_bomb, raw_error("ArchiveExtractionError")),
+         raw_error("LimitExceededError", "max_compression_ratio")),
+    Case("overlap-bomb.zip", hostile.overlapping_zip_bomb,
+         raw_error("UnsafeInputError", "overlapping")),
     Case("traversal.tar", lambda: hostile.tar_with_traversal(MARKER), check_tar),
-    Case("bomb.7z", lambda: hostile.seven_zip_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
+    Case("bomb.7z", lambda: hostile.seven_zip_bomb(64 * MIB),
+         raw_error("LimitExceededError", "max_uncompressed_bytes")),
     Case("encoded-words.eml", lambda: hostile.encoded_word_header_email(40_000),
-         raw_error("BinaryTooLargeError")),
+         raw_error("LimitExceededError", "header block")),
     Case("deep-multipart.eml", lambda: hostile.deep_multipart_email(5000),
-         raw_error("BinaryFanoutError")),
+         raw_error("LimitExceededError")),
     Case("attachment-names.eml", lambda: hostile.email_with_hostile_attachment_names(MARKER),
          check_names),
     Case("owner-only.pdf",
@@ -138,19 +152,24 @@ CASES = [
          check_owner_only),
     Case("user-password.pdf",
          lambda: hostile.pdf_with_text("secret", user_password="u", owner_password="o"),
-         raw_error("EncryptedPdfError")),
-    Case("broken-stream.pdf", hostile.pdf_with_broken_stream, raw_error("CorruptPdfError")),
+         raw_error("EncryptedFileError", "PDF")),
+    Case("broken-stream.pdf", hostile.pdf_with_broken_stream,
+         raw_error("CorruptFileError", "content stream")),
     Case("truncated.pdf", lambda: hostile.pdf_with_text("cut")[:300],
-         raw_error("CorruptPdfError")),
+         raw_error("CorruptFileError", "cannot repair")),
+    Case("page-tree-bomb.pdf", hostile.page_tree_bomb,
+         raw_error("LimitExceededError", "max_pdf_pages")),
     Case("pixels-1.5x.png", lambda: hostile.pixel_bomb_png(1500, 1000),
-         raw_error("BinaryTooLargeError")),
+         raw_error("LimitExceededError")),
     Case("pixels-huge.png", lambda: hostile.pixel_bomb_png(200_000, 200_000),
-         raw_error("BinaryTooLargeError")),
-    Case("entities.svg", hostile.svg_with_entities, raw_error("UnsafeInputError")),
+         raw_error("LimitExceededError")),
+    Case("entities.svg", hostile.svg_with_entities, raw_error("UnsafeInputError", "entit")),
     Case("self-use.svg", hostile.svg_self_use, check_svg_rendered),
     Case("huge-canvas.svg", hostile.svg_huge_canvas, check_svg_rendered),
-    Case("bomb.docx", lambda: hostile.docx_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
-    Case("bomb.xlsx", lambda: hostile.xlsx_bomb(64 * MIB), raw_error("BinaryTooLargeError")),
+    Case("bomb.docx", lambda: hostile.docx_bomb(64 * MIB),
+         raw_error("LimitExceededError", "max_compression_ratio")),
+    Case("bomb.xlsx", lambda: hostile.xlsx_bomb(64 * MIB),
+         raw_error("LimitExceededError", "max_compression_ratio")),
     Case("dimension.xlsx", hostile.xlsx_dimension_bomb, typed_or_bounded("dimension claim")),
     Case("deep.json", lambda: hostile.deep_json(200_000), typed_or_bounded()),
     Case("utf16-no-bom.txt", lambda: hostile.utf16_without_bom("I love fuzzy blankets\n" * 20),
@@ -167,7 +186,6 @@ CASES = [
 @dataclass(frozen=True)
 class _Run:
     results: dict[str, list[ArtifactRecord]]
-    elapsed_s: float
     root: Path
     store: BlobStore
     cwd_entries: list[str]
@@ -189,14 +207,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> _Run:
     previous = Path.cwd()
     os.chdir(cwd)
     try:
-        started = time.monotonic()
         results = process_files(inputs, CONFIG, blob_store=store)
-        elapsed = time.monotonic() - started
     finally:
         os.chdir(previous)
     return _Run(
         results={case.name: records for case, records in zip(CASES, results, strict=True)},
-        elapsed_s=elapsed,
         root=root,
         store=store,
         cwd_entries=sorted(os.listdir(cwd)),
@@ -212,12 +227,6 @@ def test_hostile_input_ends_typed_or_bounded(run: _Run, case: Case) -> None:
         assert record.error_type not in ("WorkerTimeoutError", "WorkerCrashedError"), record
         assert not (record.error_type or "").startswith("Unexpected"), record
     case.check(records)
-
-
-@pytest.mark.slow
-def test_the_batch_finishes_within_the_time_limit(run: _Run) -> None:
-    print(f"hostile batch: {len(CASES)} files in {run.elapsed_s:.1f} s")
-    assert run.elapsed_s < TIME_LIMIT_S * 2
 
 
 @pytest.mark.slow
@@ -257,21 +266,21 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
     rng = random.Random(20261129)
     normalizer = BinaryNormalizer(config=BinaryConfig(max_uncompressed_bytes=64 * MIB))
     store = BlobStore(tmp_path / "store")
-    started = time.monotonic()
-    for _ in range(300):
-        data = bytearray((CORPUS / rng.choice(rows)["path"]).read_bytes())
-        if data:
-            mode = rng.randrange(3)
-            if mode == 0:
-                for _ in range(rng.randint(1, 20)):
-                    data[rng.randrange(len(data))] = rng.randrange(256)
-            elif mode == 1:
-                data = data[: rng.randrange(len(data))]
-            else:
-                at = rng.randrange(len(data))
-                data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
-        try:
-            _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store)
-        except ContentError:
-            continue
-    assert time.monotonic() - started < 60
+    # About 2 s of CPU: far more means a mutation sent a parser into a loop.
+    with cpu_budget(60):
+        for _ in range(300):
+            data = bytearray((CORPUS / rng.choice(rows)["path"]).read_bytes())
+            if data:
+                mode = rng.randrange(3)
+                if mode == 0:
+                    for _ in range(rng.randint(1, 20)):
+                        data[rng.randrange(len(data))] = rng.randrange(256)
+                elif mode == 1:
+                    data = data[: rng.randrange(len(data))]
+                else:
+                    at = rng.randrange(len(data))
+                    data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
+            try:
+                _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store)
+            except ContentError:
+                continue

@@ -54,5 +54,7 @@ def test_content_core_never_imports_dagster() -> None:
         "[getattr(content_core, n) for n in content_core.__all__];"
         "print('dagster' in sys.modules)"
     )
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=240
+    )
     assert completed.stdout.strip() == "False", completed.stderr

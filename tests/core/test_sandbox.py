@@ -55,7 +55,7 @@ def test_results_come_back_in_input_order(pool: WorkerPool) -> None:
 
 def test_content_errors_become_typed_failures(pool: WorkerPool) -> None:
     [failure, value] = pool.map(raise_typed, [0]) + pool.map(square, [3])
-    assert failure == TaskFailure("EncryptedPdfError", "locked.pdf: needs a password")
+    assert failure == TaskFailure("EncryptedFileError", "locked.pdf: needs a password")
     assert value == 9
 
 
@@ -65,12 +65,12 @@ def test_unexpected_exceptions_are_reported_not_fatal(pool: WorkerPool) -> None:
 
 
 def test_timeout_kills_only_that_task(pool: WorkerPool) -> None:
-    started = time.monotonic()
-    results = pool.map(sleep_for, [0.0, 30.0, 0.1, 0.0], timeout_s=1.0)
-    elapsed = time.monotonic() - started
+    # The long task would sleep an hour: its WorkerTimeoutError (not 3600.0), within this
+    # test's time limit, shows the pool killed it instead of waiting. The limit of 10 s leaves
+    # the quick tasks room on a loaded machine.
+    results = pool.map(sleep_for, [0.0, 3600.0, 0.1, 0.0], timeout_s=10.0)
     assert isinstance(results[1], TaskFailure) and results[1].error_type == "WorkerTimeoutError"
     assert results[0] == 0.0 and results[2] == 0.1 and results[3] == 0.0
-    assert elapsed < 8
 
 
 def test_a_dead_worker_is_replaced(pool: WorkerPool) -> None:
@@ -94,11 +94,11 @@ def test_workers_are_long_lived(pool: WorkerPool) -> None:
     assert first == second and os.getpid() not in first and len(first) <= 2
 
 
-def test_many_small_tasks_are_fast(pool: WorkerPool) -> None:
-    pool.map(square, [1])  # warm
-    started = time.monotonic()
-    assert len(pool.map(square, list(range(500)))) == 500
-    assert time.monotonic() - started < 5
+def test_many_small_tasks_share_the_warm_workers(pool: WorkerPool) -> None:
+    """Small tasks are cheap because no task starts a process: 500 of them run on the pool's
+    two workers (counted, not timed)."""
+    pids = pool.map(pid_of_worker, list(range(500)))
+    assert len(pids) == 500 and len(set(pids)) <= 2 and os.getpid() not in pids
 
 
 def test_run_isolated() -> None:

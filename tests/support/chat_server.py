@@ -177,13 +177,18 @@ class ChatServer:
     """Start with `with ChatServer(latency_s=0.1) as server:`; `server.base_url` ends in /v1."""
 
     latency_s: float = 0.0
+    # Hold requests until this many are in flight at once (once; then answer freely), so a test
+    # of a concurrency limit sees the limit reached however slowly a loaded machine sends them.
+    # A client that never sends that many at once is answered after `gather_timeout_s`.
+    gather: int = 0
+    gather_timeout_s: float = 60.0
     # Optional custom reply text: (request body, user text) -> message content.
     responder: Callable[[dict[str, Any], str], str] | None = None
     calls: list[RecordedCall] = field(default_factory=list)
     max_in_flight: int = 0
     _in_flight: int = 0
     _faults: deque[Fault] = field(default_factory=deque)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock: threading.Condition = field(default_factory=threading.Condition)
     _httpd: _Server | None = None
     _thread: threading.Thread | None = None
 
@@ -242,6 +247,11 @@ class ChatServer:
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self._lock.notify_all()
+            if self.gather:
+                self._lock.wait_for(
+                    lambda: self.max_in_flight >= self.gather, self.gather_timeout_s
+                )
 
     def _leave(self, call: RecordedCall) -> None:
         call.finished = time.perf_counter()
