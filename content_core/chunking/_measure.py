@@ -33,11 +33,15 @@ __all__ = [
 ]
 
 # A position p is a "hard" boundary of the cl100k/p50k/r50k pre-tokeniser when text[p-1] is an
-# ASCII letter or digit and text[p] is ASCII but neither: no alternative of those patterns
-# matches a letter or digit followed by anything else, and none looks behind, so every
-# tokenisation of every substring containing p splits there, and the pieces between two such
-# boundaries are the same in the substring and the whole text.
-_HARD = re.compile(r"[A-Za-z0-9][\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
+# ASCII letter or digit and text[p] is ASCII but neither, or a combining mark (the blocks of
+# combining diacritics hold marks only, never a letter or a number): no alternative of those
+# patterns matches a letter or digit followed by anything else, and none looks behind, so
+# every tokenisation of every substring containing p splits there, and the pieces between two
+# such boundaries are the same in the substring and the whole text.
+_HARD = re.compile(
+    r"[A-Za-z0-9][\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f"
+    r"\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+)
 _HARD_SAFE_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base"})
 # Spans shorter than this are simply encoded.
 _SMALL_SPAN = 96
