@@ -171,6 +171,13 @@ class EmptyFileError(ContentError):
 class StageTimeoutError(LimitExceededError):
     """A stage after normalisation ran past its per-artifact time budget; the batch went on."""
 
+    @property
+    def error_type(self) -> str:
+        """Recorded under its own name: it is a row of a later stage (chunks, compressed
+        contexts, extractions) about that stage's budget, and the file's own normalised row
+        stays as it was; users filter stage timeouts by this name."""
+        return type(self).__name__
+
 
 class ConversionError(ContentError):
     """An image, archive, email or Office conversion ran and failed."""

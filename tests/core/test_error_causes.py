@@ -51,7 +51,6 @@ PASSWORD = "cc-password-6620"
         (UnsupportedBinaryError("x"), "UnsupportedFormatError"),
         (BinaryTooLargeError("x"), "LimitExceededError"),
         (BinaryFanoutError("x"), "LimitExceededError"),
-        (StageTimeoutError("x"), "LimitExceededError"),
         (WorkerTimeoutError("x"), "LimitExceededError"),
     ],
     ids=lambda value: type(value).__name__ if isinstance(value, ContentError) else value,
@@ -59,6 +58,12 @@ PASSWORD = "cc-password-6620"
 def test_the_old_types_are_subclasses_of_their_cause(error: ContentError, cause: str) -> None:
     assert error.error_type == cause
     assert error.error_class == type(error).__name__
+
+
+def test_a_stage_timeout_is_a_limit_recorded_under_its_own_name() -> None:
+    error = StageTimeoutError("chunks: over the 60 s budget")
+    assert isinstance(error, LimitExceededError)  # caught with the other limits
+    assert error.error_type == error.error_class == "StageTimeoutError"
 
 
 def test_limit_errors_say_which_limit_and_value() -> None:
