@@ -10,7 +10,7 @@ import bisect
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +52,9 @@ __all__ = [
 # Zip and OLE2 containers keep their directory anywhere up to the end of the file, so sniffing
 # sees the whole file; past this size only the head (the normaliser refuses such files anyway).
 _SNIFF_MAX_BYTES = 256 << 20
+
+
+R = TypeVar("R")
 
 
 class PipelineConfig(BaseModel):
@@ -112,6 +115,16 @@ def _documents(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
     return [r for r in rows if r["text"] and not r["error_type"]]
 
 
+def _once_per_artifact(
+    docs: Sequence[Mapping[str, Any]], run: Callable[[list[str]], Sequence[R]]
+) -> list[R]:
+    """`run` over the texts of `docs`, each distinct artifact once (copies of a file share the
+    work; rows stay per path), the results in the order of `docs`."""
+    texts = {doc["artifact_id"]: doc["text"] for doc in docs}
+    results = dict(zip(texts, run(list(texts.values())), strict=True))
+    return [results[doc["artifact_id"]] for doc in docs]
+
+
 def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
     if not pages:
         return None
@@ -137,7 +150,8 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
         seen.add(key)
         docs.append(doc)
     # Each document is chunked in a worker under config.timeout_s (see ingest/bounded.py).
-    for doc, chunks in zip(docs, chunk_documents([d["text"] for d in docs], config), strict=True):
+    results = _once_per_artifact(docs, lambda texts: chunk_documents(texts, config))
+    for doc, chunks in zip(docs, results, strict=True):
         if isinstance(chunks, TaskFailure):
             rows.append(_chunk_failure_row(batch_id, doc, fingerprint, config, chunks))
             continue
@@ -217,7 +231,7 @@ def build_compressed_contexts(
     rows: list[dict[str, Any]] = []
     docs = _documents(store, batch_id)
     # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
-    results = compress_documents([d["text"] for d in docs], config)
+    results = _once_per_artifact(docs, lambda texts: compress_documents(texts, config))
     for doc, result in zip(docs, results, strict=True):
         keys = {
             "batch_id": batch_id,
