@@ -26,9 +26,20 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from content_core.binary import media_types as mt
+from content_core.binary._mime import (
+    attachment_name,
+    choose_body,
+    clip,
+    decode_part,
+    extension,
+    find_header_end,
+    part_content_id,
+    part_payload,
+    render_header,
+    to_bytes_ascii_compatible,
+)
 from content_core.binary.archives import ArchiveMember, safe_name
 from content_core.binary.budget import ExpansionBudget
-from content_core.binary.sniff import decode_text_sample
 from content_core.errors import (
     BinaryFanoutError,
     BinaryTooLargeError,
@@ -39,8 +50,6 @@ from content_core.errors import (
 
 __all__ = ["EmailUnpacker", "UnpackedEmail"]
 
-_RENDERED_HEADERS = ("From", "To", "Cc", "Date", "Subject")
-_MAX_HEADER_VALUE_CHARS = 2000
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
 _PGP_ARMOR = b"-----BEGIN PGP MESSAGE-----"
 # The DER object identifier of CMS enveloped-data (1.2.840.113549.1.7.3): an encrypted
@@ -108,8 +117,8 @@ class EmailUnpacker:
     # ---------------------------------------------------------------------------------- eml
 
     def _eml(self, data: bytes, budget: ExpansionBudget, name: str) -> UnpackedEmail:
-        data = _to_bytes_ascii_compatible(data)
-        header_end = _header_end(data)
+        data = to_bytes_ascii_compatible(data)
+        header_end = find_header_end(data)
         if header_end > self.max_header_bytes:
             raise BinaryTooLargeError(
                 f"{name}: header block of {header_end} bytes, over "
@@ -131,7 +140,7 @@ class EmailUnpacker:
             raise EmailParseError(f"{name}: MIME structure nests too deeply") from exc
         except (ValueError, TypeError, LookupError, IndexError, email.errors.MessageError) as exc:
             raise EmailParseError(f"{name}: unparseable message ({exc})") from exc
-        header = _render_header(message)
+        header = render_header(message)
         bodies: list[tuple[str, str]] = []
         attachments: list[ArchiveMember] = []
         content_ids: dict[str, str] = {}
@@ -160,7 +169,7 @@ class EmailUnpacker:
                         if isinstance(child, email.message.Message)
                     )
                 continue
-            label = _attachment_name(part)
+            label = attachment_name(part)
             disposition = (part.get("Content-Disposition") or "").lower()
             is_attachment = label is not None or disposition.startswith("attachment")
             if ctype in _HTML_BODY_TYPES and not disposition.startswith("attachment") and not any(
@@ -170,24 +179,24 @@ class EmailUnpacker:
             if ctype == "message/rfc822":
                 attachments.append(self._embedded_message(part, budget, name, len(attachments)))
                 continue
-            payload_bytes = _payload(part)
+            payload_bytes = part_payload(part)
             budget.charge_bytes(len(payload_bytes), name)
             if not is_attachment and (ctype == mt.PLAIN or ctype in _HTML_BODY_TYPES):
                 kind = mt.PLAIN if ctype == mt.PLAIN else mt.HTML
-                bodies.append((kind, _decode_part(payload_bytes, part.get_content_charset())))
+                bodies.append((kind, decode_part(payload_bytes, part.get_content_charset())))
                 continue
             if part is message and not is_attachment and ctype.startswith("text/"):
-                bodies.append(("text/plain", _decode_part(payload_bytes, None)))
+                bodies.append(("text/plain", decode_part(payload_bytes, None)))
                 continue
             budget.charge_file(name)
-            content_id = _content_id(part)
+            content_id = part_content_id(part)
             prefix = "inline" if content_id and not label else "attachment"
-            fallback = f"{prefix}-{len(attachments) + 1}{_extension(ctype)}"
+            fallback = f"{prefix}-{len(attachments) + 1}{extension(ctype)}"
             member = _member(name, safe_name(label or "", fallback), payload_bytes)
             attachments.append(member)
             if content_id:
                 content_ids.setdefault(content_id, member.name)
-        body, body_type = _choose_body(bodies)
+        body, body_type = choose_body(bodies)
         if body_type == mt.HTML and content_ids:
             body = _CID_REF.sub(
                 lambda m: content_ids.get(unquote(m.group(1)).lower(), m.group(0)), body
@@ -200,7 +209,7 @@ class EmailUnpacker:
         payload = part.get_payload()
         inner = payload[0] if isinstance(payload, list) and payload else None
         fallback = f"message-{index + 1}.eml"
-        display = safe_name(_attachment_name(part) or "", fallback)
+        display = safe_name(attachment_name(part) or "", fallback)
         budget.charge_file(name)
         try:
             content = inner.as_bytes() if isinstance(inner, email.message.Message) else b""
@@ -236,7 +245,7 @@ class EmailUnpacker:
             raise EmailParseError(f"{name}: unreadable Outlook message ({exc})") from exc
         try:
             header = "\n".join(
-                f"{label}: {_clip(str(value))}"
+                f"{label}: {clip(str(value))}"
                 for label, value in (
                     ("From", getattr(message, "sender", None)),
                     ("To", getattr(message, "to", None)),
@@ -251,7 +260,7 @@ class EmailUnpacker:
             if not body.strip():
                 html_body = getattr(message, "htmlBody", None)
                 if html_body:
-                    body = _decode_part(html_body, None)
+                    body = decode_part(html_body, None)
                     body_type = mt.HTML
             attachments = []
             for index, attachment in enumerate(getattr(message, "attachments", [])):
@@ -307,125 +316,3 @@ def _member(name: str, display: str, content: bytes) -> ArchiveMember:
         "recipient's private key",
         file_format=f"{scheme} email",
     ))
-
-
-def _to_bytes_ascii_compatible(data: bytes) -> bytes:
-    """Re-encode UTF-16/32 messages (seen in the wild, even without a BOM) as UTF-8."""
-    sample = data[:4096]
-    if b"\x00" not in sample:
-        return data
-    text = decode_text_sample(sample)
-    if text is None:
-        return data
-    for encoding in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"):
-        try:
-            candidate = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        if candidate[:64].replace("\ufeff", "")[:1].isascii() and "\x00" not in candidate[:4096]:
-            return candidate.lstrip("\ufeff").encode("utf-8")
-    return data
-
-
-def _header_end(data: bytes) -> int:
-    positions = [p for p in (data.find(b"\n\n"), data.find(b"\r\n\r\n")) if p >= 0]
-    return min(positions) if positions else len(data)
-
-
-def _clip(value: str) -> str:
-    value = " ".join(value.split())
-    return value if len(value) <= _MAX_HEADER_VALUE_CHARS else value[:_MAX_HEADER_VALUE_CHARS] + "…"
-
-
-def _decode_header_value(raw: str) -> str:
-    raw = raw[: _MAX_HEADER_VALUE_CHARS * 4]
-    try:
-        pieces = email.header.decode_header(raw)
-    except (email.errors.HeaderParseError, ValueError, LookupError):
-        return _clip(raw)
-    out = []
-    for chunk, charset in pieces:
-        if isinstance(chunk, bytes):
-            out.append(_decode_part(chunk, charset))
-        else:
-            out.append(chunk)
-    return _clip("".join(out))
-
-
-def _render_header(message: email.message.Message) -> str:
-    lines = []
-    for label in _RENDERED_HEADERS:
-        value = message.get(label)
-        if value:
-            lines.append(f"{label}: {_decode_header_value(str(value))}")
-    return "\n".join(lines)
-
-
-def _attachment_name(part: email.message.Message) -> str | None:
-    try:
-        raw = part.get_filename() or part.get_param("name")
-    except (ValueError, TypeError, LookupError, IndexError):
-        return None
-    if isinstance(raw, tuple):  # RFC 2231 triple
-        raw = email.utils.collapse_rfc2231_value(raw)
-    if not raw:
-        return None
-    return _decode_header_value(str(raw))
-
-
-def _content_id(part: email.message.Message) -> str | None:
-    """Return the part's Content-ID without angle brackets, lower-cased, or None."""
-    raw = part.get("Content-ID")
-    if not raw:
-        return None
-    value = str(raw).strip()[:500].strip("<> \t")
-    return value.lower() or None
-
-
-def _payload(part: email.message.Message) -> bytes:
-    try:
-        payload = part.get_payload(decode=True)
-    except (ValueError, TypeError, LookupError) as exc:
-        raise EmailParseError(f"undecodable part ({exc})") from exc
-    if isinstance(payload, bytes):
-        return payload
-    raw = part.get_payload()
-    return raw.encode("utf-8", "replace") if isinstance(raw, str) else b""
-
-
-def _decode_part(payload: bytes, charset: str | None) -> str:
-    for candidate in (charset, "utf-8"):
-        if not candidate:
-            continue
-        try:
-            return payload.decode(candidate)
-        except (LookupError, UnicodeDecodeError):
-            continue
-    return payload.decode("cp1252", errors="replace")
-
-
-def _choose_body(bodies: list[tuple[str, str]]) -> tuple[str, str]:
-    for ctype, text in bodies:
-        if ctype == mt.PLAIN and text.strip():
-            return text.replace("\r\n", "\n"), mt.PLAIN
-    for ctype, text in bodies:
-        if ctype == mt.HTML and text.strip():
-            return text, mt.HTML
-    return "", mt.PLAIN
-
-
-def _extension(ctype: str) -> str:
-    known = {
-        "text/plain": ".txt",
-        "text/html": ".html",
-        "application/pdf": ".pdf",
-        "image/png": ".png",
-        "image/jpeg": ".jpg",
-        "image/gif": ".gif",
-        "image/webp": ".webp",
-        "image/bmp": ".bmp",
-        "image/tiff": ".tif",
-        "image/svg+xml": ".svg",
-        "application/xhtml+xml": ".xhtml",
-    }
-    return known.get(ctype, ".bin")
