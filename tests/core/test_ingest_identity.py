@@ -198,7 +198,7 @@ def test_text_status_says_why_there_is_no_text(tmp_path: Path, store: ContentSto
     assert status[("bundle.zip", "bundle.zip")] == "container"
     assert status[("bundle.zip", "inside.txt")] == "ok"
     assert status[("good.pdf", "good.pdf")] == "ok"
-    assert status[("garbage.bin", "garbage.bin")] in {"unsupported", "error"}
+    assert status[("garbage.bin", "garbage.bin")] == "error"  # UnsupportedFormatError
     assert set(status.values()) <= {
         "ok", "empty", "no_text_layer", "container", "rendition", "unsupported", "error"
     }
