@@ -171,6 +171,18 @@ class EmptyFileError(ContentError):
 class StageTimeoutError(LimitExceededError):
     """A stage after normalisation ran past its per-artifact time budget; the batch went on."""
 
+    @classmethod
+    def past_budget(
+        cls, stage: str, timeout_s: float, *, unit: str, setting: str
+    ) -> StageTimeoutError:
+        """The error of one `unit` of `stage` that ran past `timeout_s` (the `setting`)."""
+        return cls(
+            f"{stage}: ran past the stage's time budget of {timeout_s:g} s per {unit} ({setting})",
+            limit=setting,
+            maximum=timeout_s,
+            stage=stage,
+        )
+
     @property
     def error_type(self) -> str:
         """Recorded under its own name: it is a row of a later stage (chunks, compressed

@@ -350,10 +350,8 @@ class _BudgetedAgent:
         try:
             return await asyncio.wait_for(self.agent.run(prompt, **kwargs), self.timeout_s)
         except TimeoutError as exc:
-            raise StageTimeoutError(
-                f"{self.stage}: ran past the stage's time budget of {self.timeout_s:g} s per "
-                f"{self.unit} (chunk_timeout_s)",
-                stage=self.stage,
+            raise StageTimeoutError.past_budget(
+                self.stage, self.timeout_s, unit=self.unit, setting="chunk_timeout_s"
             ) from exc
 
 

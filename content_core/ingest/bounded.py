@@ -23,7 +23,7 @@ from content_core.errors import ContentError, StageTimeoutError
 from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure, WorkerTimeoutError, shared_pool
 
-__all__ = ["chunk_documents", "compress_documents", "stage_timeout"]
+__all__ = ["chunk_documents", "compress_documents"]
 
 _log = logging.getLogger(__name__)
 
@@ -36,12 +36,10 @@ _PRELOAD = ("content_core.processing",)
 _WARM_UP_S = 300.0
 
 
-def stage_timeout(stage: str, timeout_s: float, unit: str = "artifact") -> TaskFailure:
-    """The failure recorded for one `unit` of `stage` that ran past `timeout_s`."""
-    return TaskFailure(
-        StageTimeoutError.__name__,
-        f"{stage}: ran past the stage's time budget of {timeout_s:g} s per {unit} (timeout_s)",
-    )
+def _stage_timeout(stage: str, timeout_s: float) -> TaskFailure:
+    """The failure recorded for one artifact of `stage` that ran past `timeout_s`."""
+    error = StageTimeoutError.past_budget(stage, timeout_s, unit="artifact", setting="timeout_s")
+    return TaskFailure(error.error_type, error.message)
 
 
 def chunk_documents(
@@ -93,7 +91,7 @@ def _run_bounded(
     pool.map(_warm_up, [None] * min(pool.workers, len(items)), timeout_s=_WARM_UP_S)
     results = pool.map(function, items, timeout_s=timeout_s)
     return [
-        stage_timeout(stage, timeout_s)
+        _stage_timeout(stage, timeout_s)
         if isinstance(r, TaskFailure) and r.error_type == WorkerTimeoutError.__name__
         else r
         for r in results
