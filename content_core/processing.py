@@ -26,7 +26,7 @@ from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.sniff import sniff_media_type
-from content_core.errors import ContentError
+from content_core.errors import ContentError, EmptyFileError
 from content_core.extract import PageSpan, extract_text
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore
@@ -227,13 +227,13 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
                               item.filename, "SourceError", f"cannot read {item.path}: {exc}",
                               "sniff")]
+    raw_id = hashlib.sha256(data).hexdigest()
     if not data:
-        return [_error_record(hashlib.sha256(data).hexdigest(), (), mt.EMPTY, item.filename,
-                              "EmptyFileError", f"{item.filename}: 0 bytes, nothing to extract",
-                              "sniff", kind=kind_for(mt.EMPTY))]
+        empty = EmptyFileError(f"{item.filename}: 0 bytes, nothing to extract")
+        return [_error_record(raw_id, (), mt.EMPTY, item.filename, empty.error_type,
+                              empty.message, "sniff", kind=kind_for(mt.EMPTY))]
     store = BlobStore(task.blob_root)
     normalizer = BinaryNormalizer(config=task.binary, office=_converter(task.binary))
-    raw_id = hashlib.sha256(data).hexdigest()
     try:
         artifacts = asyncio.run(
             normalizer.normalise(
