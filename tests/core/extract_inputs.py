@@ -39,6 +39,15 @@ def make_pdf(pages: list[str]) -> bytes:
     return assemble_pdf(objects)
 
 
+def make_zip(members: dict[str, bytes]) -> bytes:
+    """A deflated zip holding `members` (name -> bytes), in the given order."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
 def make_docx(build: Callable[[Any], None]) -> bytes:
     """A DOCX made by python-docx; `build` receives the Document to fill."""
     import docx

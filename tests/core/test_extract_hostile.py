@@ -33,20 +33,12 @@ from tests.support.budget import cpu_budget
 CPU_LIMIT_S = 5.0
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return out.getvalue()
-
-
 def _docx_with_document(xml_body: bytes) -> bytes:
     """A real DOCX whose word/document.xml is replaced by `xml_body`."""
     source = zipfile.ZipFile(io.BytesIO(inputs.docx_mixed()))
     members = {m.filename: source.read(m) for m in source.infolist()}
     members["word/document.xml"] = xml_body
-    return _zip(members)
+    return inputs.make_zip(members)
 
 
 def _timed(call):  # type: ignore[no-untyped-def]
@@ -70,7 +62,7 @@ def test_xlsx_over_byte_budget_is_refused() -> None:
 
 
 def test_pptx_too_many_members_is_refused() -> None:
-    data = _zip({f"ppt/junk/{i}.xml": b"<x/>" for i in range(50)})
+    data = inputs.make_zip({f"ppt/junk/{i}.xml": b"<x/>" for i in range(50)})
     with pytest.raises(LimitExceededError, match="members") as caught:
         extract_text(data, inputs.PPTX, options=ExtractOptions(max_zip_members=20))
     assert (caught.value.limit, caught.value.value) == ("max_zip_members", 50)
@@ -78,7 +70,7 @@ def test_pptx_too_many_members_is_refused() -> None:
 
 def _overlapping_zip() -> bytes:
     """Two central-directory entries that both point at the same local member."""
-    single = _zip({"word/document.xml": b"<w:document/>" * 100})
+    single = inputs.make_zip({"word/document.xml": b"<w:document/>" * 100})
     eocd_at = single.rindex(b"PK\x05\x06")
     (cd_size, cd_offset) = struct.unpack_from("<II", single, eocd_at + 12)
     entry = single[cd_offset : cd_offset + cd_size]
@@ -96,7 +88,7 @@ def test_overlapping_members_are_refused() -> None:
 
 def _lying_sizes() -> bytes:
     """A member whose declared uncompressed size is smaller than what it inflates to."""
-    data = bytearray(_zip({"word/document.xml": b"A" * 100_000}))
+    data = bytearray(inputs.make_zip({"word/document.xml": b"A" * 100_000}))
     for signature, size_at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
         offset = data.index(signature)
         struct.pack_into("<I", data, offset + size_at, 10)
@@ -120,7 +112,7 @@ def _xlsx_with_sheet_xml(sheet_xml: bytes) -> bytes:
     source = zipfile.ZipFile(io.BytesIO(inputs.xlsx_two_sheets()))
     members = {m.filename: source.read(m) for m in source.infolist()}
     members["xl/worksheets/sheet1.xml"] = sheet_xml
-    return _zip(members)
+    return inputs.make_zip(members)
 
 
 _SHEET_HEAD = (
@@ -275,7 +267,7 @@ def _odt_with_doctype(doctype: str, text: str = "dtd body QX76 &amp; more") -> b
     content = members["content.xml"].decode()
     head, rest = content.split("?>", 1)
     members["content.xml"] = (head + "?>" + doctype + rest).encode()
-    return _zip(members)
+    return inputs.make_zip(members)
 
 
 def test_odf_with_a_plain_dtd_is_read() -> None:

@@ -7,10 +7,8 @@ says why, and chunks name the pages they span.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ from content_core.ingest import PipelineConfig, discover_pending, run_batch
 from content_core.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
-from tests.core.extract_inputs import make_pdf
+from tests.core.extract_inputs import make_pdf, make_zip
 
 # Real stages, in this process: the worker pool is covered by the processing tests.
 CONFIG = PipelineConfig(processing=ProcessingConfig(isolate=False))
@@ -59,14 +57,6 @@ def _root_filenames(store: ContentStore) -> dict[str, str]:
         "SELECT path, filename FROM current_normalised_artifacts WHERE len(derived_from) = 0",
     )
     return {r["path"]: r["filename"] for r in rows}
-
-
-def _zip(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def _assert_one_document_per_path(store: ContentStore, paths: list[str]) -> None:
@@ -122,8 +112,9 @@ def test_same_member_in_two_archives_and_as_a_plain_file(
     folder = tmp_path / "docs"
     folder.mkdir()
     member = TEXT.encode()
-    (folder / "one.zip").write_bytes(_zip({"inner/report.txt": member}))
-    (folder / "two.zip").write_bytes(_zip({"report.txt": member, "other.txt": b"Other QZ5 text"}))
+    (folder / "one.zip").write_bytes(make_zip({"inner/report.txt": member}))
+    other = b"Other QZ5 text"
+    (folder / "two.zip").write_bytes(make_zip({"report.txt": member, "other.txt": other}))
     (folder / "report.txt").write_bytes(member)
     _ingest(folder, store)
     member_rows = _rows(
@@ -185,7 +176,7 @@ def test_text_status_says_why_there_is_no_text(tmp_path: Path, store: ContentSto
     folder.mkdir()
     (folder / "blank.txt").write_text("  \n\n \t\n")
     (folder / "scan.pdf").write_bytes(make_pdf(["", ""]))  # pages, but no text on them
-    (folder / "bundle.zip").write_bytes(_zip({"inside.txt": b"Inside QZ9 marker text"}))
+    (folder / "bundle.zip").write_bytes(make_zip({"inside.txt": b"Inside QZ9 marker text"}))
     (folder / "garbage.bin").write_bytes(bytes(range(256)) * 4)
     (folder / "good.pdf").write_bytes(make_pdf(["Page one QP1 text", "Page two QP2 text"]))
     _ingest(folder, store)
