@@ -28,7 +28,13 @@ from xml.parsers import expat
 from content_core.errors import ExtractionError, LimitExceededError, UnsafeInputError
 from content_core.extract.base import ExtractOptions
 
-__all__ = ["check_xml_declarations", "check_xml_safe", "parse_checked", "safe_lxml_parser"]
+__all__ = [
+    "check_xml_declarations",
+    "check_xml_safe",
+    "parse_checked",
+    "parse_safe_xml",
+    "safe_lxml_parser",
+]
 
 # Entity expansion a document may cause beyond its own size before it counts as a bomb.
 _MIN_EXPANSION_LIMIT = 1024 * 1024
@@ -190,3 +196,29 @@ def parse_checked(data: bytes, *, remove_blank_text: bool = False, strip_cdata: 
         return etree.fromstring(data, safe_lxml_parser(internal_entities=True, **options))
     except etree.XMLSyntaxError:
         return etree.fromstring(data, safe_lxml_parser(**options))
+
+
+def parse_safe_xml(
+    data: bytes,
+    options: ExtractOptions,
+    *,
+    media_type: str,
+    what: str = "XML",
+    remove_blank_text: bool = False,
+    strip_cdata: bool = True,
+) -> Any:  # Any: an lxml element, imported lazily
+    """The root element of `data` once it passed `check_xml_safe` (`parse_checked`); `what`
+    names the format in the error.
+
+    Raises:
+        LimitExceededError: over `max_xml_bytes`.
+        UnsafeInputError: a dangerous declaration (module docstring).
+        ExtractionError: not well-formed.
+    """
+    check_xml_safe(data, options, media_type=media_type)
+    from lxml import etree
+
+    try:
+        return parse_checked(data, remove_blank_text=remove_blank_text, strip_cdata=strip_cdata)
+    except (etree.XMLSyntaxError, ValueError) as exc:
+        raise ExtractionError(f"not well-formed {what}: {exc}", media_type=media_type) from exc

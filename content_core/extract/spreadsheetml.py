@@ -14,7 +14,7 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
-from content_core.extract._officexml import parse_office_xml
+from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["SpreadsheetXmlExtractor"]
@@ -75,11 +75,12 @@ class SpreadsheetXmlExtractor:
         """Return one page per worksheet: `## <name>` and its cells as a table.
 
         Raises:
-            UnsafeInputError: entity declarations, external references, or too large.
+            LimitExceededError: over `max_xml_bytes`.
+            UnsafeInputError: dangerous entity declarations or external references.
             ExtractionError: not well-formed XML, or not an Excel 2003 workbook.
         """
         media_type = blob.info.media_type
-        root = parse_office_xml(blob.data, options, media_type=media_type)
+        root = parse_safe_xml(blob.data, options, media_type=media_type)
         if root.tag != f"{_SS}Workbook":
             raise ExtractionError("not an Excel 2003 XML workbook", media_type=media_type)
         budget = CellBudget(options.max_table_cells)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_safe, parse_checked
+from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["SvgTextExtractor"]
@@ -38,14 +37,7 @@ class SvgTextExtractor:
             UnsafeInputError: dangerous entities or external references.
             ExtractionError: not well-formed XML.
         """
-        media_type = blob.info.media_type
-        check_xml_safe(blob.data, options, media_type=media_type)
-        from lxml import etree
-
-        try:
-            root = parse_checked(blob.data)
-        except (etree.XMLSyntaxError, ValueError) as exc:
-            raise ExtractionError(f"not well-formed SVG: {exc}", media_type=media_type) from exc
+        root = parse_safe_xml(blob.data, options, media_type=blob.info.media_type, what="SVG")
         lines: list[str] = []
         for element in root.iter():
             if isinstance(element.tag, str) and _local(element) in _TEXT_ELEMENTS:

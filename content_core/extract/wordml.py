@@ -14,8 +14,8 @@ from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
-from content_core.extract._officexml import parse_office_xml
 from content_core.extract._tables import join_blocks
+from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.docx import render_word_xml
 
@@ -64,11 +64,12 @@ class WordXmlExtractor:
         """Return the headers, body and footers as Markdown.
 
         Raises:
-            UnsafeInputError: entity declarations, external references, or too large.
+            LimitExceededError: over `max_xml_bytes`.
+            UnsafeInputError: dangerous entity declarations or external references.
             ExtractionError: not well-formed XML, or no document body.
         """
         media_type = blob.info.media_type
-        root = parse_office_xml(blob.data, options, media_type=media_type)
+        root = parse_safe_xml(blob.data, options, media_type=media_type)
         _as_2006(root)
         body = next(root.iter(f"{_W}body"), None)
         if body is None:

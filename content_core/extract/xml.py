@@ -9,8 +9,7 @@ prefixes and CDATA sections.
 from __future__ import annotations
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_safe, parse_checked
+from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 __all__ = ["XmlExtractor"]
@@ -34,14 +33,15 @@ class XmlExtractor:
             UnsafeInputError: dangerous entities, external references, or too large.
             ExtractionError: not well-formed XML.
         """
-        media_type = blob.info.media_type
-        check_xml_safe(blob.data, options, media_type=media_type)
+        root = parse_safe_xml(
+            blob.data,
+            options,
+            media_type=blob.info.media_type,
+            remove_blank_text=True,
+            strip_cdata=False,
+        )
         from lxml import etree
 
-        try:
-            root = parse_checked(blob.data, remove_blank_text=True, strip_cdata=False)
-            etree.indent(root, space="  ")
-            text = etree.tostring(root, encoding="unicode")
-        except (etree.XMLSyntaxError, ValueError) as exc:
-            raise ExtractionError(f"not well-formed XML: {exc}", media_type=media_type) from exc
+        etree.indent(root, space="  ")
+        text = etree.tostring(root, encoding="unicode")
         return build_text([text], handler=self.name, paged=False)
