@@ -20,9 +20,10 @@ from content_core.binary.sniff_text import (
     sniff_text,
 )
 
-__all__ = ["decode_text_sample", "sniff_media_type"]
+__all__ = ["OLE2_MAGIC", "decode_text_sample", "sniff_media_type"]
 
-_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# The compound-file header: legacy Office files, .msg, and encrypted OOXML packages.
+OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _SEVEN_ZIP_MAGIC = b"7z\xbc\xaf\x27\x1c"
 
 _HEIC_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs"})
@@ -133,7 +134,7 @@ def _sniff_binary(data: bytes, filename: str | None) -> str | None:
         return mt.GZIP
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
         return _sniff_zip(data)
-    if head.startswith(_OLE2_MAGIC):
+    if head.startswith(OLE2_MAGIC):
         return _sniff_ole2(data, filename)
     if head.startswith(b"{\\rtf"):
         return mt.RTF

@@ -12,6 +12,7 @@ import zlib
 
 from content_core.binary import media_types as mt
 from content_core.binary.budget import ExpansionBudget
+from content_core.binary.sniff import OLE2_MAGIC
 from content_core.errors import (
     ArchiveExtractionError,
     BinaryFanoutError,
@@ -37,7 +38,6 @@ _FLAG_UTF8 = 0x800
 # Legacy encodings tried, when the bytes say so, for names written without the UTF-8 flag.
 _CJK_ENCODINGS = ("cp932", "gbk")
 _NAME_SAMPLE_BYTES = 64 * 1024
-_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # The OLE2 directory stores stream names in UTF-16LE.
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 _PACKAGE_LABELS = {mt.DOCX: "DOCX", mt.XLSX: "XLSX", mt.PPTX: "PPTX"}
@@ -50,7 +50,7 @@ def check_not_encrypted_package(data: bytes, media_type: str, name: str) -> None
     Raises:
         EncryptedDocumentError: the document needs its password.
     """
-    if data.startswith(_OLE2_MAGIC) and _ENCRYPTED_PACKAGE in data:
+    if data.startswith(OLE2_MAGIC) and _ENCRYPTED_PACKAGE in data:
         label = _PACKAGE_LABELS.get(media_type, "Office (DOCX, XLSX or PPTX)")
         raise EncryptedDocumentError(
             f"{name}: password-protected {label} document (OLE2 EncryptedPackage)",
