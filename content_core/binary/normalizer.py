@@ -157,7 +157,7 @@ class BinaryNormalizer:
         artifact = _artifact(data, media_type, name, parents, member_name=member_name)
         walk.out.append(artifact)
         try:
-            page_count = await self._handle(walk, artifact, depth)
+            page_count = await self._handle(walk, artifact, depth, digest)
         except ContentError as exc:
             notes = walk.notes.pop(digest, ())
             if depth == 0 and not notes:
@@ -188,7 +188,9 @@ class BinaryNormalizer:
                 update={"page_count": page_count, "notes": notes}
             )
 
-    async def _handle(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> int | None:
+    async def _handle(
+        self, walk: _Walk, artifact: BinaryArtifact, depth: int, digest: str
+    ) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         if len(data) > self.config.max_bytes:
             raise BinaryTooLargeError(
@@ -206,11 +208,11 @@ class BinaryNormalizer:
             except ImageConversionError as exc:
                 if media_type != mt.SVG:
                     # What the container still declares (sizes, EXIF) stays on the failed row.
-                    walk.notes[_sha256(data)] = self.images.describe(data, media_type)
+                    walk.notes[digest] = self.images.describe(data, media_type)
                     raise
                 # The drawing cannot be rendered, but its text is read from the XML: the
                 # failed render is a note on the row, not the row's error.
-                walk.notes[_sha256(data)] = (f"{exc.error_class}: {exc.message}",)
+                walk.notes[digest] = (f"{exc.error_class}: {exc.message}",)
                 return None
             if image.converted:
                 suffix = ".pdf" if image.media_type == mt.PDF else ".png"
