@@ -30,9 +30,10 @@ __all__ = [
 ]
 
 CATALOG_FILE = "content.duckdb"
-# The oldest DuckDB whose storage format the catalog file is written in. Without it a DuckDB
-# writes its own newest format, which older clients (the DuckDB CLI, DBeaver, R, an older
-# Python module) refuse: "Trying to read a database file with version number 69".
+# The storage format of the catalog file: every DuckDB from 1.2 on reads it, and the views'
+# SQL is tested with 1.2. Fixed here, not left to the writer: DuckDB 2 writes its own newest
+# format, which older clients (the DuckDB CLI, DBeaver, R, an older Python module) refuse with
+# "Trying to read a database file with version number 69".
 CATALOG_STORAGE_VERSION = "v1.2.0"
 COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
