@@ -1,22 +1,57 @@
 """The content store: content-addressed blobs, Parquet tables per batch, DuckDB catalog, and
-the DuckDB extensions loaded from their packages."""
+the DuckDB extensions loaded from their packages.
 
-from content_core.store.blobs import BlobStore, sha256_hex
-from content_core.store.catalog import CATALOG_FILE, CATALOG_STORAGE_VERSION, ensure_catalog
-from content_core.store.compaction import CompactionReport, compact_store
-from content_core.store.extensions import extension_path, load_extension
-from content_core.store.store import ContentStore
-from content_core.store.tables import (
-    AGENTIC_EXTRACTIONS,
-    BATCHES,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    MERGED_EXTRACTIONS,
-    NORMALISED_ARTIFACTS,
-    PIPELINE_TABLES,
-    RAW_FILES,
-    SCHEMAS,
-)
+Names resolve lazily from their modules, so a reader that needs only the layout
+(`content_core.store.layout`, as `content-pipeline query` does) imports no pyarrow.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from content_core.store.blobs import BlobStore, sha256_hex
+    from content_core.store.catalog import CATALOG_STORAGE_VERSION, ensure_catalog
+    from content_core.store.compaction import CompactionReport, compact_store
+    from content_core.store.extensions import extension_path, load_extension
+    from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+    from content_core.store.store import ContentStore
+    from content_core.store.tables import (
+        AGENTIC_EXTRACTIONS,
+        BATCHES,
+        CHUNKS,
+        COMPRESSED_CONTEXTS,
+        MERGED_EXTRACTIONS,
+        NORMALISED_ARTIFACTS,
+        PIPELINE_TABLES,
+        RAW_FILES,
+        SCHEMAS,
+    )
+
+# name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "AGENTIC_EXTRACTIONS": "content_core.store.tables",
+    "BATCHES": "content_core.store.tables",
+    "CATALOG_FILE": "content_core.store.layout",
+    "CATALOG_STORAGE_VERSION": "content_core.store.catalog",
+    "CHUNKS": "content_core.store.tables",
+    "COMPRESSED_CONTEXTS": "content_core.store.tables",
+    "DEFAULT_STORE_DIR": "content_core.store.layout",
+    "MERGED_EXTRACTIONS": "content_core.store.tables",
+    "NORMALISED_ARTIFACTS": "content_core.store.tables",
+    "PIPELINE_TABLES": "content_core.store.tables",
+    "RAW_FILES": "content_core.store.tables",
+    "SCHEMAS": "content_core.store.tables",
+    "BlobStore": "content_core.store.blobs",
+    "CompactionReport": "content_core.store.compaction",
+    "ContentStore": "content_core.store.store",
+    "compact_store": "content_core.store.compaction",
+    "ensure_catalog": "content_core.store.catalog",
+    "extension_path": "content_core.store.extensions",
+    "load_extension": "content_core.store.extensions",
+    "sha256_hex": "content_core.store.blobs",
+}
 
 __all__ = [
     "AGENTIC_EXTRACTIONS",
@@ -25,6 +60,7 @@ __all__ = [
     "CATALOG_STORAGE_VERSION",
     "CHUNKS",
     "COMPRESSED_CONTEXTS",
+    "DEFAULT_STORE_DIR",
     "MERGED_EXTRACTIONS",
     "NORMALISED_ARTIFACTS",
     "PIPELINE_TABLES",
@@ -39,3 +75,16 @@ __all__ = [
     "load_extension",
     "sha256_hex",
 ]
+
+
+def __getattr__(name: str) -> Any:  # Any: the exported object, whatever its type
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'content_core.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
