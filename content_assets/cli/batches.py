@@ -14,7 +14,14 @@ from dagster._core.definitions.run_request import InstigatorType
 
 from content_assets.cli.progress import IngestView
 from content_assets.cli.query import StoreNotFoundError, existing_store
-from content_assets.cli.runs import STAGES, batch_job, current_rows, dagster_home, run_batches
+from content_assets.cli.runs import (
+    STAGES,
+    batch_job,
+    current_rows,
+    dagster_home,
+    run_batches,
+    run_failure,
+)
 from content_assets.jobs import ingest_batch_job
 from content_assets.sensors import source_folder_sensor
 from content_assets.triggers import PARTITION_TAG, fail_dead_runs
@@ -44,19 +51,6 @@ class BatchState:
     state: State
     reason: str | None
     files: int
-
-
-def _run_failure(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
-    """The first line of the error that failed `run` (its failed step's, else the run's)."""
-    head = f"run {run.run_id[:8]} {run.status.value.lower()}"
-    for kind in (dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.RUN_FAILURE):
-        for record in instance.all_logs(run.run_id, of_type=kind):
-            event = record.dagster_event
-            error = getattr(event.event_specific_data, "error", None) if event else None
-            text = (error.message if error is not None else record.message) or ""
-            if text.strip():
-                return f"{head}: {text.strip().splitlines()[0]}"
-    return head
 
 
 def _worker_rows(store: ContentStore) -> dict[str, Counter[str]]:
@@ -107,7 +101,7 @@ def batch_states(instance: dg.DagsterInstance, store: ContentStore) -> list[Batc
         if run is not None and run.status in _ACTIVE_RUN:
             state = "running"
         elif run is not None and run.status in _FAILED_RUN:
-            state, reason = "failed", _run_failure(instance, run)
+            state, reason = "failed", run_failure(instance, run)
         elif store.is_finished(batch_id) and batch_id in unfinished:
             counts = unfinished[batch_id]
             state = "failed"

@@ -10,13 +10,15 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
-    TransferSpeedColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 
 @dataclass(slots=True)
@@ -37,12 +39,16 @@ class RunReport:
     batches_failed: list[str] = field(default_factory=list)
 
 
-class _FilesPerSecond(TransferSpeedColumn):
-    """The stage's rate in files per second (rich's own column speaks in bytes)."""
+class _FilesPerSecond(ProgressColumn):
+    """The stage's rate in files per second since the bars started (rich's rate column speaks
+    in bytes, and needs several updates; a stage advances once per batch)."""
 
-    def render(self, task):  # type: ignore[no-untyped-def]  # rich's signature, untyped there
-        speed = task.finished_speed or task.speed
-        return f"{speed:.1f} files/s" if speed else "-- files/s"
+    def render(self, task: Task) -> Text:
+        """The rate of `task`, or dashes before its first batch."""
+        elapsed = task.elapsed
+        if not task.completed or not elapsed:
+            return Text("-- files/s")
+        return Text(f"{task.completed / elapsed:.1f} files/s")
 
 
 class IngestView:
@@ -103,7 +109,7 @@ class IngestView:
     def summary(self, totals: dict[str, int]) -> None:
         """The summary table: per stage, rows and failures of this command and rows now current
         (`totals`, by stage)."""
-        table = Table(title=None, show_edge=False, pad_edge=False)
+        table = Table(show_edge=False, pad_edge=False)
         table.add_column("stage")
         table.add_column("rows written", justify="right")
         table.add_column("failed", justify="right")
@@ -115,4 +121,5 @@ class IngestView:
                 str(stage_totals.failures),
                 str(totals.get(stage, "")),
             )
+        self.console.print()
         self.console.print(table)

@@ -40,10 +40,26 @@ def batch_job(environ: Mapping[str, str]) -> dg.JobDefinition:
 
 
 def log_config(verbose: bool) -> dict[str, object]:
-    """Run config of Dagster's console logger: every DEBUG event with -v, else warnings only
-    (the CLI prints each stage's counts itself)."""
-    level = "DEBUG" if verbose else "WARNING"
+    """Run config of Dagster's console logger: every event with -v, else nothing (the CLI
+    prints each stage's counts, and a failed run's reason, itself)."""
+    level = "DEBUG" if verbose else "CRITICAL"
     return {"loggers": {"console": {"config": {"log_level": level}}}}
+
+
+def run_failure(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
+    """Why `run` failed, on one line: the failed step and the innermost error's first line."""
+    head = f"run {run.run_id[:8]} {run.status.value.lower()}"
+    for kind in (dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.RUN_FAILURE):
+        for record in instance.all_logs(run.run_id, of_type=kind):
+            event = record.dagster_event
+            error = getattr(event.event_specific_data, "error", None) if event else None
+            while error is not None and error.cause is not None:
+                error = error.cause  # Dagster wraps the asset's exception
+            text = (error.message if error is not None else record.message) or ""
+            if text.strip():
+                step = f" in {record.step_key}" if record.step_key else ""
+                return f"{head}{step}: {text.strip().splitlines()[0]}"
+    return head
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +152,12 @@ def run_batches(
                 raise_on_error=False,
             )
         outcome = BatchOutcome(batch_id, run_id, result.success, time.monotonic() - started)
-        status = "ok" if outcome.success else "FAILED"
-        view.line(f"    run {run_id[:8]} {status} in {outcome.seconds:.1f}s")
+        if outcome.success:
+            view.line(f"    run {run_id[:8]} ok in {outcome.seconds:.1f}s")
+        else:
+            run = instance.get_run_by_id(run_id)
+            reason = run_failure(instance, run) if run else f"run {run_id[:8]} failed"
+            view.line(f"    FAILED in {outcome.seconds:.1f}s: {reason}")
         if outcome.success:
             view.report.batches_ok += 1
         else:
