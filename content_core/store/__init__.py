@@ -7,8 +7,9 @@ Names resolve lazily from their modules, so a reader that needs only the layout
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from content_core.store.blobs import BlobStore, sha256_hex
@@ -77,14 +78,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:  # Any: the exported object, whatever its type
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'content_core.store' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
