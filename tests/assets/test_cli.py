@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,6 +198,35 @@ def test_missing_store_is_an_error_and_nothing_is_created(tmp_path: Path, given:
         "or set CONTENT_STORE_DIR"
     )
     assert list(cwd.iterdir()) == [] and not missing.exists()
+
+
+def test_query_answers_while_another_process_holds_the_catalog(ingested: Ingested) -> None:
+    """A read-only open is refused while the DuckDB CLI (say) holds the file read-write; the
+    query then runs on the same views built in memory."""
+    ready = ingested.root / "holder-ready"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import pathlib, sys, duckdb\n"
+            "connection = duckdb.connect(sys.argv[1])\n"
+            "pathlib.Path(sys.argv[2]).touch()\n"
+            "sys.stdin.read()\n",
+            str(ingested.store / "content.duckdb"),
+            str(ready),
+        ],
+        stdin=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120  # generous: the holder only starts DuckDB
+        while not ready.exists():
+            assert time.monotonic() < deadline and holder.poll() is None, "holder never ready"
+            time.sleep(0.05)
+        done = _query(ingested, "SELECT count(*) AS n FROM current_raw_files", "-f", "jsonl")
+        assert json.loads(done.stdout) == {"n": 2 * (len(list(SAMPLE_INBOX.iterdir())) + 1)}
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
 
 
 def test_a_bad_query_is_an_error(ingested: Ingested) -> None:
