@@ -10,6 +10,9 @@ import csv
 import io
 import json
 import os
+import pty
+import re
+import select
 import shutil
 import subprocess
 import sys
@@ -273,6 +276,62 @@ def test_the_sample_query_shows_only_the_ingested_source(ingested: Ingested) -> 
     sample = ingested.second.stdout.split("sample:", 1)[1]
     assert "source_id" in sample and f"WHERE source_id = '{beta}'" in sample
     assert beta in sample.split("\n", 1)[1] and alpha not in sample
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str], limit_s: float) -> str:
+    """Run the command with stdout and stderr on a pseudo-terminal; return all it wrote."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "content_assets.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=child,
+        stderr=child,
+    )
+    os.close(child)
+    chunks = []
+    deadline = time.monotonic() + limit_s
+    try:
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([main], [], [], 1.0)
+            if readable:
+                try:
+                    data = os.read(main, 65536)
+                except OSError:  # EIO: the command ended and closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif process.poll() is not None:
+                break
+        assert process.wait(timeout=max(1.0, deadline - time.monotonic())) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        os.close(main)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_ingest_on_a_terminal_shows_a_bar_per_stage(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "inbox")
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "CONTENT_STORE_DIR"},
+        "PYTHONPATH": str(REPO),
+        "DAGSTER_HOME": str(tmp_path / "home"),
+        "CONTENT_STORE_DIR": str(tmp_path / "store"),
+        "COLUMNS": "160",
+        "TERM": "xterm",
+    }
+    (tmp_path / "home").mkdir()
+    output = _on_a_terminal(["ingest", str(folder)], env, limit_s=600)
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)
+    files = len(list(folder.iterdir()))
+    for stage in ("raw_files", "normalised_artifacts", "merged_extractions"):
+        assert re.search(rf"{stage}\s.*{files}/{files} files .*files/s .*ETA", plain), stage
+    assert "\r" in output or "\x1b[" in output  # redrawn in place
+    assert "rows written" in plain and "DEBUG" not in plain
 
 
 def test_verbose_ingest_shows_dagster_debug_lines(tmp_path: Path) -> None:
