@@ -93,10 +93,14 @@ def main() -> None:
         print(f"content-pipeline query, subprocess  median of {args.runs}: {cli_s * 1000:7.0f} ms")
         print(f"bare interpreter start (python -c pass)           : {bare_s * 1000:7.0f} ms")
         print(f"query in process (open catalog, run, render)      : {in_process_s * 1000:7.1f} ms")
-        print(f"import content_assets.cli (the query path)        : "
-              f"{_import_s('content_assets.cli') * 1000:7.0f} ms")
-        print(f"import dagster (what the query path no longer pays): "
-              f"{_import_s('dagster') * 1000:7.0f} ms")
+        print(
+            f"import content_assets.cli (the query path)        : "
+            f"{_import_s('content_assets.cli') * 1000:7.0f} ms"
+        )
+        print(
+            f"import dagster (what the query path no longer pays): "
+            f"{_import_s('dagster') * 1000:7.0f} ms"
+        )
 
 
 if __name__ == "__main__":
