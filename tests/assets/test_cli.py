@@ -1,8 +1,7 @@
 """The `content-pipeline` command as people and scripts use it, run as a real subprocess on a
-real ingest: query formats that parse back with full values, --output files DuckDB reads, the
-missing-store error, the query path's imports, quiet and verbose ingest output without bar
-control characters off a terminal, the per-source sample, status, and retry of a failed batch
-or of a batch holding worker-crash rows (same rows as a clean run, none twice)."""
+real ingest of two sources: query formats that parse back with full values, --output files
+DuckDB reads, the missing-store error, the query path's imports, quiet, verbose and terminal
+ingest output, the per-source sample, and status (retry: test_cli_batches.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import subprocess
 import sys
 import time
@@ -23,49 +21,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from content_core.processing import FileInput, _worker_failure
-from content_core.sandbox import TaskFailure
-from content_core.store import NORMALISED_ARTIFACTS, PIPELINE_TABLES, ContentStore
+from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
+from tests.support.cli import LONG_TEXT, REPO, make_folder, run_cli, status_of
 
-REPO = Path(__file__).resolve().parents[2]
 # Ingests run several subprocesses of the real CLI; each may take a minute on a loaded machine.
 pytestmark = pytest.mark.timeout(900)
-# Longer than any terminal column, with the characters CSV and Markdown must escape.
-LONG_TEXT = (
-    "QCLI-LONG-START "
-    + ", ".join(f'item {n} "quoted" | piped' for n in range(40))
-    + (" QCLI-LONG-END")
-)
 LONG_SQL = "SELECT path, text FROM current_normalised_artifacts WHERE path = 'long.txt'"
-# Columns that differ between two ingests of the same files: write times, this copy's stat.
-_VOLATILE = {"fetched_at", "discovered_at", "source_root", "mtime_ns", "ctime_ns", "inode"}
-
-
-def _folder(root: Path, name: str) -> Path:
-    folder = root / name
-    shutil.copytree(SAMPLE_INBOX, folder)
-    (folder / "long.txt").write_text(LONG_TEXT + "\n", encoding="utf-8")
-    return folder
-
-
-def _cli(
-    *args: str, home: Path, store: Path | None, cwd: Path = REPO, **env: str
-) -> subprocess.CompletedProcess[str]:
-    """The real command in a subprocess whose stdout is a pipe (not a terminal)."""
-    environ = {k: v for k, v in os.environ.items() if k != "CONTENT_STORE_DIR"}
-    environ.update(PYTHONPATH=str(REPO), DAGSTER_HOME=str(home), **env)
-    if store is not None:
-        environ["CONTENT_STORE_DIR"] = str(store)
-    home.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "content_assets.cli", *args],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        encoding="utf-8",
-        timeout=600,
-    )
 
 
 @dataclass(frozen=True)
@@ -83,15 +45,15 @@ class Ingested:
 def ingested(tmp_path_factory: pytest.TempPathFactory) -> Ingested:
     root = tmp_path_factory.mktemp("cli")
     store, home = root / "store", root / "home"
-    first = _cli("ingest", str(_folder(root, "alpha")), home=home, store=store)
+    first = run_cli("ingest", str(make_folder(root, "alpha")), home=home, store=store)
     assert first.returncode == 0, first.stdout + first.stderr
-    second = _cli("ingest", str(_folder(root, "beta")), home=home, store=store)
+    second = run_cli("ingest", str(make_folder(root, "beta")), home=home, store=store)
     assert second.returncode == 0, second.stdout + second.stderr
     return Ingested(root, store, home, first, second)
 
 
 def _query(ingested: Ingested, *args: str) -> subprocess.CompletedProcess[str]:
-    done = _cli("query", *args, home=ingested.home, store=ingested.store)
+    done = run_cli("query", *args, home=ingested.home, store=ingested.store)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -166,7 +128,7 @@ def test_output_files_are_read_by_duckdb(ingested: Ingested, suffix: str) -> Non
 
 
 def test_store_option_wins_over_the_environment(ingested: Ingested, tmp_path: Path) -> None:
-    done = _cli(
+    done = run_cli(
         "query",
         "SELECT count(*) AS n FROM current_raw_files",
         "-f",
@@ -186,7 +148,7 @@ def test_missing_store_is_an_error_and_nothing_is_created(tmp_path: Path, given:
     cwd.mkdir()
     missing = tmp_path / "no-store"
     options = ["--store", str(missing)] if given == "option" else []
-    done = _cli(
+    done = run_cli(
         "query",
         "SELECT 1",
         *options,
@@ -233,7 +195,7 @@ def test_query_answers_while_another_process_holds_the_catalog(ingested: Ingeste
 
 
 def test_a_bad_query_is_an_error(ingested: Ingested) -> None:
-    done = _cli("query", "SELEC 1", home=ingested.home, store=ingested.store)
+    done = run_cli("query", "SELEC 1", home=ingested.home, store=ingested.store)
     assert done.returncode == 1 and "syntax error" in done.stderr and done.stdout == ""
 
 
@@ -315,7 +277,7 @@ def _on_a_terminal(args: list[str], env: dict[str, str], limit_s: float) -> str:
 
 
 def test_ingest_on_a_terminal_shows_a_bar_per_stage(tmp_path: Path) -> None:
-    folder = _folder(tmp_path, "inbox")
+    folder = make_folder(tmp_path, "inbox")
     env = {
         **{k: v for k, v in os.environ.items() if k != "CONTENT_STORE_DIR"},
         "PYTHONPATH": str(REPO),
@@ -338,33 +300,16 @@ def test_verbose_ingest_shows_dagster_debug_lines(tmp_path: Path) -> None:
     folder = tmp_path / "one"
     folder.mkdir()
     (folder / "a.txt").write_text("A single note for the verbose ingest QCLI-V01.")
-    done = _cli("ingest", "-v", str(folder), home=tmp_path / "home", store=tmp_path / "store")
+    done = run_cli("ingest", "-v", str(folder), home=tmp_path / "home", store=tmp_path / "store")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "dagster - DEBUG" in done.stderr
 
 
-# -- status and retry -------------------------------------------------------------------------
-
-
-def _tables(store: Path) -> dict[str, list[str]]:
-    content = ContentStore(store)
-    return {
-        table: sorted(
-            repr(sorted((k, v) for k, v in row.items() if k not in _VOLATILE))
-            for row in content.query(f"SELECT * FROM {table}").to_pylist()
-        )
-        for table in ("batches", *PIPELINE_TABLES)
-    }
-
-
-def _status(store: Path, home: Path) -> str:
-    done = _cli("status", home=home, store=store)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+# -- status -------------------------------------------------------------------------
 
 
 def test_status_after_a_good_ingest(ingested: Ingested) -> None:
-    out = _status(ingested.store, ingested.home)
+    out = status_of(ingested.store, ingested.home)
     assert "last tick:" in out and "store:" in out and " KB)" in out
     files = len(list(SAMPLE_INBOX.iterdir())) + 1
     for source_id in _source_ids(ingested.store):
@@ -372,52 +317,3 @@ def test_status_after_a_good_ingest(ingested: Ingested) -> None:
         assert "batches:   0 pending, 0 running, 0 failed, 1 done" in section
         assert f"files:     {files} current" in section
         assert "merged_extractions" in section and "failed " not in section
-
-
-def test_status_with_no_store_is_an_error(tmp_path: Path) -> None:
-    done = _cli("status", home=tmp_path / "home", store=tmp_path / "none")
-    assert done.returncode != 0 and "no content store at" in done.stderr
-    assert not (tmp_path / "none").exists()
-
-
-def test_retry_of_failed_batches_gives_a_clean_runs_rows(tmp_path: Path) -> None:
-    folder = _folder(tmp_path, "inbox")
-    clean, store, home = tmp_path / "clean", tmp_path / "store", tmp_path / "home"
-    assert _cli("ingest", str(folder), home=tmp_path / "clean-home", store=clean).returncode == 0
-
-    # A run that fails: a chunker that does not exist fails the chunks step.
-    failed = _cli("ingest", str(folder), home=home, store=store, CONTENT_CHUNKER="no-such")
-    assert failed.returncode == 1
-    assert "FAILED" in failed.stdout and "in chunks:" in failed.stdout
-    assert "Traceback" not in failed.stdout + failed.stderr  # the reason, not Dagster's log
-    status = _status(store, home)
-    assert "0 pending, 0 running, 1 failed, 0 done" in status
-    assert "in chunks:" in status and "ChunkingConfig" in status
-
-    retried = _cli("retry", home=home, store=store)
-    assert retried.returncode == 0, retried.stdout + retried.stderr
-    assert "0 pending, 0 running, 0 failed, 1 done" in _status(store, home)
-    assert _tables(store) == _tables(clean)
-    nothing = _cli("retry", home=home, store=store)
-    assert nothing.returncode == 0 and "no failed batch to retry" in nothing.stdout
-
-    # A batch holding a worker-crash row (as the worker pool writes it when a worker dies).
-    content = ContentStore(store)
-    (batch_id,) = content.list_batches()
-    rows = content.read_rows(NORMALISED_ARTIFACTS, batch_id).to_pylist()
-    keep = [row for row in rows if row["path"] != "plain.txt"]
-    victim = next(row for row in rows if row["path"] == "plain.txt")
-    crashed = _worker_failure(
-        FileInput(key="plain.txt", path=folder / "plain.txt", filename="plain.txt"),
-        TaskFailure("WorkerCrashedError", "the worker process died (SIGKILL)"),
-    )
-    crash_row = {**victim, **crashed.model_dump(exclude={"derived_from", "pages"})}
-    crash_row.update(derived_from=[], pages=[])
-    content.write_rows(NORMALISED_ARTIFACTS, batch_id, [*keep, crash_row])
-    status = _status(store, home)
-    assert "1 failed" in status and "1 WorkerCrashedError" in status
-
-    retried = _cli("retry", batch_id, home=home, store=store)
-    assert retried.returncode == 0, retried.stdout + retried.stderr
-    assert "0 pending, 0 running, 0 failed, 1 done" in _status(store, home)
-    assert _tables(store) == _tables(clean)  # replaced, not duplicated
