@@ -16,8 +16,9 @@ from content_core.binary import media_types as mt
 from content_core.errors import MissingDependencyError
 from content_core.extract._decode import decode_html, markup_charset
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
-__all__ = ["HtmlExtractor", "html_to_markdown"]
+__all__ = ["FORMATS", "HtmlExtractor", "html_to_markdown"]
 
 _HTML_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
 _DROPPED_TAGS = (
@@ -90,3 +91,9 @@ class HtmlExtractor:
         """Return the page as Markdown (headings, lists, links, tables)."""
         html = decode_html(blob.data, transport=blob.info.charset)
         return build_text([html_to_markdown(html)], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="html", media_types=(mt.HTML, mt.XHTML), kind="html",
+           handlers=(Handler(HtmlExtractor(), PRIORITY_TEXT_FORMAT),), extension=".html"),
+)

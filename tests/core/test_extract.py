@@ -168,7 +168,7 @@ def test_pdf_fallback_parser_agrees() -> None:
 
 def test_pdf_page_limit() -> None:
     data = make_pdf([f"page {i}" for i in range(5)])
-    result = extract_text(data, "application/pdf", options=ExtractOptions(max_pages=2))
+    result = extract_text(data, "application/pdf", options=ExtractOptions(max_pdf_pages=2))
     assert len(result.pages) == 2
 
 
@@ -229,7 +229,7 @@ def test_docx_not_a_zip() -> None:
 
 def test_options_fingerprint_tracks_every_field() -> None:
     assert ExtractOptions().fingerprint() == ExtractOptions().fingerprint()
-    assert ExtractOptions(max_pages=5).fingerprint() != ExtractOptions().fingerprint()
+    assert ExtractOptions(max_pdf_pages=5).fingerprint() != ExtractOptions().fingerprint()
     with pytest.raises(ValueError):
         ExtractOptions(unknown_knob=1)  # type: ignore[call-arg]
 
