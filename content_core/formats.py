@@ -41,6 +41,7 @@ __all__ = [
     "Package",
     "Signature",
     "default_formats",
+    "office_formats",
 ]
 
 logger = logging.getLogger(__name__)
@@ -183,6 +184,19 @@ class Format:
         if any(signature.matches(data) for signature in self.signatures):
             return True
         return self.sniff is not None and self.sniff(data)
+
+
+def office_formats(
+    handler: Handler, kind: str, *types: tuple[str, str], package: Package | None = Package.ZIP
+) -> tuple[Format, ...]:
+    """Return one Office format per `(extension, media type)`, each named after its
+    extension, rendered to PDF by the Office converter and read by `handler`."""
+    return tuple(
+        Format(name=extension.lstrip("."), media_types=(media_type,), kind=kind,
+               normalise=NormaliseStep.RENDER_OFFICE, handlers=(handler,), package=package,
+               extension=extension)
+        for extension, media_type in types
+    )
 
 
 class FormatRegistry:

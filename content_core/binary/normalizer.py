@@ -39,6 +39,7 @@ __all__ = ["BinaryNormalizer", "failure_id"]
 
 _log = logging.getLogger(__name__)
 
+
 def failure_id(parent_id: str, name: str, error: str) -> str:
     """Return the deterministic id of a failure artifact that has no bytes."""
     digest = hashlib.sha256()
@@ -212,7 +213,7 @@ class BinaryNormalizer:
                 self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
             return report.page_count
         if step is NormaliseStep.CONVERT_IMAGE:
-            return self._image(walk, artifact, digest)
+            return self._image(walk, artifact, digest, keeps_text=fmt.yields_text)
         if step is NormaliseStep.UNPACK_ARCHIVE:
             await self._unpack_archive(walk, artifact, depth)
             return None
@@ -234,17 +235,19 @@ class BinaryNormalizer:
             self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
         return None
 
-    def _image(self, walk: _Walk, artifact: BinaryArtifact, digest: str) -> int | None:
+    def _image(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, *, keeps_text: bool
+    ) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         try:
             image = self.images.normalise(data, media_type, filename=name)
         except ImageConversionError as exc:
-            if media_type != mt.SVG:
+            if not keeps_text:
                 # What the container still declares (sizes, EXIF) stays on the failed row.
                 walk.notes[digest] = self.images.describe(data, media_type)
                 raise
-            # The drawing cannot be rendered, but its text is read from the XML: the
-            # failed render is a note on the row, not the row's error.
+            # A picture with text of its own (SVG) cannot be rendered, but its text is still
+            # read: the failed render is a note on the row, not the row's error.
             walk.notes[digest] = (f"{exc.error_class}: {exc.message}",)
             return None
         if image.converted:

@@ -3,6 +3,10 @@
 The declared type and the file name are never trusted for the format family. The file name is
 consulted only where bytes cannot decide: markdown versus plain text, CSV versus TSV versus plain
 text, and which OOXML type an encrypted (OLE2-wrapped) Office package holds.
+
+Order: the magic numbers each format declares (`content_core.formats`, plug-ins included),
+then the family sniffers here (ISO-BMFF brands, zip and OLE2 members, tar, a PDF after junk),
+then the text shapes (`sniff_text`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import olefile
 from content_core.binary import media_types as mt
 from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep
+from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "DocExtractor"]
 
@@ -225,8 +225,4 @@ class DocExtractor:
         return build_text([text], handler=self.name, paged=False)
 
 
-FORMATS = (
-    Format(name="doc", media_types=(mt.DOC,), kind="doc",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(Handler(DocExtractor()),),
-           extension=".doc"),
-)
+FORMATS = office_formats(Handler(DocExtractor()), "doc", (".doc", mt.DOC), package=None)

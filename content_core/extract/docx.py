@@ -21,7 +21,7 @@ from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep, Package
+from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "DocxExtractor", "render_word_xml"]
 
@@ -282,12 +282,6 @@ class DocxExtractor:
         return build_text([join_blocks(before + body + after)], handler=self.name, paged=False)
 
 
-_EXTRACTOR = Handler(DocxExtractor())
-FORMATS = (
-    Format(name="docx", media_types=(mt.DOCX,), kind="docx",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".docx"),
-    Format(name="docm", media_types=(mt.DOCM,), kind="docx",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".docm"),
+FORMATS = office_formats(
+    Handler(DocxExtractor()), "docx", (".docx", mt.DOCX), (".docm", mt.DOCM)
 )

@@ -18,7 +18,7 @@ from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep, Package
+from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "OdfExtractor"]
 
@@ -235,15 +235,9 @@ class OdfExtractor:
         return build_text(pages, handler=self.name, paged=True)
 
 
-_EXTRACTOR = Handler(OdfExtractor())
+_HANDLER = Handler(OdfExtractor())
 FORMATS = (
-    Format(name="odt", media_types=(mt.ODT,), kind="odt",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".odt"),
-    Format(name="ods", media_types=(mt.ODS,), kind="ods",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".ods"),
-    Format(name="odp", media_types=(mt.ODP,), kind="odp",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".odp"),
+    *office_formats(_HANDLER, "odt", (".odt", mt.ODT)),
+    *office_formats(_HANDLER, "ods", (".ods", mt.ODS)),
+    *office_formats(_HANDLER, "odp", (".odp", mt.ODP)),
 )

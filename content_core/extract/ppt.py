@@ -16,7 +16,7 @@ import olefile
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep
+from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "PptExtractor"]
 
@@ -127,8 +127,4 @@ class PptExtractor:
         return build_text(pages, handler=self.name, paged=True)
 
 
-FORMATS = (
-    Format(name="ppt", media_types=(mt.PPT,), kind="ppt",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(Handler(PptExtractor()),),
-           extension=".ppt"),
-)
+FORMATS = office_formats(Handler(PptExtractor()), "ppt", (".ppt", mt.PPT), package=None)

@@ -21,7 +21,7 @@ from content_core.extract._ooxml import (
 from content_core.extract._tables import markdown_table
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep, Package
+from content_core.formats import Handler, office_formats
 
 logger = logging.getLogger(__name__)
 
@@ -178,12 +178,6 @@ class PptxExtractor:
         return build_text(pages, handler=self.name, paged=True)
 
 
-_EXTRACTOR = Handler(PptxExtractor())
-FORMATS = (
-    Format(name="pptx", media_types=(mt.PPTX,), kind="pptx",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".pptx"),
-    Format(name="pptm", media_types=(mt.PPTM,), kind="pptx",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".pptm"),
+FORMATS = office_formats(
+    Handler(PptxExtractor()), "pptx", (".pptx", mt.PPTX), (".pptm", mt.PPTM)
 )

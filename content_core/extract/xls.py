@@ -12,7 +12,7 @@ from content_core.binary import media_types as mt
 from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep
+from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "XlsExtractor"]
 
@@ -97,8 +97,4 @@ class _NullLog:
         return None
 
 
-FORMATS = (
-    Format(name="xls", media_types=(mt.XLS,), kind="xls",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(Handler(XlsExtractor()),),
-           extension=".xls"),
-)
+FORMATS = office_formats(Handler(XlsExtractor()), "xls", (".xls", mt.XLS), package=None)

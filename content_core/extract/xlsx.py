@@ -17,7 +17,7 @@ from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._ooxml import as_plain_package
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.formats import Format, Handler, NormaliseStep, Package
+from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "XlsxExtractor"]
 
@@ -72,12 +72,6 @@ class XlsxExtractor:
         return build_text(pages, handler=self.name, paged=True)
 
 
-_EXTRACTOR = Handler(XlsxExtractor())
-FORMATS = (
-    Format(name="xlsx", media_types=(mt.XLSX,), kind="xlsx",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".xlsx"),
-    Format(name="xlsm", media_types=(mt.XLSM,), kind="xlsx",
-           normalise=NormaliseStep.RENDER_OFFICE, handlers=(_EXTRACTOR,), package=Package.ZIP,
-           extension=".xlsm"),
+FORMATS = office_formats(
+    Handler(XlsxExtractor()), "xlsx", (".xlsx", mt.XLSX), (".xlsm", mt.XLSM)
 )
