@@ -1,13 +1,15 @@
 """Resources: thin adapters from launchpad/env configuration to content_core objects."""
 
+from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 from pydantic import Field
 
 from content_core.agents import AgentConfig
 from content_core.binary import BinaryConfig
-from content_core.chunking import ChunkingConfig
+from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
@@ -73,10 +75,20 @@ class NormaliserResource(dg.ConfigurableResource):
         )
 
 
-class ChunkerResource(dg.ConfigurableResource):
+if TYPE_CHECKING:
+    ChunkerName = Enum
+else:
+    # The launchpad offers every registered chunker (plug-ins included) as a choice; the
+    # members are only known once the registry has loaded, so the enum is built here.
+    ChunkerName = Enum("ChunkerName", [(name, name) for name in list_chunkers()], module=__name__)
+
+
+class ChunkerResource(dg.ConfigurableResource["ChunkerResource"]):
     """Which chunker splits documents, and its budget."""
 
-    chunker: str = Field(default=ChunkingConfig().chunker, description="Chunker name.")
+    chunker: ChunkerName = Field(
+        default=ChunkerName(ChunkingConfig().chunker), description="Chunker name."
+    )
     chunk_size: int = Field(default=ChunkingConfig().chunk_size, description="Tokens per chunk.")
     chunk_overlap: int = Field(
         default=ChunkingConfig().chunk_overlap, description="Overlap tokens."
@@ -88,7 +100,7 @@ class ChunkerResource(dg.ConfigurableResource):
     def to_core(self) -> ChunkingConfig:
         """The library's chunking configuration."""
         return ChunkingConfig(
-            chunker=self.chunker,
+            chunker=str(self.chunker.value),
             chunk_size=self.chunk_size,
             chunk_overlap=self.chunk_overlap,
             timeout_s=self.timeout_s,
