@@ -16,7 +16,7 @@ from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 
 
-class ContentStoreResource(dg.ConfigurableResource):
+class ContentStoreResource(dg.ConfigurableResource["ContentStoreResource"]):
     """Where the content store lives (blobs, Parquet tables, content.duckdb)."""
 
     store_dir: str = Field(default="content_store", description="Store folder (CONTENT_STORE_DIR).")
@@ -26,7 +26,7 @@ class ContentStoreResource(dg.ConfigurableResource):
         return ContentStore(Path(self.store_dir))
 
 
-class SourceFolderResource(dg.ConfigurableResource):
+class SourceFolderResource(dg.ConfigurableResource["SourceFolderResource"]):
     """The folder the sensor and the schedule watch."""
 
     folder: str = Field(
@@ -51,7 +51,7 @@ class SourceFolderResource(dg.ConfigurableResource):
         return LocalFolderSource(config, source_id=self.source_id)
 
 
-class NormaliserResource(dg.ConfigurableResource):
+class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     """Limits and converters of binary normalisation and text extraction."""
 
     office_converter: str = Field(default="none", description="none, libreoffice or gotenberg.")
@@ -107,7 +107,7 @@ class ChunkerResource(dg.ConfigurableResource["ChunkerResource"]):
         )
 
 
-class CompressorResource(dg.ConfigurableResource):
+class CompressorResource(dg.ConfigurableResource["CompressorResource"]):
     """How documents are compressed to a token budget."""
 
     strategy: str = Field(
@@ -120,12 +120,13 @@ class CompressorResource(dg.ConfigurableResource):
 
     def to_core(self) -> CompressionConfig:
         """The library's compression configuration."""
-        return CompressionConfig(
-            strategy=self.strategy, max_tokens=self.max_tokens, timeout_s=self.timeout_s
+        # Validated from plain values: `strategy` is a launchpad string, checked there.
+        return CompressionConfig.model_validate(
+            {"strategy": self.strategy, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s}
         )
 
 
-class AgentResource(dg.ConfigurableResource):
+class AgentResource(dg.ConfigurableResource["AgentResource"]):
     """The extraction agent: the offline extractor or an OpenAI-compatible endpoint."""
 
     kind: str = Field(default="offline", description="offline or openai (CONTENT_AGENT).")
@@ -145,16 +146,19 @@ class AgentResource(dg.ConfigurableResource):
 
     def to_core(self) -> AgentConfig:
         """The library's agent configuration."""
-        return AgentConfig(
-            kind=self.kind,
-            model=self.model,
-            base_url=self.base_url,
-            api_key=self.api_key,
-            schema_path=self.schema_path,
-            prompt=self.prompt,
-            concurrency=self.concurrency,
-            timeout_s=self.timeout_s,
-            chunk_timeout_s=self.chunk_timeout_s,
-            max_retries=self.max_retries,
-            merge_strategy=self.merge_strategy,
+        # Validated from plain values: `kind` is a launchpad string, checked there.
+        return AgentConfig.model_validate(
+            {
+                "kind": self.kind,
+                "model": self.model,
+                "base_url": self.base_url,
+                "api_key": self.api_key,
+                "schema_path": self.schema_path,
+                "prompt": self.prompt,
+                "concurrency": self.concurrency,
+                "timeout_s": self.timeout_s,
+                "chunk_timeout_s": self.chunk_timeout_s,
+                "max_retries": self.max_retries,
+                "merge_strategy": self.merge_strategy,
+            }
         )

@@ -7,7 +7,7 @@ from content_core.ingest import StageReport
 
 def to_result(
     report: StageReport, check_results: list[dg.AssetCheckResult] | None = None
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[None]:
     """Row counts, the stage's figures and a Markdown preview as asset metadata."""
     metadata: dict[str, dg.RawMetadataValue] = {
         "dagster/row_count": report.rows,

@@ -17,7 +17,7 @@ from content_core.ingest import build_chunks
 )
 def chunks(
     context: dg.AssetExecutionContext, store: ContentStoreResource, chunker: ChunkerResource
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[None]:
     """One row per chunk of every artifact with text: content, exact character offsets into the
     artifact text (`source_start`, `source_end`), page, breadcrumb, exact cl100k token count and
     the chunker's fingerprint. Chunk ids are stable across reruns."""

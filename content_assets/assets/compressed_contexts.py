@@ -17,7 +17,7 @@ from content_core.ingest import build_compressed_contexts
 )
 def compressed_contexts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, compressor: CompressorResource
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[None]:
     """One row per document (artifact with text): its text compressed to `max_tokens` by the
     configured strategy, with the token counts before and after."""
     report = build_compressed_contexts(

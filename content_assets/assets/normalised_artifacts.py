@@ -20,7 +20,7 @@ FAILURE_CHECK = "normalised_artifacts_failure_ratio"
 )
 def normalised_artifacts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, normaliser: NormaliserResource
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[None]:
     """One row per artifact: the raw file itself, archive members, email bodies and attachments,
     converted images and Office renders, each with `derived_from` back to its raw file, its
     media type, page count and extracted text. A file that cannot be read is a row with
