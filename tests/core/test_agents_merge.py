@@ -1,5 +1,5 @@
-"""Merge strategies: concatenation keeping repeats, deep JSON merge with structural de-dup, LLM merge with its
-deterministic fallback, and provenance of every kept value."""
+"""Merge strategies: concatenation keeping repeats, deep JSON merge with structural de-dup,
+LLM merge with its deterministic fallback, and provenance of every kept value."""
 
 from __future__ import annotations
 
