@@ -142,7 +142,10 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
         description="Time budget per chunk (per merge), retries included, seconds.",
     )
     max_retries: int = 4
-    merge_strategy: str = "concatenate_list"
+    merge_strategy: str = Field(
+        default=AgentConfig().merge_strategy,
+        description="merge_json, concatenate_list (keeps repeats) or llm_merge.",
+    )
 
     def to_core(self) -> AgentConfig:
         """The library's agent configuration."""

@@ -68,7 +68,10 @@ class AgentConfig(BaseModel):
     # a StageTimeoutError row (the merge falls back to the deterministic one).
     chunk_timeout_s: float = Field(default=300.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
-    merge_strategy: str = MergeStrategy.CONCATENATE_LIST.value
+    # Neighbouring chunks share their overlap, so an item found there comes back twice: the
+    # pipeline merges with MERGE_JSON, which de-duplicates, rather than the seed's
+    # CONCATENATE_LIST, which keeps every repeat.
+    merge_strategy: str = MergeStrategy.MERGE_JSON.value
 
     @field_validator("merge_strategy")
     @classmethod
