@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from content_core.agents.base import Agent
 from content_core.compression.strategies import render_template
 from content_core.errors import LLMError, StageTimeoutError
 
@@ -178,7 +179,7 @@ async def amerge_results(
     results: Sequence[JSON],
     strategy: MergeStrategy | str = MergeStrategy.LLM_MERGE,
     *,
-    agent: Any = None,
+    agent: Agent | None = None,
     schema: type[BaseModel] | None = None,
     prompt_template: str | None = None,
     sources: Sequence[str] | None = None,
@@ -190,7 +191,6 @@ async def amerge_results(
     result, or the agent fails or answers invalid output, the deterministic MERGE_JSON result
     is returned with `fallback=True`. Provenance is always the deterministic one.
     """
-    # Any: agent is any object with `async run(prompt)`.
     base = merge_with_provenance(results, strategy, sources=sources)
     if MergeStrategy(strategy) is not MergeStrategy.LLM_MERGE or agent is None or len(results) < 2:
         return base
