@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from dataclasses import fields
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -25,6 +26,8 @@ __all__ = ["ENTRY_POINT_GROUP", "chunker_spec", "get_chunker", "list_chunkers"]
 logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "content_pipeline.chunkers"
+# get_chunker's arguments that are the budget every chunker gets, not a chunker's own option.
+_BUDGET_FIELDS = frozenset(field.name for field in fields(ChunkBudget))
 
 # Any: specs differ in their options model; each one's factory is checked against its own.
 # FFAI's five first, in FFAI's order, then Firefly's TextChunker strategies.
@@ -92,14 +95,15 @@ def get_chunker(name: str = "recursive", **kwargs: Any) -> Chunker:  # Any: each
     Unknown names and arguments raise ValueError.
     """
     spec = chunker_spec(name)
+    if spec.keywords is None:
+        # Imported here: the config validates chunker names against this module.
+        from content_core.chunking.build import build_chunker
+        from content_core.chunking.config import ChunkingConfig
+
+        budget = {k: v for k, v in kwargs.items() if k in _BUDGET_FIELDS}
+        options = {k: v for k, v in kwargs.items() if k not in _BUDGET_FIELDS}
+        return build_chunker(ChunkingConfig(chunker=spec.name, options=options, **budget))
     try:
-        if spec.keywords is not None:
-            return spec.keywords(**kwargs)
-        budget = ChunkBudget(
-            chunk_size=kwargs.pop("chunk_size", 512),
-            chunk_overlap=kwargs.pop("chunk_overlap", 64),
-            encoding_name=kwargs.pop("encoding_name", "cl100k_base"),
-        )
-        return spec.build(budget, spec.options.model_validate(kwargs))
+        return spec.keywords(**kwargs)
     except TypeError as exc:
         raise ValueError(f"bad arguments for chunker {name!r}: {exc}") from exc
