@@ -40,7 +40,7 @@ dev: $(VENV)/.installed
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check content_core content_assets tests bench examples
-	$(BIN)/mypy --strict --ignore-missing-imports content_core
+	$(BIN)/mypy --strict --ignore-missing-imports content_core content_assets
 
 clean:
 	rm -rf content_store .dagster_home
