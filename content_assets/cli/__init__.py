@@ -61,6 +61,19 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "query":
         return query_command(args.sql, args.store, args.format, args.output, args.full)
+    import pydantic
+
+    try:
+        return _orchestrated(args)
+    except pydantic.ValidationError as exc:
+        # A CONTENT_* variable a resource refuses: the definitions are built from the
+        # environment when they are imported, before any work starts.
+        print(f"error: invalid setting: {exc}", file=sys.stderr)
+        return 2
+
+
+def _orchestrated(args: argparse.Namespace) -> int:
+    """The subcommands that go through the Dagster instance (they import Dagster)."""
     if args.command == "ingest":
         from content_assets.cli.ingest import ingest
 

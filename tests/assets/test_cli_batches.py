@@ -41,14 +41,21 @@ def test_retry_of_failed_batches_gives_a_clean_runs_rows(tmp_path: Path) -> None
     clean, store, home = tmp_path / "clean", tmp_path / "store", tmp_path / "home"
     assert run_cli("ingest", str(folder), home=tmp_path / "clean-home", store=clean).returncode == 0
 
-    # A run that fails: a chunker that does not exist fails the chunks step.
-    failed = run_cli("ingest", str(folder), home=home, store=store, CONTENT_CHUNKER="no-such")
+    # A setting a resource refuses is an error before anything runs.
+    refused = run_cli("ingest", str(folder), home=home, store=store, CONTENT_CHUNKER="no-such")
+    assert refused.returncode == 2 and refused.stderr.startswith("error: invalid setting: ")
+    assert "Traceback" not in refused.stderr and not store.exists()
+
+    # A run that fails: an extraction schema that cannot be imported fails agentic_extractions
+    # (after its retry policy's two retries).
+    schema = "no_such_schema_module:Schema"
+    failed = run_cli("ingest", str(folder), home=home, store=store, CONTENT_AGENT_SCHEMA=schema)
     assert failed.returncode == 1
-    assert "FAILED" in failed.stdout and "in chunks:" in failed.stdout
+    assert "FAILED" in failed.stdout and "in agentic_extractions:" in failed.stdout
     assert "Traceback" not in failed.stdout + failed.stderr  # the reason, not Dagster's log
     status = status_of(store, home)
     assert "0 pending, 0 running, 1 failed, 0 done" in status
-    assert "in chunks:" in status and "ChunkingConfig" in status
+    assert "in agentic_extractions: ModuleNotFoundError" in status and "no_such_schema" in status
 
     retried = run_cli("retry", home=home, store=store)
     assert retried.returncode == 0, retried.stdout + retried.stderr
