@@ -40,7 +40,11 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
             **_given(source_id=env("CONTENT_SOURCE_ID"), settle_s=env("CONTENT_SOURCE_SETTLE_S")),
         ),
         "normaliser": NormaliserResource(
-            **_given(office_converter=env("CONTENT_OFFICE_CONVERTER"))
+            **_given(
+                office_converter=env("CONTENT_OFFICE_CONVERTER"),
+                ocr=env("CONTENT_OCR"),
+                ocr_langs=env("CONTENT_OCR_LANGS"),
+            )
         ),
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
         "compressor": CompressorResource(),

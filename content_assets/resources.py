@@ -5,12 +5,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from content_core.agents import AgentConfig
 from content_core.binary import BinaryConfig
 from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
+from content_core.ocr import OcrConfig
 from content_core.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
@@ -62,6 +63,21 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
     workers: int = Field(default=2, description="Worker processes.")
     max_failure_ratio: float = Field(default=0.5, description="Check threshold for failed files.")
+    ocr: str = Field(
+        default=OcrConfig().mode,
+        description="OCR engine: auto, off, tesseract or rapidocr (CONTENT_OCR).",
+    )
+    ocr_langs: str = Field(
+        default="+".join(OcrConfig().languages),
+        description="OCR languages, Tesseract codes joined by '+' (CONTENT_OCR_LANGS).",
+    )
+
+    @field_validator("ocr", "ocr_langs")
+    @classmethod
+    def _valid_ocr(cls, value: str, info: ValidationInfo) -> str:
+        """Refuse a bad CONTENT_OCR or CONTENT_OCR_LANGS when the resource is built."""
+        OcrConfig.model_validate({"mode" if info.field_name == "ocr" else "languages": value})
+        return value
 
     def to_core(self) -> ProcessingConfig:
         """The library's processing configuration."""
@@ -69,6 +85,8 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
             binary=BinaryConfig(
                 office_converter=self.office_converter, gotenberg_url=self.gotenberg_url
             ),
+            # Validated from plain values: both are launchpad or environment strings.
+            ocr=OcrConfig.model_validate({"mode": self.ocr, "languages": self.ocr_langs}),
             timeout_s=self.timeout_s,
             memory_mb=self.memory_mb,
             workers=self.workers,

@@ -31,6 +31,7 @@ ContentError                      base of everything raised on purpose; retryabl
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
 ├── MissingDependencyError        an optional dependency for the chosen handler is absent
+│   └── OcrUnavailableError       a page needed OCR and the configured engine cannot run
 └── LLMError
     ├── LLMUnavailableError       timeout, rate limit, 5xx; retryable = True
     └── LLMOutputError            the reply does not validate against the schema
@@ -73,6 +74,7 @@ __all__ = [
     "LLMUnavailableError",
     "LimitExceededError",
     "MissingDependencyError",
+    "OcrUnavailableError",
     "OfficeConversionError",
     "SourceError",
     "StageTimeoutError",
@@ -202,6 +204,11 @@ class MissingDependencyError(ContentError):
         hint = f" (install with: pip install 'content-pipeline[{extra}]')" if extra else ""
         super().__init__(message + hint, **context)
         self.extra = extra
+
+
+class OcrUnavailableError(MissingDependencyError):
+    """A page or image needed OCR and the configured engine is not installed or lacks the
+    configured languages (`CONTENT_OCR`, `CONTENT_OCR_LANGS`)."""
 
 
 class ExtractionAttempt:

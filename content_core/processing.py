@@ -28,7 +28,9 @@ from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.sniff import sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.extract import PageSpan, extract_text
-from content_core.formats import default_formats
+from content_core.extract.base import build_text
+from content_core.formats import NormaliseStep, default_formats
+from content_core.ocr import OcrConfig, OcrOutcome, OcrPage, ocr_image, ocr_pdf
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore
 
@@ -56,6 +58,7 @@ class ProcessingConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     binary: BinaryConfig = BinaryConfig()
+    ocr: OcrConfig = OcrConfig()
     timeout_s: float = Field(default=60.0, gt=0)
     memory_mb: int = Field(default=2048, ge=256)
     workers: int = Field(default=2, ge=1)
@@ -66,7 +69,7 @@ class ProcessingConfig(BaseModel):
 
         `workers` and `isolate` only change how the work is scheduled, so they are left out.
         """
-        payload = self.model_dump_json(include={"binary", "timeout_s", "memory_mb"})
+        payload = self.model_dump_json(include={"binary", "ocr", "timeout_s", "memory_mb"})
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -91,6 +94,8 @@ class ArtifactRecord(BaseModel):
     re-encoded) carry no text, so nothing is counted twice. `stage` names where a failure
     happened: "sniff", "normalise", "extract" or "worker". `notes` are facts about the row that
     are not its error (an SVG whose drawing could not be rendered but whose text was read).
+    `ocr_engine` names the engine that read some of its pages or its image, `ocr_confidence`
+    is their mean confidence (0..1) and `ocr_pages` has one entry per page read.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -107,6 +112,9 @@ class ArtifactRecord(BaseModel):
     error_message: str | None = None
     stage: str | None = None
     notes: tuple[str, ...] = ()
+    ocr_engine: str | None = None
+    ocr_confidence: float | None = None
+    ocr_pages: tuple[OcrPage, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
@@ -130,6 +138,7 @@ class _Task:
     item: FileInput
     binary: BinaryConfig
     blob_root: Path
+    ocr: OcrConfig = OcrConfig()
 
 
 def process_files(
@@ -147,7 +156,7 @@ def process_files(
     turns into a "worker"-stage failure record for that file only.
     """
     binary = _within_file_limit(config)
-    tasks = [_Task(item, binary, Path(blob_store.root)) for item in inputs]
+    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr) for item in inputs]
     if not tasks:
         return []
     isolate = config.isolate
@@ -244,11 +253,19 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         store.put(data)
         return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
                               exc.message, "normalise", kind=kind_for(media_type))]
-    return _records(artifacts, store, task.binary)
+    # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`).
+    ocr = _Ocr(task.ocr, task.blob_root.parent / "cache" / "ocr")
+    return _records(artifacts, store, task.binary, ocr)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ocr:
+    config: OcrConfig
+    cache_dir: Path
 
 
 def _records(
-    artifacts: list[BinaryArtifact], store: BlobStore, limits: BinaryConfig
+    artifacts: list[BinaryArtifact], store: BlobStore, limits: BinaryConfig, ocr: _Ocr
 ) -> list[ArtifactRecord]:
     records: list[ArtifactRecord | None] = [None] * len(artifacts)
     ids: list[str] = []
@@ -283,12 +300,15 @@ def _records(
             continue
         # Whether a format has text of its own is its declaration (pictures and containers
         # have none; an SVG picture does).
+        own = [artifacts[i] for i in renditions.get(ids[index], [])]
+        if not artifact.rendition and artifact.media_type in _OCR_IMAGE_TYPES:
+            records[index] = _with_image_text(artifact, base, own, ocr)
+            continue
         if artifact.rendition or not default_formats().yields_text(artifact.media_type):
             records[index] = base
             continue
-        fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])
-                     if artifacts[i].media_type == mt.PDF]
-        records[index] = _with_text(artifact, base, fallbacks, limits)
+        fallbacks = [rendition for rendition in own if rendition.media_type == mt.PDF]
+        records[index] = _with_text(artifact, base, fallbacks, limits, ocr)
     unique: list[ArtifactRecord] = []
     emitted: set[str] = set()
     for record in records:
@@ -304,9 +324,12 @@ def _with_text(
     base: ArtifactRecord,
     fallbacks: list[BinaryArtifact],
     limits: BinaryConfig,
+    ocr: _Ocr,
 ) -> ArtifactRecord:
     """Extract the text of a document artifact under `limits`, falling back on its PDF
-    rendition (legacy Office formats, password-decrypted PDFs)."""
+    rendition (legacy Office formats, password-decrypted PDFs); PDF pages without a usable
+    text layer are read by OCR."""
+    pdf = artifact.bytes if artifact.media_type == mt.PDF else None
     try:
         extracted = extract_text(
             artifact.bytes, artifact.media_type, filename=artifact.filename, options=limits
@@ -319,6 +342,7 @@ def _with_text(
                 )
             except ContentError:
                 continue
+            pdf = rendition.bytes
             break
         else:
             return base.model_copy(update={
@@ -332,7 +356,49 @@ def _with_text(
             "error_message": f"input nests too deeply for the parser ({exc})",
             "stage": "extract",
         })
+    if pdf is not None and extracted.pages:
+        outcome = ocr_pdf(pdf, extracted, ocr.config, cache_dir=ocr.cache_dir)
+        return _with_ocr(base, outcome, text=True)
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
+
+
+# Pictures whose pixels may hold text: the formats normalisation decodes as images.
+_OCR_IMAGE_TYPES = frozenset(
+    media_type
+    for media_type in default_formats().media_types(NormaliseStep.CONVERT_IMAGE)
+    if not default_formats().yields_text(media_type)
+)
+
+
+def _with_image_text(
+    artifact: BinaryArtifact, base: ArtifactRecord, renditions: list[BinaryArtifact], ocr: _Ocr
+) -> ArtifactRecord:
+    """The OCR text of an image, read from its PNG or (several frames) PDF rendition when
+    it has one; without an engine the row keeps no text and says why in a note."""
+    readable = [r for r in renditions if r.media_type in (mt.PNG, mt.PDF)]
+    source = readable[0] if readable else artifact
+    if source.media_type == mt.PDF:
+        blank = build_text([""] * (source.page_count or 1), handler="ocr", paged=True)
+        outcome = ocr_pdf(source.bytes, blank, ocr.config, cache_dir=ocr.cache_dir)
+    else:
+        outcome = ocr_image(source.bytes, ocr.config, cache_dir=ocr.cache_dir)
+    return _with_ocr(base, outcome, text=outcome.engine is not None)
+
+
+def _with_ocr(base: ArtifactRecord, outcome: OcrOutcome, *, text: bool) -> ArtifactRecord:
+    update: dict[str, object] = {
+        "notes": base.notes + tuple(_clean(note) for note in outcome.notes),
+        "ocr_engine": outcome.engine,
+        "ocr_confidence": outcome.confidence,
+        "ocr_pages": outcome.pages,
+    }
+    if text:
+        update.update(text=_clean(outcome.extracted.text), pages=outcome.extracted.pages)
+    if outcome.unavailable is not None:
+        error = outcome.unavailable
+        update.update(error_type=error.error_type, error_message=_clean(error.message),
+                      stage="extract")
+    return base.model_copy(update=update)
 
 
 def _clean(text: str) -> str:

@@ -31,9 +31,10 @@ def normalisation_fingerprint(config: ProcessingConfig) -> str:
 
 def _record_row(record: ArtifactRecord, raw_sha256: str, fingerprint: str) -> dict[str, Any]:
     return {
-        **record.model_dump(exclude={"derived_from", "pages"}),
+        **record.model_dump(exclude={"derived_from", "pages", "ocr_pages"}),
         "derived_from": list(record.derived_from),
         "pages": [page.model_dump() for page in record.pages],
+        "ocr_pages": [page.model_dump() for page in record.ocr_pages],
         "raw_sha256": raw_sha256,
         "fingerprint": fingerprint,
     }

@@ -111,6 +111,21 @@ SCHEMAS: dict[str, pa.Schema] = {
             *_ERROR,
             pa.field("stage", pa.string()),
             pa.field("notes", pa.list_(pa.string())),  # facts that are not the row's error
+            pa.field("ocr_engine", pa.string()),  # the OCR engine that read pages, if any
+            pa.field("ocr_confidence", pa.float64()),  # their mean confidence, 0..1
+            pa.field(
+                "ocr_pages",
+                pa.list_(
+                    pa.struct(
+                        [
+                            pa.field("page", pa.int32()),
+                            pa.field("confidence", pa.float64()),
+                            pa.field("rotation", pa.int32()),
+                            pa.field("reason", pa.string()),
+                        ]
+                    )
+                ),
+            ),
             pa.field("raw_sha256", pa.string()),  # the raw file's bytes this row came from
             pa.field("fingerprint", pa.string()),  # configuration and code that made it
         ]

@@ -1,0 +1,268 @@
+"""OCR of PDF pages and images: which pages need it, reading them upright, and the cache.
+
+A PDF page keeps its text layer unless it has none, its text is mostly unreadable glyphs, or
+it is a picture (images over most of the page) with a sliver of text on it. Such a page is
+rendered, turned upright (`orientation`) and read by the configured engine. Readings are
+cached by the page image's hash, the engine, its version and the languages, in the same
+on-disk cache the agents use (`ExtractionCache`), so no page is read twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from content_core.errors import OcrUnavailableError
+from content_core.extract.base import ExtractedText, build_text
+from content_core.ocr.config import OcrConfig
+from content_core.ocr.engines import OcrEngine, OcrResult, build_engine
+from content_core.ocr.orientation import is_blank, rotated, rotation_candidates
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
+
+__all__ = ["OcrOutcome", "OcrPage", "ocr_image", "ocr_pdf", "read_upright"]
+
+logger = logging.getLogger(__name__)
+
+_CACHE_FORMAT = "ocr-page-v1"
+# Rendering stops at this many pixels per page (a poster-sized page at 300 DPI would not).
+_MAX_PAGE_PIXELS = 40_000_000
+_OCR_ERRORS = (RuntimeError, ValueError, OSError, MemoryError)
+
+
+class OcrPage(BaseModel):
+    """One page that was read by OCR: its number (1-based), the engine's mean confidence
+    (0..1), the rotation applied to make it upright (degrees counter-clockwise) and why it
+    was read ("no_text", "garbage", "image" for a picture with a sliver of text)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    page: int = Field(ge=1)
+    confidence: float
+    rotation: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class OcrOutcome:
+    """The text after OCR (the input's where nothing was read), which engine read which
+    pages, notes for the row, and the error to record when a needed engine is missing."""
+
+    extracted: ExtractedText
+    engine: str | None = None
+    pages: tuple[OcrPage, ...] = ()
+    notes: tuple[str, ...] = ()
+    unavailable: OcrUnavailableError | None = None
+
+    @property
+    def confidence(self) -> float | None:
+        """The mean confidence of the pages read, or None when none was."""
+        if not self.pages:
+            return None
+        return sum(page.confidence for page in self.pages) / len(self.pages)
+
+
+def read_upright(engine: OcrEngine, image: PilImage, *, min_confidence: float) -> (
+    tuple[OcrResult, int]
+):
+    """Read `image` at the likelier upright rotation, and at the opposite one when that
+    reading's confidence is under `min_confidence`; return the better reading and its
+    rotation."""
+    if is_blank(image):
+        return OcrResult(text="", confidence=0.0), 0
+    first, second = rotation_candidates(image)
+    best = engine.recognise(rotated(image, first)), first
+    if best[0].confidence >= min_confidence:
+        return best
+    other = engine.recognise(rotated(image, second)), second
+    return other if other[0].confidence > best[0].confidence else best
+
+
+def ocr_pdf(
+    data: bytes, extracted: ExtractedText, config: OcrConfig, *, cache_dir: Path | None
+) -> OcrOutcome:
+    """OCR the pages of the PDF `data` whose text layer in `extracted` is missing or
+    unusable; keep the others as they are.
+
+    Raises:
+        OcrUnavailableError: a page needs OCR and `config.mode` names an engine that
+            cannot run (with "auto" the row gets a note instead).
+    """
+    import pypdfium2 as pdfium
+
+    texts = [extracted.text[span.start : span.end] for span in extracted.pages]
+    needed = {
+        number: reason
+        for number, text in enumerate(texts, start=1)
+        if (reason := _text_layer_problem(text, config)) != "ok"
+    }
+    if not needed:
+        return OcrOutcome(extracted=extracted)
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:  # its text came from another parser (pypdf)
+        return OcrOutcome(extracted=extracted, notes=(f"OCR: PDFium cannot open the PDF ({exc})",))
+    try:
+        todo: dict[int, str] = {}
+        for number, reason in needed.items():
+            page = document[number - 1]
+            try:
+                if reason != "few_chars" or _is_picture(pdfium, page, config):
+                    todo[number] = "image" if reason == "few_chars" else reason
+            finally:
+                page.close()
+        if not todo:
+            return OcrOutcome(extracted=extracted)
+        try:
+            engine = build_engine(config)
+        except OcrUnavailableError as exc:
+            return _unavailable(extracted, sorted(todo), exc, config)
+        if engine is None:
+            return _unavailable(extracted, sorted(todo), None, config)
+        read: list[OcrPage] = []
+        notes: list[str] = []
+        for number, reason in todo.items():
+            page = document[number - 1]
+            try:
+                image = _render(page, config.dpi)
+            finally:
+                page.close()
+            try:
+                result, rotation = _cached_read(engine, image, config, cache_dir)
+            except _OCR_ERRORS as exc:
+                notes.append(f"page {number}: OCR failed ({type(exc).__name__}: {exc})")
+                continue
+            texts[number - 1] = result.text
+            read.append(OcrPage(page=number, confidence=round(result.confidence, 4),
+                                rotation=rotation, reason=reason))
+    finally:
+        document.close()
+    rebuilt = build_text(texts, handler=extracted.handler, paged=True) if read else extracted
+    return OcrOutcome(extracted=rebuilt, engine=engine.name if read else None,
+                      pages=tuple(read), notes=tuple(notes))
+
+
+def ocr_image(data: bytes, config: OcrConfig, *, cache_dir: Path | None) -> OcrOutcome:
+    """OCR one still image (any format Pillow opens); the text has no page spans.
+
+    Raises:
+        OcrUnavailableError: `config.mode` names an engine that cannot run.
+    """
+    from PIL import Image
+
+    empty = ExtractedText(text="", handler="ocr")
+    try:
+        engine = build_engine(config)
+    except OcrUnavailableError as exc:
+        return _unavailable(empty, [], exc, config)
+    if engine is None:
+        return OcrOutcome(extracted=empty, notes=("OCR is off (CONTENT_OCR=off)",))
+    with Image.open(io.BytesIO(data)) as opened:
+        image = opened.convert("L")
+    if image.width * image.height > _MAX_PAGE_PIXELS:
+        image.thumbnail((int((_MAX_PAGE_PIXELS * image.width / image.height) ** 0.5),
+                         int((_MAX_PAGE_PIXELS * image.height / image.width) ** 0.5)))
+    try:
+        result, rotation = _cached_read(engine, image, config, cache_dir)
+    except _OCR_ERRORS as exc:
+        return OcrOutcome(extracted=empty, notes=(f"OCR failed ({type(exc).__name__}: {exc})",))
+    page = OcrPage(page=1, confidence=round(result.confidence, 4), rotation=rotation,
+                   reason="image")
+    return OcrOutcome(extracted=ExtractedText(text=result.text, handler=f"ocr:{engine.name}"),
+                      engine=engine.name, pages=(page,))
+
+
+def _unavailable(
+    extracted: ExtractedText,
+    pages: list[int],
+    error: OcrUnavailableError | None,
+    config: OcrConfig,
+) -> OcrOutcome:
+    where = f"pages {', '.join(map(str, pages))} need" if pages else "the image needs"
+    if error is None:
+        note = f"{where} OCR; OCR is off (CONTENT_OCR=off)"
+        return OcrOutcome(extracted=extracted, notes=(note,))
+    if config.mode != "auto":
+        return OcrOutcome(extracted=extracted, unavailable=error)
+    return OcrOutcome(extracted=extracted, notes=(f"{where} OCR; {error.message}",))
+
+
+def _text_layer_problem(text: str, config: OcrConfig) -> str:
+    """"ok", "no_text", "garbage" or "few_chars" (to be checked against the page's images)."""
+    chars = [c for c in text if not c.isspace()]
+    if not chars:
+        return "no_text"
+    bad = sum(1 for c in chars if c == "\ufffd" or unicodedata.category(c) in ("Co", "Cn", "Cc"))
+    if bad / len(chars) > config.max_garbage_share:
+        return "garbage"
+    return "ok" if len(chars) - bad >= config.good_text_chars else "few_chars"
+
+
+def _is_picture(pdfium: Any, page: Any, config: OcrConfig) -> bool:
+    """Images cover most of the page and text objects only a sliver of it."""
+    width, height = (float(side) for side in page.get_size())
+    area = max(width * height, 1.0)
+
+    def covered(kind: int) -> float:
+        total = 0.0
+        for obj in page.get_objects(filter=[kind]):
+            left, bottom, right, top = obj.get_bounds()
+            total += max(0.0, min(right, width) - max(left, 0.0)) * max(
+                0.0, min(top, height) - max(bottom, 0.0)
+            )
+        return min(total / area, 1.0)
+
+    return (covered(pdfium.raw.FPDF_PAGEOBJ_IMAGE) >= config.image_share
+            and covered(pdfium.raw.FPDF_PAGEOBJ_TEXT) < config.text_share)
+
+
+def _render(page: Any, dpi: int) -> PilImage:
+    width, height = page.get_size()
+    scale = dpi / 72
+    if width * height * scale * scale > _MAX_PAGE_PIXELS:
+        scale = (_MAX_PAGE_PIXELS / max(width * height, 1.0)) ** 0.5
+    image: PilImage = page.render(scale=scale, grayscale=True).to_pil()
+    return image
+
+
+def _cached_read(
+    engine: OcrEngine, image: PilImage, config: OcrConfig, cache_dir: Path | None
+) -> tuple[OcrResult, int]:
+    # Imported here: the agents package pulls in HTTP clients a worker without OCR never uses.
+    from content_core.agents.cache import CachedOutput, ExtractionCache
+
+    cache = ExtractionCache(cache_dir) if cache_dir is not None else None
+    key = _cache_key(engine, image, config)
+    if cache is not None and (hit := cache.get(key)) is not None:
+        try:
+            stored = json.loads(hit.output_json)
+            return OcrResult(text=str(stored["text"]), confidence=float(stored["confidence"])), (
+                int(stored["rotation"])
+            )
+        except (ValueError, KeyError, TypeError):
+            logger.warning("ignoring unreadable OCR cache entry %s", key)
+    result, rotation = read_upright(engine, image, min_confidence=config.min_confidence)
+    if cache is not None:
+        payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
+        try:
+            cache.put(key, CachedOutput(output_json=json.dumps(payload), model=engine.name))
+        except OSError as exc:  # a full or read-only disk costs a re-read later, not the page
+            logger.warning("cannot cache an OCR reading: %s", exc)
+    return result, rotation
+
+
+def _cache_key(engine: OcrEngine, image: PilImage, config: OcrConfig) -> str:
+    pixels = hashlib.sha256(image.tobytes())
+    pixels.update(f"{image.mode}:{image.size}".encode())
+    payload = json.dumps([_CACHE_FORMAT, pixels.hexdigest(), engine.name, engine.version,
+                          list(engine.languages), config.min_confidence])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -1,0 +1,272 @@
+"""OCR (content_core.ocr): scanned PDFs, rotated scans, images of text, kept text layers,
+the page cache, and what a row says when OCR is off or cannot run.
+
+Every input is generated (tests/fixtures/scans.py): known lines rendered to page images, so
+word accuracy is measured against the text that was drawn.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from content_core.binary.textpdf import assemble_pdf
+from content_core.errors import OcrUnavailableError
+from content_core.ocr import OcrConfig, build_engine, read_upright
+from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.store.blobs import BlobStore
+from tests.core.extract_inputs import make_pdf
+from tests.fixtures.scans import joined_pdfs, page_lines, render_page, scanned_pdf, word_accuracy
+
+TESSERACT = OcrConfig(mode="tesseract")
+RAPIDOCR = OcrConfig(mode="rapidocr")
+MIN_ACCURACY = 0.9
+
+
+def _process(
+    tmp_path: Path, name: str, data: bytes, ocr: OcrConfig, *, isolate: bool = False
+) -> list[ArtifactRecord]:
+    path = tmp_path / name
+    path.write_bytes(data)
+    config = ProcessingConfig(ocr=ocr, isolate=isolate, timeout_s=240)
+    store = BlobStore(tmp_path / "store" / "blobs")
+    [records] = process_files([FileInput(key=name, path=path, filename=name)], config,
+                              blob_store=store)
+    return records
+
+
+def _page(record: ArtifactRecord, number: int) -> str:
+    assert record.text is not None
+    span = record.pages[number - 1]
+    return record.text[span.start : span.end]
+
+
+@pytest.mark.parametrize(
+    ("ocr", "dpi", "noise"),
+    [
+        pytest.param(TESSERACT, 200, 0.0, id="tesseract-200dpi"),
+        pytest.param(TESSERACT, 300, 0.01, id="tesseract-300dpi-noise"),
+        pytest.param(RAPIDOCR, 200, 0.01, id="rapidocr-200dpi-noise"),
+    ],
+)
+def test_a_scanned_pdf_is_read_in_the_worker_pool(
+    tmp_path: Path, ocr: OcrConfig, dpi: int, noise: float
+) -> None:
+    lines = [page_lines(1, count=8), page_lines(2, count=8)]
+    pdf = scanned_pdf([render_page(p, dpi=dpi, noise=noise, seed=i) for i, p in
+                       enumerate(lines)], dpi=dpi)
+    [record] = _process(tmp_path, "scan.pdf", pdf, ocr, isolate=True)
+    assert record.text_status == "ok" and record.error_type is None
+    assert record.ocr_engine == ocr.mode
+    assert [page.page for page in record.ocr_pages] == [1, 2]
+    assert all(page.reason == "no_text" and page.rotation == 0 for page in record.ocr_pages)
+    assert record.ocr_confidence is not None and record.ocr_confidence > 0.7
+    for number, known in enumerate(lines, start=1):
+        assert word_accuracy(" ".join(known), _page(record, number)) >= MIN_ACCURACY
+
+
+@pytest.mark.parametrize(
+    ("ocr", "rotation"),
+    [
+        pytest.param(TESSERACT, 90, id="tesseract-90"),
+        pytest.param(TESSERACT, 180, id="tesseract-180"),
+        pytest.param(TESSERACT, 270, id="tesseract-270"),
+        # RapidOCR reads a turned line as well as an upright one, so only the page-level fix
+        # puts the lines back in order.
+        pytest.param(RAPIDOCR, 90, id="rapidocr-90"),
+    ],
+)
+def test_a_rotated_scan_is_turned_upright(ocr: OcrConfig, rotation: int) -> None:
+    engine = build_engine(ocr)
+    assert engine is not None
+    lines = page_lines(rotation, count=6)
+    image = render_page(lines, dpi=200, rotation=rotation)
+    result, fixed = read_upright(engine, image, min_confidence=ocr.min_confidence)
+    assert (rotation + fixed) % 360 == 0
+    assert word_accuracy(" ".join(lines), result.text) >= MIN_ACCURACY
+
+
+def test_a_rotated_page_of_a_pdf_records_its_rotation(tmp_path: Path) -> None:
+    lines = page_lines(7, count=6)
+    pdf = scanned_pdf([render_page(lines, dpi=200, rotation=180)])
+    [record] = _process(tmp_path, "upside-down.pdf", pdf, TESSERACT)
+    assert [(p.page, p.rotation) for p in record.ocr_pages] == [(1, 180)]
+    assert word_accuracy(" ".join(lines), record.text or "") >= MIN_ACCURACY
+
+
+def test_a_good_text_layer_is_kept_and_only_the_scanned_page_is_read(tmp_path: Path) -> None:
+    text_page = "Native text layer QO101 " + " ".join(page_lines(3, count=4))
+    scan_lines = page_lines(4, count=6)
+    pdf = joined_pdfs(make_pdf([text_page]), scanned_pdf([render_page(scan_lines)]))
+    [record] = _process(tmp_path, "mixed.pdf", pdf, TESSERACT)
+    assert _page(record, 1) == text_page  # untouched: not re-read, not re-flowed
+    assert [page.page for page in record.ocr_pages] == [2]
+    assert word_accuracy(" ".join(scan_lines), _page(record, 2)) >= MIN_ACCURACY
+
+
+def test_a_short_genuine_text_page_is_kept(tmp_path: Path) -> None:
+    # Few characters, but no picture under them: a title page, not a scan.
+    [record] = _process(tmp_path, "title.pdf", make_pdf(["Title QO102"]), TESSERACT)
+    assert record.text == "Title QO102" and record.ocr_pages == ()
+
+
+def test_a_garbage_text_layer_is_replaced_by_ocr(tmp_path: Path) -> None:
+    # A scan under a text layer whose font maps its codes to private-use glyphs (what a font
+    # without a Unicode map gives): hundreds of characters, none of them readable.
+    lines = page_lines(5, count=6)
+    pdf = _overlay(_private_use_pdf(), scanned_pdf([render_page(lines)]))
+    [record] = _process(tmp_path, "garbage.pdf", pdf, TESSERACT)
+    assert [(p.page, p.reason) for p in record.ocr_pages] == [(1, "garbage")]
+    assert word_accuracy(" ".join(lines), record.text or "") >= MIN_ACCURACY
+
+
+def _private_use_pdf() -> bytes:
+    names = " ".join(f"/uniE0{code:02X}" for code in range(65, 91))
+    content = b"BT /F1 12 Tf 72 720 Td (" + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ" * 10 + b") Tj ET"
+    return assemble_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+        b"/Differences [65 " + names.encode() + b"] >> >>",
+    ])
+
+
+def _overlay(text_pdf: bytes, scan_pdf: bytes) -> bytes:
+    """The scan's page with the text PDF's page drawn over it (one page)."""
+    import pypdfium2 as pdfium
+
+    scan = pdfium.PdfDocument(scan_pdf)
+    text = pdfium.PdfDocument(text_pdf)
+    xobject = text.page_as_xobject(0, scan)
+    page = scan[0]
+    page.insert_obj(xobject.as_pageobject())
+    page.gen_content()
+    out = io.BytesIO()
+    scan.save(out)
+    return out.getvalue()
+
+
+def _image_bytes(image: Image.Image, fmt: str) -> bytes:
+    out = io.BytesIO()
+    if fmt == "HEIF":
+        import pillow_heif
+
+        pillow_heif.register_heif_opener()
+    image.convert("RGB").save(out, format=fmt)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [("text.png", "PNG"), ("text.jpg", "JPEG"), ("text.tif", "TIFF"), ("text.webp", "WEBP"),
+     ("text.heic", "HEIF")],
+)
+def test_an_image_of_text_gets_ocr_text(tmp_path: Path, name: str, fmt: str) -> None:
+    lines = page_lines(6, count=5)
+    image = render_page(lines, dpi=200).crop((0, 0, 1654, 900))
+    records = _process(tmp_path, name, _image_bytes(image, fmt), TESSERACT)
+    record = records[0]
+    assert record.kind == "image" and record.text_status == "ok"
+    assert record.ocr_engine == "tesseract" and len(record.ocr_pages) == 1
+    assert word_accuracy(" ".join(lines), record.text or "") >= MIN_ACCURACY
+    # A rendition (HEIC and TIFF become PNG) carries no text: nothing is counted twice.
+    assert all(r.text is None for r in records[1:])
+
+
+def test_a_page_is_never_read_twice(tmp_path: Path) -> None:
+    lines = page_lines(8, count=5)
+    pdf = scanned_pdf([render_page(lines)])
+    [first] = _process(tmp_path, "a.pdf", pdf, TESSERACT)
+    cache = tmp_path / "store" / "cache" / "ocr"
+    entries = list(cache.glob("??/*.json"))
+    assert len(entries) == 1
+    # The second run must answer from the cache: make the cached reading recognisable.
+    entry = json.loads(entries[0].read_text(encoding="utf-8"))
+    reading = json.loads(entry["output_json"])
+    entry["output_json"] = json.dumps({**reading, "text": "from the cache QO103"})
+    entries[0].write_text(json.dumps(entry), encoding="utf-8")
+    [second] = _process(tmp_path, "b.pdf", pdf, TESSERACT)
+    assert second.text == "from the cache QO103"
+    assert second.ocr_pages == first.ocr_pages
+    assert len(list(cache.glob("??/*.json"))) == 1
+
+
+def test_ocr_off_flags_the_pages_that_need_it(tmp_path: Path) -> None:
+    off = OcrConfig(mode="off")
+    scan = scanned_pdf([render_page(page_lines(9, count=3))])
+    [scanned] = _process(tmp_path, "scan.pdf", scan, off)
+    assert scanned.text_status == "no_text_layer" and scanned.ocr_engine is None
+    assert any("OCR is off" in note for note in scanned.notes)
+
+    mixed = joined_pdfs(make_pdf(["Native page QO104 " * 20]), scan)
+    [record] = _process(tmp_path, "mixed.pdf", mixed, off)
+    assert record.text_status == "ok"
+    assert "pages 2 need OCR; OCR is off (CONTENT_OCR=off)" in record.notes
+
+    png = _image_bytes(render_page(page_lines(9, count=3)).crop((0, 0, 1654, 600)), "PNG")
+    [image] = _process(tmp_path, "scan.png", png, off)
+    assert image.text is None and image.text_status == "no_text_layer"
+    assert any("OCR is off" in note for note in image.notes)
+
+
+def test_an_engine_that_cannot_run_is_an_error_row(tmp_path: Path) -> None:
+    # Tesseract is asked for, but no language data for the language exists.
+    missing = OcrConfig(mode="tesseract", languages=("qqq",))
+    scan = scanned_pdf([render_page(page_lines(10, count=3))])
+    [record] = _process(tmp_path, "scan.pdf", scan, missing)
+    assert record.error_type == OcrUnavailableError.__name__
+    assert "qqq" in (record.error_message or "") and record.text_status == "error"
+    with pytest.raises(OcrUnavailableError, match="qqq"):
+        build_engine(missing)
+
+
+def test_rapidocr_reads_with_the_network_refused() -> None:
+    # Its models come inside its wheel: a fresh interpreter whose sockets cannot connect
+    # still builds the engine and reads a page.
+    script = textwrap.dedent(
+        """
+        import socket, sys
+        def refuse(*args, **kwargs):
+            raise OSError("network refused by the test")
+        socket.socket.connect = refuse
+        socket.socket.connect_ex = refuse
+        socket.create_connection = refuse
+        from content_core.ocr import OcrConfig, build_engine
+        from tests.fixtures.scans import page_lines, render_page
+        engine = build_engine(OcrConfig(mode="rapidocr"))
+        lines = page_lines(11, count=3)
+        result = engine.recognise(render_page(lines).crop((0, 0, 1654, 600)))
+        print(result.text)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=240,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert word_accuracy(" ".join(page_lines(11, count=3)), done.stdout) >= MIN_ACCURACY
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("eng", ("eng",)), ("eng+deu", ("eng", "deu")), ("eng, chi_sim", ("eng", "chi_sim"))],
+)
+def test_languages_read_as_the_environment_writes_them(
+    value: str, expected: tuple[str, ...]
+) -> None:
+    assert OcrConfig.model_validate({"languages": value}).languages == expected
+
+
+def test_a_bad_language_code_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a Tesseract language code"):
+        OcrConfig.model_validate({"languages": "english"})
