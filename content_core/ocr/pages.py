@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 _CACHE_FORMAT = "ocr-page-v1"
 # Rendering stops at this many pixels per page (a poster-sized page at 300 DPI would not).
 _MAX_PAGE_PIXELS = 40_000_000
+# A scan coarser than this is still rendered at this resolution: engines read small text
+# badly below it.
+_MIN_DPI = 150.0
 _OCR_ERRORS = (RuntimeError, ValueError, OSError, MemoryError)
 
 
@@ -133,7 +136,7 @@ def ocr_pdf(
         for number, reason in todo.items():
             page = document[number - 1]
             try:
-                image = _render(page, config.dpi)
+                image = _render(page, _page_dpi(pdfium, page, config))
             finally:
                 page.close()
             try:
@@ -225,7 +228,25 @@ def _is_picture(pdfium: Any, page: Any, config: OcrConfig) -> bool:
             and covered(pdfium.raw.FPDF_PAGEOBJ_TEXT) < config.text_share)
 
 
-def _render(page: Any, dpi: int) -> PilImage:
+def _page_dpi(pdfium: Any, page: Any, config: OcrConfig) -> float:
+    """`config.dpi`, or the resolution of a scan filling the page when that is lower:
+    rendering a 200 DPI scan at 300 DPI only adds pixels for the engine to read."""
+    width, height = (float(side) for side in page.get_size())
+    best_area, best_dpi = 0.0, float(config.dpi)
+    for obj in page.get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_IMAGE]):
+        left, bottom, right, top = obj.get_bounds()
+        area = (right - left) * (top - bottom)
+        if area > best_area and area >= config.image_share * width * height:
+            try:
+                pixels = max(obj.get_px_size())
+            except pdfium.PdfiumError:
+                continue
+            best_area = area
+            best_dpi = pixels * 72 / max(right - left, top - bottom, 1.0)
+    return max(_MIN_DPI, min(best_dpi, float(config.dpi)))
+
+
+def _render(page: Any, dpi: float) -> PilImage:
     width, height = page.get_size()
     scale = dpi / 72
     if width * height * scale * scale > _MAX_PAGE_PIXELS:

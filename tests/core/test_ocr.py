@@ -20,6 +20,7 @@ from PIL import Image
 from content_core.binary.textpdf import assemble_pdf
 from content_core.errors import OcrUnavailableError
 from content_core.ocr import OcrConfig, build_engine, read_upright
+from content_core.ocr.orientation import rotation_candidates
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.core.extract_inputs import make_pdf
@@ -91,6 +92,15 @@ def test_a_rotated_scan_is_turned_upright(ocr: OcrConfig, rotation: int) -> None
     result, fixed = read_upright(engine, image, min_confidence=ocr.min_confidence)
     assert (rotation + fixed) % 360 == 0
     assert word_accuracy(" ".join(lines), result.text) >= MIN_ACCURACY
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+@pytest.mark.parametrize("noise", [0.0, 0.01])
+def test_the_pixels_alone_tell_which_way_up_a_latin_page_is(rotation: int, noise: float) -> None:
+    # So a turned page costs one recognition, not two.
+    image = render_page(page_lines(rotation + 20), dpi=200, noise=noise, rotation=rotation)
+    first, second = rotation_candidates(image)
+    assert (rotation + first) % 360 == 0 and (first - second) % 360 == 180
 
 
 def test_a_rotated_page_of_a_pdf_records_its_rotation(tmp_path: Path) -> None:
