@@ -130,7 +130,9 @@ class ArtifactRecord(BaseModel):
             return "unsupported" if self.kind == "binary" else "rendition"
         if self.text.strip():
             return "ok"
-        return "no_text_layer" if self.kind == "pdf" and self.page_count else "empty"
+        # A scan or a picture where OCR found nothing (or did not run: `ocr_engine` is null).
+        pictured = self.kind == "image" or (self.kind == "pdf" and bool(self.page_count))
+        return "no_text_layer" if pictured else "empty"
 
 
 @dataclass(frozen=True, slots=True)

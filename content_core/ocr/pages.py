@@ -190,7 +190,10 @@ def _unavailable(
     error: OcrUnavailableError | None,
     config: OcrConfig,
 ) -> OcrOutcome:
-    where = f"pages {', '.join(map(str, pages))} need" if pages else "the image needs"
+    if len(pages) == 1:
+        where = f"page {pages[0]} needs"
+    else:
+        where = f"pages {', '.join(map(str, pages))} need" if pages else "the image needs"
     if error is None:
         note = f"{where} OCR; OCR is off (CONTENT_OCR=off)"
         return OcrOutcome(extracted=extracted, notes=(note,))

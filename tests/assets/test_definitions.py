@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import dagster as dg
+import pydantic
+import pytest
 
 from content_assets.definitions import build_definitions
 
@@ -56,16 +58,32 @@ def test_resources_take_the_environment(tmp_path: Path) -> None:
             "CONTENT_AGENT": "openai",
             "CONTENT_AGENT_MODEL": "gpt-4o-mini",
             "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+            "CONTENT_OCR": "rapidocr",
+            "CONTENT_OCR_LANGS": "eng+deu",
         }
     )
     resources = defs.resources or {}
     assert resources["store"].store_dir == str(tmp_path)
+    ocr = resources["normaliser"].to_core().ocr
+    assert (ocr.mode, ocr.languages) == ("rapidocr", ("eng", "deu"))
     agent = resources["agent"].to_core()
     assert (agent.kind, agent.model, agent.base_url) == (
         "openai",
         "gpt-4o-mini",
         "http://127.0.0.1:9/v1",
     )
+
+
+@pytest.mark.parametrize(
+    "environment",
+    [{"CONTENT_OCR": "paddle"}, {"CONTENT_OCR_LANGS": "english"}],
+    ids=["unknown-engine", "not-a-language-code"],
+)
+def test_a_bad_ocr_setting_is_refused_when_resources_are_built(
+    tmp_path: Path, environment: dict[str, str]
+) -> None:
+    with pytest.raises(pydantic.ValidationError):
+        build_definitions({"CONTENT_STORE_DIR": str(tmp_path), **environment})
 
 
 def test_dagster_validates_the_workspace(tmp_path: Path) -> None:

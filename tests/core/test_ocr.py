@@ -221,7 +221,7 @@ def test_ocr_off_flags_the_pages_that_need_it(tmp_path: Path) -> None:
     mixed = joined_pdfs(make_pdf(["Native page QO104 " * 20]), scan)
     [record] = _process(tmp_path, "mixed.pdf", mixed, off)
     assert record.text_status == "ok"
-    assert "pages 2 need OCR; OCR is off (CONTENT_OCR=off)" in record.notes
+    assert "page 2 needs OCR; OCR is off (CONTENT_OCR=off)" in record.notes
 
     png = _image_bytes(render_page(page_lines(9, count=3)).crop((0, 0, 1654, 600)), "PNG")
     [image] = _process(tmp_path, "scan.png", png, off)
