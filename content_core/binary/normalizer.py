@@ -98,11 +98,15 @@ class BinaryNormalizer:
         *,
         declared_media_type: str | None = None,
         filename: str | None = None,
+        media_type: str | None = None,
+        sha256: str | None = None,
     ) -> list[BinaryArtifact]:
         """Return the artifacts of `data`: the raw file itself first, then renditions and
         members (recursively), each with its `derived_from` ancestry.
 
         The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
+        A caller that already sniffed the bytes (`media_type`) or hashed them (`sha256`, the
+        raw file's id in `derived_from`) passes what it has, and it is not worked out again.
         Failures of members are returned as artifacts with `error_type` set, and so is a raw
         file whose failure comes with notes (an image container that holds no decodable
         image, with what it declares).
@@ -119,7 +123,7 @@ class BinaryNormalizer:
                 f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}",
                 limit="max_bytes", value=len(data), maximum=self.config.max_bytes,
             )
-        media_type = sniff_media_type(data, filename=filename)
+        media_type = media_type or sniff_media_type(data, filename=filename)
         if declared_media_type and mt.base_media_type(declared_media_type) != media_type:
             _log.debug("%s: declared %s, sniffed %s", name, declared_media_type, media_type)
         if not self.config.normalize_enabled:
@@ -131,7 +135,7 @@ class BinaryNormalizer:
                 max_ratio=self.config.max_compression_ratio,
             )
         )
-        await self._visit(walk, data, media_type, name, (), 0, member_name=None)
+        await self._visit(walk, data, media_type, name, (), 0, member_name=None, digest=sha256)
         return walk.out
 
     # ------------------------------------------------------------------------------ walking
@@ -146,10 +150,12 @@ class BinaryNormalizer:
         depth: int,
         *,
         member_name: str | None,
+        digest: str | None = None,
     ) -> None:
         """Append the artifact for `data` and everything derived from it; raise only at the
-        root (depth 0), record the error on the artifact below it."""
-        digest = _sha256(data)
+        root (depth 0), record the error on the artifact below it. `digest` is the SHA-256 of
+        `data` when the caller has it."""
+        digest = digest or _sha256(data)
         if digest in walk.seen:
             return
         walk.seen.add(digest)
@@ -200,7 +206,9 @@ class BinaryNormalizer:
         if media_type == mt.PDF:
             report = self.pdf_guard.check(data, filename=name)
             if report.decrypted is not None:
-                self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
+                self._rendition(
+                    walk, artifact, digest, report.decrypted, mt.PDF, ".pdf", report.page_count
+                )
             return report.page_count
         if media_type in mt.IMAGE_MEDIA_TYPES:
             try:
@@ -216,17 +224,17 @@ class BinaryNormalizer:
                 return None
             if image.converted:
                 suffix = ".pdf" if image.media_type == mt.PDF else ".png"
-                self._rendition(walk, artifact, image.data, image.media_type, suffix,
+                self._rendition(walk, artifact, digest, image.data, image.media_type, suffix,
                                 image.page_count)
             return image.page_count
         if media_type in mt.ARCHIVE_MEDIA_TYPES:
-            await self._unpack_archive(walk, artifact, depth)
+            await self._unpack_archive(walk, artifact, digest, depth)
             return None
         if media_type in mt.EMAIL_MEDIA_TYPES:
-            await self._unpack_email(walk, artifact, depth)
+            await self._unpack_email(walk, artifact, digest, depth)
             return None
         if media_type in OFFICE_MEDIA_TYPES or media_type == mt.EPUB:
-            return await self._office(walk, artifact)
+            return await self._office(walk, artifact, digest)
         if media_type == mt.OLE2:
             check_not_encrypted_package(data, media_type, name)
         if media_type in mt.TEXT_MEDIA_TYPES:
@@ -234,13 +242,13 @@ class BinaryNormalizer:
                 text = decode_text_sample(data) or ""
                 pdf = text_to_pdf(text)
                 pages = self.pdf_guard.check(pdf, filename=name).page_count
-                self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+                self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
             return None
         raise UnsupportedBinaryError(
             f"{name}: no normaliser for {media_type}", media_type=media_type
         )
 
-    async def _office(self, walk: _Walk, artifact: BinaryArtifact) -> int | None:
+    async def _office(self, walk: _Walk, artifact: BinaryArtifact, digest: str) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         if media_type in _ZIP_PACKAGES:
             check_not_encrypted_package(data, media_type, name)
@@ -251,21 +259,23 @@ class BinaryNormalizer:
             pdf = await self.office.convert(data, media_type=media_type, filename=name)
         except ContentError as exc:
             # The document still yields text natively; the failed rendering is recorded.
-            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            self._failure(walk, artifact, digest, f"{_stem(name)}.pdf", exc)
             return None
         if pdf is None:
             return None
         try:
             pages = self.pdf_guard.check(pdf, filename=f"{_stem(name)}.pdf").page_count
         except BinaryNormalizationError as exc:
-            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            self._failure(walk, artifact, digest, f"{_stem(name)}.pdf", exc)
             return None
-        self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+        self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
         return pages
 
-    async def _unpack_archive(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+    async def _unpack_archive(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, depth: int
+    ) -> None:
         self._check_depth(artifact, depth)
-        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        chain = (*artifact.derived_from, digest)
         members = self.archives.unpack(
             artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
         )
@@ -284,9 +294,11 @@ class BinaryNormalizer:
             # Some members are already out: keep them and record why the rest is missing.
             walk.out.append(_failure_artifact(chain, f"{artifact.filename} (rest)", exc))
 
-    async def _unpack_email(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+    async def _unpack_email(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, depth: int
+    ) -> None:
         self._check_depth(artifact, depth)
-        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        chain = (*artifact.derived_from, digest)
         unpacked = self.emails.unpack(
             artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
         )
@@ -332,6 +344,7 @@ class BinaryNormalizer:
         self,
         walk: _Walk,
         source: BinaryArtifact,
+        source_id: str,
         data: bytes,
         media_type: str,
         suffix: str,
@@ -348,15 +361,15 @@ class BinaryNormalizer:
                 filename=f"{_stem(source.filename)}{suffix}",
                 kind=kind_for(media_type),
                 page_count=page_count,
-                derived_from=(*source.derived_from, _sha256(source.bytes)),
+                derived_from=(*source.derived_from, source_id),
                 rendition=True,
             )
         )
 
     def _failure(
-        self, walk: _Walk, source: BinaryArtifact, name: str, error: ContentError
+        self, walk: _Walk, source: BinaryArtifact, source_id: str, name: str, error: ContentError
     ) -> None:
-        chain = (*source.derived_from, _sha256(source.bytes))
+        chain = (*source.derived_from, source_id)
         failed = _failure_artifact(chain, name, error)
         walk.out.append(failed.model_copy(update={"rendition": True}))
 

@@ -3,6 +3,18 @@
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.catalog import CATALOG_FILE, ensure_catalog
 from content_core.store.compaction import CompactionReport, compact_store
+from content_core.store.rows import (
+    AgenticExtractionRow,
+    BatchRow,
+    ChunkRow,
+    CompressedContextRow,
+    MergedExtractionRow,
+    NormalisedArtifactRow,
+    PageRange,
+    RawFileRow,
+    TableRow,
+    rows_from_table,
+)
 from content_core.store.store import ContentStore
 from content_core.store.tables import (
     AGENTIC_EXTRACTIONS,
@@ -13,6 +25,7 @@ from content_core.store.tables import (
     NORMALISED_ARTIFACTS,
     PIPELINE_TABLES,
     RAW_FILES,
+    ROW_MODELS,
     SCHEMAS,
 )
 
@@ -26,11 +39,22 @@ __all__ = [
     "NORMALISED_ARTIFACTS",
     "PIPELINE_TABLES",
     "RAW_FILES",
+    "ROW_MODELS",
     "SCHEMAS",
+    "AgenticExtractionRow",
+    "BatchRow",
     "BlobStore",
+    "ChunkRow",
     "CompactionReport",
+    "CompressedContextRow",
     "ContentStore",
+    "MergedExtractionRow",
+    "NormalisedArtifactRow",
+    "PageRange",
+    "RawFileRow",
+    "TableRow",
     "compact_store",
     "ensure_catalog",
+    "rows_from_table",
     "sha256_hex",
 ]

@@ -83,10 +83,15 @@ def table_select(root: Path, table: str) -> str:
     file and deleting the old ones duplicates nothing.
     """
     folder = Path(root).resolve() / "tables" / table
-    fresh = f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, union_by_name = true)"
+    # The batch=<id> folders are not Hive partitions to DuckDB: batch_id is a column already,
+    # and a second `batch` column would be a view column that no table model has.
+    fresh = (
+        f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, "
+        "union_by_name = true, hive_partitioning = false)"
+    )
     packed = (
         f"read_parquet({_quote(folder / COMPACTED_DIR / '*.parquet')}, "
-        "union_by_name = true, filename = '_file')"
+        "union_by_name = true, hive_partitioning = false, filename = '_file')"
     )
     return (
         f"WITH fresh AS (SELECT * FROM {fresh}), packed AS (SELECT * FROM {packed}), "

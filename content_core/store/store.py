@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from content_core.store.catalog import (
     ensure_catalog,
     table_select,
 )
+from content_core.store.rows import BatchRow, TableRow
 from content_core.store.tables import (
     BATCHES,
     PIPELINE_TABLES,
@@ -83,14 +84,15 @@ class ContentStore:
 
     # -- writes -------------------------------------------------------------------------------
 
-    def write_rows(self, table: str, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Replace `table`'s rows for `batch_id` with `rows`; returns the row count."""
+    def write_rows(self, table: str, batch_id: str, rows: Sequence[TableRow]) -> int:
+        """Replace `table`'s rows for `batch_id` with `rows` (of the table's row model, see
+        `content_core.store.rows`); returns the row count."""
         self.ensure_layout()
         data = rows_to_table(table, rows)
         write_parquet_atomic(data, self.table_path(table, batch_id))
         return int(data.num_rows)
 
-    def write_manifest(self, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    def write_manifest(self, batch_id: str, rows: Sequence[BatchRow]) -> None:
         """Write the discovery manifest of `batch_id` (replacing an identical earlier write)."""
         self.ensure_layout()
         write_parquet_atomic(rows_to_table(BATCHES, rows), self.manifest_path(batch_id))

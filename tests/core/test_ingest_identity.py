@@ -165,8 +165,8 @@ def test_a_zero_byte_file_is_an_empty_file_error_row(
     assert empty["text_status"] == "error"
     assert empty["kind"] == "empty" and empty["media_type"] == "application/x-empty"
     assert "0 bytes" in empty["error_message"]
-    raw = _rows(store, "SELECT path, mime_type FROM current_raw_files")
-    assert {r["path"]: r["mime_type"] for r in raw}[name] == "application/x-empty"
+    raw = _rows(store, "SELECT path, media_type FROM current_raw_files")
+    assert {r["path"]: r["media_type"] for r in raw}[name] == "application/x-empty"
     assert rows["ok.txt"]["text_status"] == "ok"
     assert set(_merged(store)) == {"ok.txt"}
 
