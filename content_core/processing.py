@@ -260,17 +260,10 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         )
     except ContentError as exc:
         media_type = item.media_type or sniff_media_type(data, filename=item.filename)
-        _keep(store, data, raw_id)
+        store.put(data, blob_id=raw_id)
         return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
                               exc.message, "normalise", kind=kind_for(media_type))]
     return _records(artifacts, store, raw_id)
-
-
-def _keep(store: BlobStore, data: bytes, blob_id: str) -> None:
-    """Make sure the blob store holds `data`, whose id is known: bytes the store already has
-    (a raw file pinned at discovery) are neither hashed nor written again."""
-    if not store.has(blob_id):
-        store.put(data)
 
 
 def _records(
@@ -280,10 +273,9 @@ def _records(
     ids: list[str] = []
     for artifact in artifacts:
         if not artifact.derived_from:  # the raw file itself: its id is known
-            _keep(store, artifact.bytes, raw_id)
-            ids.append(raw_id)
+            ids.append(store.put(artifact.bytes, blob_id=raw_id))
         elif artifact.error_type is not None and not artifact.bytes:
-            parent = artifact.derived_from[-1] if artifact.derived_from else ""
+            parent = artifact.derived_from[-1]
             ids.append(failure_id(parent, artifact.filename, artifact.error_message or ""))
         else:
             ids.append(store.put(artifact.bytes))

@@ -320,7 +320,7 @@ def _read_stable(
             size = len(data)
             sha256 = sha256_hex(data)
             if size == before.st_size and not store.blobs.has(sha256):
-                store.blobs.put(data)
+                store.blobs.put(data, blob_id=sha256)
         else:
             sha256, size = store.blobs.put_file(path)
         after = os.stat(path, follow_symlinks=False)
