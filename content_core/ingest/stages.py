@@ -22,7 +22,7 @@ from content_core.agents import (
     run_extractions,
 )
 from content_core.chunking import ChunkingConfig
-from content_core.compression import CompressionConfig
+from content_core.compression import CompressionConfig, CompressionResult
 from content_core.ingest.bounded import chunk_documents, compress_documents
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
@@ -67,27 +67,26 @@ class PipelineConfig(BaseModel):
     agent: AgentConfig = Field(default_factory=AgentConfig)
 
 
+# The raw_files columns that are the manifest entry's own.
+_FROM_MANIFEST = (
+    "source_id", "path", "path_bytes", "batch_seq", "change", "size_bytes", "sha256",
+    "declared_type",
+)
+
+
 def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
     """raw_files: one row per manifest entry, with the media type sniffed from the pinned bytes
     (the one sniff of the raw file: later stages carry it)."""
-    manifest = store.read_manifest(batch_id).to_pylist()
     rows = []
-    for entry in manifest:
+    for entry in store.read_manifest(batch_id).to_pylist():
         media_type = None
         if entry["sha256"] is not None:
             media_type = sniff_file(store.blobs.path(entry["sha256"]), entry["path"])
         rows.append(
             RawFileRow(
+                **{column: entry[column] for column in _FROM_MANIFEST},
                 batch_id=batch_id,
-                source_id=entry["source_id"],
-                path=entry["path"],
-                path_bytes=entry["path_bytes"],
-                batch_seq=entry["batch_seq"],
-                change=entry["change"],
-                size_bytes=entry["size_bytes"],
-                sha256=entry["sha256"],
                 media_type=media_type,
-                declared_type=entry["declared_type"],
                 # The bytes were fetched into the blob store at discovery: a rerun keeps it.
                 fetched_at=entry["discovered_at"],
             )
@@ -204,6 +203,17 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
     )
 
 
+# The columns of a chunk's content: null on the row of a document that could not be chunked.
+# Any: spread into ChunkRow, whose fields type the columns (each one nullable).
+_NO_CHUNK_CONTENT: dict[str, Any] = dict.fromkeys(
+    (
+        "index", "total_chunks", "content", "source_start", "source_end", "token_count",
+        "overlap_tokens", "page_start", "page_end", "breadcrumb", "metadata",
+    ),
+    None,
+)
+
+
 def _chunk_failure_row(
     batch_id: str,
     doc: Mapping[str, Any],
@@ -215,19 +225,9 @@ def _chunk_failure_row(
     return ChunkRow(
         **_doc_keys(batch_id, doc),
         chunk_id=_chunk_id(doc["artifact_id"], fingerprint, -1),
-        index=None,
-        total_chunks=None,
-        content=None,
-        source_start=None,
-        source_end=None,
-        token_count=None,
-        overlap_tokens=None,
-        page_start=None,
-        page_end=None,
-        breadcrumb=None,
+        **_NO_CHUNK_CONTENT,
         chunker=config.chunker,
         chunker_fingerprint=fingerprint,
-        metadata=None,
         error_type=failure.error_type,
         error_message=failure.message,
     )
@@ -242,29 +242,18 @@ def build_compressed_contexts(
     # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
     results = _once_per_artifact(docs, lambda texts: compress_documents(texts, config))
     for doc, result in zip(docs, results, strict=True):
-        keys = _doc_keys(batch_id, doc)
-        if isinstance(result, TaskFailure):
-            rows.append(
-                CompressedContextRow(
-                    **keys,
-                    strategy=config.strategy,
-                    max_tokens=config.max_tokens,
-                    tokens_before=None,
-                    tokens_after=None,
-                    text=None,
-                    error_type=result.error_type,
-                    error_message=result.message,
-                )
-            )
-            continue
+        failed = result if isinstance(result, TaskFailure) else None
+        done = result if isinstance(result, CompressionResult) else None
         rows.append(
             CompressedContextRow(
-                **keys,
-                strategy=result.strategy,
+                **_doc_keys(batch_id, doc),
+                strategy=done.strategy if done else config.strategy,
                 max_tokens=config.max_tokens,
-                tokens_before=result.tokens_before,
-                tokens_after=result.tokens_after,
-                text=result.text,
+                tokens_before=done.tokens_before if done else None,
+                tokens_after=done.tokens_after if done else None,
+                text=done.text if done else None,
+                error_type=failed.error_type if failed else None,
+                error_message=failed.message if failed else None,
             )
         )
     count = store.write_rows(COMPRESSED_CONTEXTS, batch_id, rows)
@@ -304,15 +293,8 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
     rows = [
         AgenticExtractionRow(
             **_doc_keys(batch_id, chunk),
-            chunk_id=record.chunk_id,
-            schema_name=record.schema_name,
-            model=record.model,
-            cache_key=record.cache_key,
-            output_json=record.output_json,
-            error_type=record.error_type,
-            error_message=record.error_message,
-            prompt_tokens=record.prompt_tokens,
-            completion_tokens=record.completion_tokens,
+            # Every other field of the record is a column; `cached` is run metadata.
+            **record.model_dump(exclude={"artifact_id", "path", "cached"}),
         )
         for chunk, record in zip(chunk_rows, run.records, strict=True)
     ]
@@ -351,14 +333,7 @@ def build_merged_extractions(
     merged = merge_extractions(records, config)
     rows = [
         MergedExtractionRow(
-            **_doc_keys(batch_id, first),
-            schema_name=m.schema_name,
-            model=m.model,
-            strategy=m.strategy,
-            output_json=m.output_json,
-            chunk_count=m.chunk_count,
-            error_count=m.error_count,
-            provenance_json=m.provenance_json,
+            **_doc_keys(batch_id, first), **m.model_dump(exclude={"artifact_id", "path"})
         )
         for first, m in zip(firsts.values(), merged, strict=True)
     ]

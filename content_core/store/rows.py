@@ -26,6 +26,7 @@ __all__ = [
     "MergedExtractionRow",
     "NormalisedArtifactRow",
     "PageRange",
+    "TABLE_ROWS",
     "RawFileRow",
     "TableRow",
     "arrow_schema",
@@ -46,8 +47,12 @@ class Col:
     nullable: bool = True
 
 
-_INT32 = pa.int32()
-_LONG_TEXT = pa.large_string()
+# Column types shared by many tables; a description is added with Annotated[Alias, Col(doc)].
+NotNull = Annotated[str, Col(nullable=False)]  # a key, or a value every row has
+Int32 = Annotated[int, Col(arrow=pa.int32())]
+OptInt32 = Annotated[int | None, Col(arrow=pa.int32())]
+LongText = Annotated[str, Col(arrow=pa.large_string())]
+OptLongText = Annotated[str | None, Col(arrow=pa.large_string())]
 
 
 class PageRange(NamedTuple):
@@ -76,9 +81,9 @@ class TableRow:
     TABLE: ClassVar[str] = ""
     ONE_ROW_PER: ClassVar[str] = ""
 
-    batch_id: Annotated[str, Col(nullable=False)]
-    source_id: Annotated[str, Col(nullable=False)]
-    path: Annotated[str, Col("text form of path_bytes (`escape_path`)", nullable=False)]
+    batch_id: NotNull
+    source_id: NotNull
+    path: Annotated[NotNull, Col("text form of path_bytes (`escape_path`)")]
     # Null only in rows written before the column existed (their path was valid UTF-8).
     path_bytes: Annotated[bytes | None, Col("the exact bytes of the path")]
 
@@ -92,7 +97,7 @@ class BatchRow(TableRow):
 
     batch_seq: Annotated[int, Col(nullable=False)]
     source_root: str | None
-    change: Annotated[str, Col(nullable=False)]
+    change: NotNull
     size_bytes: int | None
     mtime_ns: int | None
     ctime_ns: int | None
@@ -110,7 +115,7 @@ class RawFileRow(TableRow):
     ONE_ROW_PER: ClassVar[str] = "file version in a batch"
 
     batch_seq: Annotated[int, Col(nullable=False)]
-    change: Annotated[str, Col("`added`/`modified`/`deleted`", nullable=False)]
+    change: Annotated[NotNull, Col("`added`/`modified`/`deleted`")]
     size_bytes: int | None
     sha256: str | None
     media_type: Annotated[str | None, Col("sniffed from the bytes")]
@@ -128,13 +133,13 @@ class NormalisedArtifactRow(TableRow):
         "images and renders)"
     )
 
-    artifact_id: Annotated[str, Col("SHA-256 of its bytes", nullable=False)]
+    artifact_id: Annotated[NotNull, Col("SHA-256 of its bytes")]
     derived_from: Annotated[tuple[str, ...], Col("ancestor ids, raw file first")]
     kind: str
     media_type: Annotated[str, Col("sniffed from the bytes")]
     filename: str
-    page_count: Annotated[int | None, Col(arrow=_INT32)]
-    text: Annotated[str | None, Col(arrow=_LONG_TEXT)]
+    page_count: OptInt32
+    text: OptLongText
     pages: Annotated[
         tuple[PageRange, ...], Col("page, start, end offsets into text", arrow=_PAGES)
     ]
@@ -160,19 +165,17 @@ class ChunkRow(TableRow):
     TABLE: ClassVar[str] = "chunks"
     ONE_ROW_PER: ClassVar[str] = "chunk of an artifact with text"
 
-    artifact_id: Annotated[str, Col(nullable=False)]
-    chunk_id: Annotated[str, Col(nullable=False)]
-    index: Annotated[int | None, Col(arrow=_INT32)]
-    total_chunks: Annotated[int | None, Col(arrow=_INT32)]
-    content: Annotated[str | None, Col(arrow=_LONG_TEXT)]
+    artifact_id: NotNull
+    chunk_id: NotNull
+    index: OptInt32
+    total_chunks: OptInt32
+    content: OptLongText
     source_start: int | None
     source_end: Annotated[int | None, Col("offsets into the artifact text")]
-    token_count: Annotated[int | None, Col("exact cl100k", arrow=_INT32)]
-    overlap_tokens: Annotated[int | None, Col(arrow=_INT32)]
-    page_start: Annotated[int | None, Col(arrow=_INT32)]
-    page_end: Annotated[
-        int | None, Col("pages of its first and last character", arrow=_INT32)
-    ]
+    token_count: Annotated[OptInt32, Col("exact cl100k")]
+    overlap_tokens: OptInt32
+    page_start: OptInt32
+    page_end: Annotated[OptInt32, Col("pages of its first and last character")]
     breadcrumb: str | None
     chunker: str
     chunker_fingerprint: str
@@ -191,12 +194,12 @@ class CompressedContextRow(TableRow):
     TABLE: ClassVar[str] = "compressed_contexts"
     ONE_ROW_PER: ClassVar[str] = "artifact with text"
 
-    artifact_id: Annotated[str, Col(nullable=False)]
+    artifact_id: NotNull
     strategy: str
-    max_tokens: Annotated[int, Col(arrow=_INT32)]
-    tokens_before: Annotated[int | None, Col(arrow=_INT32)]
-    tokens_after: Annotated[int | None, Col(arrow=_INT32)]
-    text: Annotated[str | None, Col(arrow=_LONG_TEXT)]
+    max_tokens: Int32
+    tokens_before: OptInt32
+    tokens_after: OptInt32
+    text: OptLongText
     error_type: str | None = None
     error_message: Annotated[
         str | None, Col("a document that could not be compressed: no text")
@@ -210,16 +213,16 @@ class AgenticExtractionRow(TableRow):
     TABLE: ClassVar[str] = "agentic_extractions"
     ONE_ROW_PER: ClassVar[str] = "chunk and schema"
 
-    artifact_id: Annotated[str, Col(nullable=False)]
-    chunk_id: Annotated[str, Col(nullable=False)]
+    artifact_id: NotNull
+    chunk_id: NotNull
     schema_name: str
     model: str
     cache_key: str
-    output_json: Annotated[str | None, Col(arrow=_LONG_TEXT)]
+    output_json: OptLongText
     error_type: str | None = None
     error_message: str | None = None
-    prompt_tokens: Annotated[int, Col(arrow=_INT32)]
-    completion_tokens: Annotated[int, Col(arrow=_INT32)]
+    prompt_tokens: Int32
+    completion_tokens: Int32
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -229,15 +232,26 @@ class MergedExtractionRow(TableRow):
     TABLE: ClassVar[str] = "merged_extractions"
     ONE_ROW_PER: ClassVar[str] = "artifact and schema"
 
-    artifact_id: Annotated[str, Col(nullable=False)]
+    artifact_id: NotNull
     schema_name: str
     model: str
     strategy: str
-    output_json: Annotated[str, Col(arrow=_LONG_TEXT)]
-    chunk_count: Annotated[int, Col(arrow=_INT32)]
-    error_count: Annotated[int, Col(arrow=_INT32)]
-    provenance_json: Annotated[str, Col(arrow=_LONG_TEXT)]
+    output_json: LongText
+    chunk_count: Int32
+    error_count: Int32
+    provenance_json: LongText
 
+
+# Every table's row model, in pipeline order (manifests first).
+TABLE_ROWS: tuple[type[TableRow], ...] = (
+    BatchRow,
+    RawFileRow,
+    NormalisedArtifactRow,
+    ChunkRow,
+    CompressedContextRow,
+    AgenticExtractionRow,
+    MergedExtractionRow,
+)
 
 _SCALARS: dict[type, pa.DataType] = {
     str: pa.string(),
@@ -269,8 +283,15 @@ def _columns(model: type[TableRow]) -> list[tuple[str, Col, object]]:
         hint = hints[item.name]
         col = Col()
         if typing.get_origin(hint) is Annotated:
+            # A nested Annotated (an alias given a description) lists every Col: merge them.
             hint, *extras = typing.get_args(hint)
-            col = next((extra for extra in extras if isinstance(extra, Col)), col)
+            for extra in extras:
+                if isinstance(extra, Col):
+                    col = Col(
+                        doc=extra.doc or col.doc,
+                        arrow=extra.arrow or col.arrow,
+                        nullable=col.nullable and extra.nullable,
+                    )
         found.append((item.name, col, hint))
     return found
 

@@ -11,17 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from content_core.store.rows import (
-    AgenticExtractionRow,
-    BatchRow,
-    ChunkRow,
-    CompressedContextRow,
-    MergedExtractionRow,
-    NormalisedArtifactRow,
-    RawFileRow,
-    TableRow,
-    arrow_schema,
-)
+from content_core.store.rows import TABLE_ROWS, TableRow, arrow_schema
 
 __all__ = [
     "AGENTIC_EXTRACTIONS",
@@ -59,18 +49,7 @@ PIPELINE_TABLES = (
 )
 
 # The row model of each table: its Arrow schema and README columns come from it (rows.py).
-ROW_MODELS: dict[str, type[TableRow]] = {
-    model.TABLE: model
-    for model in (
-        BatchRow,
-        RawFileRow,
-        NormalisedArtifactRow,
-        ChunkRow,
-        CompressedContextRow,
-        AgenticExtractionRow,
-        MergedExtractionRow,
-    )
-}
+ROW_MODELS: dict[str, type[TableRow]] = {model.TABLE: model for model in TABLE_ROWS}
 SCHEMAS: dict[str, pa.Schema] = {table: arrow_schema(model) for table, model in ROW_MODELS.items()}
 
 

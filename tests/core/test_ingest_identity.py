@@ -270,7 +270,7 @@ def test_sha256_media_type_and_source_id_travel_from_raw_files(
 
     raw = {r["path"]: r for r in _rows(store, "SELECT * FROM current_raw_files")}
     assert sorted(raw) == ["big.docx", "bundle.zip", "notes.txt", "paper.pdf", "small.docx"]
-    for path, row in raw.items():
+    for path in raw:
         data = (folder / path).read_bytes()
         assert sum(1 for hashed in fed if hashed == data) == 1, path
     assert raw["big.docx"]["media_type"] == DOCX
