@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.partitions import ingest_batches
 from content_assets.resources import CompressorResource, ContentStoreResource
@@ -17,7 +17,7 @@ from content_core.ingest import build_compressed_contexts
 )
 def compressed_contexts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, compressor: CompressorResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per document (artifact with text): its text compressed to `max_tokens` by the
     configured strategy, with the token counts before and after."""
     report = build_compressed_contexts(

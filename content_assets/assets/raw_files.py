@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
 from content_core.ingest import build_raw_files
@@ -11,7 +11,7 @@ from content_core.ingest import build_raw_files
 @dg.asset(partitions_def=ingest_batches, group_name="content", kinds={"parquet", "duckdb"})
 def raw_files(
     context: dg.AssetExecutionContext, store: ContentStoreResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per file version in the batch (added, modified or deleted), keyed by source_id
     and path, with its SHA-256 (bytes pinned in the blob store at discovery) and the media type
     sniffed from its bytes. Written once per batch; `current_raw_files` keeps each file's latest
