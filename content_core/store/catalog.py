@@ -8,16 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from content_core.store.tables import (
-    AGENTIC_EXTRACTIONS,
-    BATCHES,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    MERGED_EXTRACTIONS,
-    NORMALISED_ARTIFACTS,
-    PIPELINE_TABLES,
-    RAW_FILES,
-)
+from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 
 __all__ = [
     "CATALOG_FILE",
@@ -39,13 +30,7 @@ COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
 
 # Tables whose current_* view keeps only rows of each file's latest, undeleted version.
-_CURRENT_OF_RAW = (
-    NORMALISED_ARTIFACTS,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    AGENTIC_EXTRACTIONS,
-    MERGED_EXTRACTIONS,
-)
+_CURRENT_OF_RAW = tuple(table for table in PIPELINE_TABLES if table != RAW_FILES)
 
 
 def _quote(path: Path) -> str:

@@ -11,7 +11,18 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from content_core.store.rows import TABLE_ROWS, TableRow, arrow_schema
+from content_core.store.rows import (
+    TABLE_ROWS,
+    AgenticExtractionRow,
+    BatchRow,
+    ChunkRow,
+    CompressedContextRow,
+    MergedExtractionRow,
+    NormalisedArtifactRow,
+    RawFileRow,
+    TableRow,
+    arrow_schema,
+)
 
 __all__ = [
     "AGENTIC_EXTRACTIONS",
@@ -30,23 +41,17 @@ __all__ = [
     "write_parquet_atomic",
 ]
 
-BATCHES = "batches"
-RAW_FILES = "raw_files"
-NORMALISED_ARTIFACTS = "normalised_artifacts"
-CHUNKS = "chunks"
-COMPRESSED_CONTEXTS = "compressed_contexts"
-AGENTIC_EXTRACTIONS = "agentic_extractions"
-MERGED_EXTRACTIONS = "merged_extractions"
+# Each table is named by its row model; the constants are for code that names one table.
+BATCHES = BatchRow.TABLE
+RAW_FILES = RawFileRow.TABLE
+NORMALISED_ARTIFACTS = NormalisedArtifactRow.TABLE
+CHUNKS = ChunkRow.TABLE
+COMPRESSED_CONTEXTS = CompressedContextRow.TABLE
+AGENTIC_EXTRACTIONS = AgenticExtractionRow.TABLE
+MERGED_EXTRACTIONS = MergedExtractionRow.TABLE
 
-# The tables the assets write, in pipeline order.
-PIPELINE_TABLES = (
-    RAW_FILES,
-    NORMALISED_ARTIFACTS,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    AGENTIC_EXTRACTIONS,
-    MERGED_EXTRACTIONS,
-)
+# The tables the assets write, in pipeline order: every table but the discovery manifests.
+PIPELINE_TABLES = tuple(model.TABLE for model in TABLE_ROWS if model is not BatchRow)
 
 # The row model of each table: its Arrow schema and README columns come from it (rows.py).
 ROW_MODELS: dict[str, type[TableRow]] = {model.TABLE: model for model in TABLE_ROWS}

@@ -13,6 +13,7 @@ import pytest
 
 from content_core.store import (
     CHUNKS,
+    PIPELINE_TABLES,
     RAW_FILES,
     ROW_MODELS,
     SCHEMAS,
@@ -207,6 +208,8 @@ def test_readme_lists_every_tables_columns() -> None:
     `columns_markdown(list(ROW_MODELS.values()))` in its place)."""
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert columns_markdown(list(ROW_MODELS.values())) in readme
+    current = ", ".join(f"`current_{table}`" for table in PIPELINE_TABLES)
+    assert f"\n| {current} | as above, latest version of each live file |" in readme
 
 
 def test_rows_written_with_the_old_mime_type_column_read_as_media_type(
