@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from content_core.store.blobs import BlobStore
 from content_core.store.catalog import (
@@ -52,20 +53,19 @@ class ContentStore:
     def ensure_layout(self) -> None:
         """Create the folders, an empty file of each table's schema and the catalog (idempotent).
 
-        A view over a glob that matches no file cannot be created, hence the empty files.
+        A view over a glob that matches no file cannot be created, hence the empty files. They
+        are rewritten when the table's schema has changed since, so every view (unioned by
+        column name) has every column of the current row model even in an older store.
         """
         if self._ready:
             return
-        empty_manifest = self.root / "batches" / f"{_EMPTY}.parquet"
-        if not empty_manifest.is_file():
-            write_parquet_atomic(SCHEMAS[BATCHES].empty_table(), empty_manifest)
+        empties = [(BATCHES, self.root / "batches" / f"{_EMPTY}.parquet")]
         for table in PIPELINE_TABLES:
-            for empty in (
-                self.table_path(table, _EMPTY),
-                self._table_dir(table) / COMPACTED_DIR / f"{_EMPTY}.parquet",
-            ):
-                if not empty.is_file():
-                    write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
+            empties.append((table, self.table_path(table, _EMPTY)))
+            empties.append((table, self._table_dir(table) / COMPACTED_DIR / f"{_EMPTY}.parquet"))
+        for table, empty in empties:
+            if not empty.is_file() or not pq.read_schema(empty).equals(SCHEMAS[table]):
+                write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
         ensure_catalog(self.root)
         self._ready = True
 

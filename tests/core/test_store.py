@@ -227,3 +227,16 @@ def test_rows_read_back_are_the_rows_written(store: ContentStore) -> None:
     row = _chunk_row("b1", "a.txt", "hi")
     store.write_rows(CHUNKS, "b1", [row])
     assert rows_from_table(ChunkRow, store.read_rows(CHUNKS, "b1")) == [row]
+
+
+def test_an_older_stores_views_gain_the_current_columns(store: ContentStore) -> None:
+    """A store whose empty files predate a column (here raw_files.media_type) gets them
+    rewritten, so a query naming every current column works over its old batches too."""
+    store.ensure_layout()
+    store.write_rows(RAW_FILES, "b1", [_raw_row("b1", "a.txt", 1)])
+    for path in (store.root / "tables" / RAW_FILES).rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["media_type"]), path)
+    reopened = ContentStore(store.root)
+    columns = ", ".join(SCHEMAS[RAW_FILES].names)
+    rows = reopened.query(f"SELECT {columns} FROM raw_files").to_pylist()
+    assert [(r["path"], r["media_type"]) for r in rows] == [("a.txt", None)]
