@@ -25,25 +25,17 @@ from content_core.binary.artifact import BinaryArtifact, kind_for
 from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
-from content_core.binary.sniff import sniff_media_type
+from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.extract import PageSpan, extract_text
 from content_core.formats import default_formats
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
 
-__all__ = [
-    "TEXT_STATUSES",
-    "ArtifactRecord",
-    "FileInput",
-    "ProcessingConfig",
-    "process_files",
-    "sniff_file",
-]
+__all__ = ["TEXT_STATUSES", "ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
 
 _log = logging.getLogger(__name__)
 
-_SNIFF_MAX_BYTES = 256 << 20
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 # Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
 TEXT_STATUSES = (
@@ -400,29 +392,14 @@ def _content_error_names() -> frozenset[str]:
     return frozenset(name for name in names if not name.startswith("Worker"))
 
 
-def sniff_file(path: Path, filename: str) -> str:
-    """The media type of the file at `path`, sniffed from its bytes (up to 256 MiB).
-
-    Zip and OLE2 containers keep their directory anywhere up to the end of the file, so a
-    prefix is not enough: a large DOCX would be labelled zip. Past the limit only the head is
-    read (the normaliser refuses such files anyway).
-    """
-    with path.open("rb") as handle:
-        data = handle.read(_SNIFF_MAX_BYTES)
-    return sniff_media_type(data, default=mt.OCTET_STREAM, filename=filename)
-
-
 def _identity(item: FileInput, failure: TaskFailure) -> tuple[str, str]:
     """The id and media type of a raw file nobody could process: the caller's when it gave
     them, else worked out here from the file (hashed in blocks, nothing parsed)."""
     artifact_id, media_type = item.sha256, item.media_type
     try:
         if artifact_id is None:
-            digest = hashlib.sha256()
             with item.path.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-            artifact_id = digest.hexdigest()
+                artifact_id = hashlib.file_digest(handle, "sha256").hexdigest()
         if media_type is None:
             media_type = sniff_file(item.path, item.filename)
     except OSError:

@@ -21,12 +21,13 @@ from content_core.agents import (
     merge_extractions,
     run_extractions,
 )
+from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
 from content_core.ingest.bounded import chunk_documents, compress_documents
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
-from content_core.processing import ProcessingConfig, sniff_file
+from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.store import (
     AGENTIC_EXTRACTIONS,
