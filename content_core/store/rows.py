@@ -19,6 +19,7 @@ import pyarrow as pa
 
 __all__ = [
     "AgenticExtractionRow",
+    "ArtifactRow",
     "BatchRow",
     "ChunkRow",
     "Col",
@@ -89,6 +90,13 @@ class TableRow:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ArtifactRow(TableRow):
+    """The keys of a row about one artifact of a file: the file's keys, then `artifact_id`."""
+
+    artifact_id: NotNull
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BatchRow(TableRow):
     """One row per file version in a discovery manifest; deletions have change='deleted'."""
 
@@ -124,7 +132,7 @@ class RawFileRow(TableRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NormalisedArtifactRow(TableRow):
+class NormalisedArtifactRow(ArtifactRow):
     """One row per artifact of a raw file (itself, members, bodies, renditions) or failure."""
 
     TABLE: ClassVar[str] = "normalised_artifacts"
@@ -133,6 +141,7 @@ class NormalisedArtifactRow(TableRow):
         "images and renders)"
     )
 
+    # Redeclared for its description; a dataclass keeps the field where the base put it.
     artifact_id: Annotated[NotNull, Col("SHA-256 of its bytes")]
     derived_from: Annotated[tuple[str, ...], Col("ancestor ids, raw file first")]
     kind: str
@@ -159,13 +168,12 @@ class NormalisedArtifactRow(TableRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ChunkRow(TableRow):
+class ChunkRow(ArtifactRow):
     """One row per chunk; a document that could not be chunked is one row with no content."""
 
     TABLE: ClassVar[str] = "chunks"
     ONE_ROW_PER: ClassVar[str] = "chunk of an artifact with text"
 
-    artifact_id: NotNull
     chunk_id: NotNull
     index: OptInt32
     total_chunks: OptInt32
@@ -188,13 +196,12 @@ class ChunkRow(TableRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CompressedContextRow(TableRow):
+class CompressedContextRow(ArtifactRow):
     """One row per document: its text fitted to a token budget, or why it could not be."""
 
     TABLE: ClassVar[str] = "compressed_contexts"
     ONE_ROW_PER: ClassVar[str] = "artifact with text"
 
-    artifact_id: NotNull
     strategy: str
     max_tokens: Int32
     tokens_before: OptInt32
@@ -207,13 +214,12 @@ class CompressedContextRow(TableRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AgenticExtractionRow(TableRow):
+class AgenticExtractionRow(ArtifactRow):
     """One row per chunk and extraction schema: the agent's validated output or its error."""
 
     TABLE: ClassVar[str] = "agentic_extractions"
     ONE_ROW_PER: ClassVar[str] = "chunk and schema"
 
-    artifact_id: NotNull
     chunk_id: NotNull
     schema_name: str
     model: str
@@ -226,13 +232,12 @@ class AgenticExtractionRow(TableRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MergedExtractionRow(TableRow):
+class MergedExtractionRow(ArtifactRow):
     """One row per document and schema: its chunks' outputs merged."""
 
     TABLE: ClassVar[str] = "merged_extractions"
     ONE_ROW_PER: ClassVar[str] = "artifact and schema"
 
-    artifact_id: NotNull
     schema_name: str
     model: str
     strategy: str

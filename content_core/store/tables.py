@@ -11,18 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from content_core.store.rows import (
-    TABLE_ROWS,
-    AgenticExtractionRow,
-    BatchRow,
-    ChunkRow,
-    CompressedContextRow,
-    MergedExtractionRow,
-    NormalisedArtifactRow,
-    RawFileRow,
-    TableRow,
-    arrow_schema,
-)
+from content_core.store import rows as models
+from content_core.store.rows import TABLE_ROWS, TableRow, arrow_schema
 
 __all__ = [
     "AGENTIC_EXTRACTIONS",
@@ -42,16 +32,16 @@ __all__ = [
 ]
 
 # Each table is named by its row model; the constants are for code that names one table.
-BATCHES = BatchRow.TABLE
-RAW_FILES = RawFileRow.TABLE
-NORMALISED_ARTIFACTS = NormalisedArtifactRow.TABLE
-CHUNKS = ChunkRow.TABLE
-COMPRESSED_CONTEXTS = CompressedContextRow.TABLE
-AGENTIC_EXTRACTIONS = AgenticExtractionRow.TABLE
-MERGED_EXTRACTIONS = MergedExtractionRow.TABLE
+BATCHES = models.BatchRow.TABLE
+RAW_FILES = models.RawFileRow.TABLE
+NORMALISED_ARTIFACTS = models.NormalisedArtifactRow.TABLE
+CHUNKS = models.ChunkRow.TABLE
+COMPRESSED_CONTEXTS = models.CompressedContextRow.TABLE
+AGENTIC_EXTRACTIONS = models.AgenticExtractionRow.TABLE
+MERGED_EXTRACTIONS = models.MergedExtractionRow.TABLE
 
 # The tables the assets write, in pipeline order: every table but the discovery manifests.
-PIPELINE_TABLES = tuple(model.TABLE for model in TABLE_ROWS if model is not BatchRow)
+PIPELINE_TABLES = tuple(model.TABLE for model in TABLE_ROWS if model is not models.BatchRow)
 
 # The row model of each table: its Arrow schema and README columns come from it (rows.py).
 ROW_MODELS: dict[str, type[TableRow]] = {model.TABLE: model for model in TABLE_ROWS}
