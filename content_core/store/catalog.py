@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from content_core.store.layout import CATALOG_FILE
 from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 
 __all__ = [
@@ -20,7 +21,6 @@ __all__ = [
     "table_select",
 ]
 
-CATALOG_FILE = "content.duckdb"
 # The storage format of the catalog file: every DuckDB from 1.2 on reads it, and the views'
 # SQL is tested with 1.2. Fixed here, not left to the writer: DuckDB 2 writes its own newest
 # format, which older clients (the DuckDB CLI, DBeaver, R, an older Python module) refuse with
