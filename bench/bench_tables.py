@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-import time
+import timeit
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,12 +57,7 @@ def _as_dicts(values: list[dict[str, Any]]) -> pa.Table:
 
 
 def _best(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return statistics.median(timeit.repeat(run, number=1, repeat=repeat))
 
 
 def main() -> None:
