@@ -14,6 +14,7 @@ import hashlib
 import logging
 import multiprocessing
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,6 +148,7 @@ class _Task:
     binary: BinaryConfig
     blob_root: Path
     ocr: OcrConfig = OcrConfig()
+    timeout_s: float = ProcessingConfig().timeout_s
 
 
 def process_files(
@@ -164,7 +166,8 @@ def process_files(
     turns into a "worker"-stage failure record for that file only.
     """
     binary = _within_file_limit(config)
-    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr) for item in inputs]
+    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s)
+             for item in inputs]
     if not tasks:
         return []
     isolate = config.isolate
@@ -229,6 +232,7 @@ def _converter(config: BinaryConfig) -> OfficeConverter:
 def _process_task(task: _Task) -> list[ArtifactRecord]:
     """Process one raw file (runs in a worker); raises only for errors about the raw file
     that leave nothing to record but the error."""
+    started = time.monotonic()
     item = task.item
     try:
         size = item.path.stat().st_size
@@ -265,8 +269,10 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         store.put(data, blob_id=raw_id)
         return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
                               exc.message, "normalise", kind=kind_for(media_type))]
-    # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`).
-    ocr = _Ocr(task.ocr, task.blob_root.parent / "cache" / "ocr")
+    # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
+    # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
+    ocr = _Ocr(task.ocr, task.blob_root.parent / "cache" / "ocr",
+               started + 0.75 * task.timeout_s)
     return _records(artifacts, store, raw_id, task.binary, ocr)
 
 
@@ -274,6 +280,7 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
 class _Ocr:
     config: OcrConfig
     cache_dir: Path
+    deadline: float
 
 
 def _records(
@@ -375,7 +382,8 @@ def _with_text(
             "stage": "extract",
         })
     if pdf is not None and extracted.pages:
-        outcome = ocr_pdf(pdf, extracted, ocr.config, cache_dir=ocr.cache_dir)
+        outcome = ocr_pdf(pdf, extracted, ocr.config, cache_dir=ocr.cache_dir,
+                          deadline=ocr.deadline)
         return _with_ocr(base, outcome, text=True)
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
 
@@ -397,7 +405,8 @@ def _with_image_text(
     source = readable[0] if readable else artifact
     if source.media_type == mt.PDF:
         blank = build_text([""] * (source.page_count or 1), handler="ocr", paged=True)
-        outcome = ocr_pdf(source.bytes, blank, ocr.config, cache_dir=ocr.cache_dir)
+        outcome = ocr_pdf(source.bytes, blank, ocr.config, cache_dir=ocr.cache_dir,
+                          deadline=ocr.deadline)
     else:
         outcome = ocr_image(source.bytes, ocr.config, cache_dir=ocr.cache_dir)
     return _with_ocr(base, outcome, text=outcome.engine is not None)

@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import logging
+import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,10 +92,18 @@ def read_upright(engine: OcrEngine, image: PilImage, *, min_confidence: float) -
 
 
 def ocr_pdf(
-    data: bytes, extracted: ExtractedText, config: OcrConfig, *, cache_dir: Path | None
+    data: bytes,
+    extracted: ExtractedText,
+    config: OcrConfig,
+    *,
+    cache_dir: Path | None,
+    deadline: float | None = None,
 ) -> OcrOutcome:
     """OCR the pages of the PDF `data` whose text layer in `extracted` is missing or
     unusable; keep the others as they are.
+
+    No page is started after `deadline` (a `time.monotonic()` value): the pages left are
+    named in a note, and a rerun reads them after the cached ones.
 
     Raises:
         OcrUnavailableError: a page needs OCR and `config.mode` names an engine that
@@ -134,6 +143,11 @@ def ocr_pdf(
         read: list[OcrPage] = []
         notes: list[str] = []
         for number, reason in todo.items():
+            if deadline is not None and time.monotonic() > deadline:
+                left = [str(n) for n in todo if n >= number]
+                notes.append(f"pages {', '.join(left)} not read by OCR: past the time budget "
+                             "(3/4 of the file's time limit); a rerun goes on from the cache")
+                break
             page = document[number - 1]
             try:
                 image = _render(page, _page_dpi(pdfium, page, config))

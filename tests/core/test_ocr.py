@@ -211,6 +211,20 @@ def test_a_page_is_never_read_twice(tmp_path: Path) -> None:
     assert len(list(cache.glob("??/*.json"))) == 1
 
 
+def test_pages_past_the_time_budget_are_named_not_lost(tmp_path: Path) -> None:
+    # OCR starts no page after 3/4 of the file's time limit; in process nothing kills the
+    # task, so a limit far below the time normalisation takes leaves every page unread.
+    pdf = scanned_pdf([render_page(page_lines(12, count=3)), render_page(page_lines(13, count=3))])
+    path = tmp_path / "long.pdf"
+    path.write_bytes(pdf)
+    config = ProcessingConfig(ocr=TESSERACT, isolate=False, timeout_s=1e-6)
+    [[record]] = process_files([FileInput(key="long", path=path, filename="long.pdf")], config,
+                               blob_store=BlobStore(tmp_path / "blobs"))
+    assert record.text_status == "no_text_layer" and record.ocr_pages == ()
+    assert any(note.startswith("pages 1, 2 not read by OCR: past the time budget")
+               for note in record.notes)
+
+
 def test_ocr_off_flags_the_pages_that_need_it(tmp_path: Path) -> None:
     off = OcrConfig(mode="off")
     scan = scanned_pdf([render_page(page_lines(9, count=3))])
