@@ -19,9 +19,12 @@ from PIL import Image
 
 from content_core.binary.textpdf import assemble_pdf
 from content_core.errors import OcrUnavailableError
+from content_core.ingest import PipelineConfig, discover_pending, run_batch
 from content_core.ocr import OcrConfig, build_engine, read_upright
 from content_core.ocr.orientation import rotation_candidates
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import ContentStore
 from content_core.store.blobs import BlobStore
 from tests.core.extract_inputs import make_pdf
 from tests.fixtures.scans import joined_pdfs, page_lines, render_page, scanned_pdf, word_accuracy
@@ -241,6 +244,30 @@ def test_ocr_off_flags_the_pages_that_need_it(tmp_path: Path) -> None:
     [image] = _process(tmp_path, "scan.png", png, off)
     assert image.text is None and image.text_status == "no_text_layer"
     assert any("OCR is off" in note for note in image.notes)
+
+
+def test_the_ocr_columns_reach_the_table_and_the_chunks(tmp_path: Path) -> None:
+    lines = page_lines(14, count=5)
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "scan.pdf").write_bytes(scanned_pdf([render_page(lines, rotation=90)]))
+    store = ContentStore(tmp_path / "store")
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
+    found = discover_pending(source, store, set(), time_budget_s=1e9)
+    config = PipelineConfig(processing=ProcessingConfig(isolate=False, ocr=TESSERACT))
+    for batch_id in found.batch_ids:
+        run_batch(store, batch_id, config)
+    [row] = store.query(
+        "SELECT text_status, ocr_engine, ocr_confidence, ocr_pages "
+        "FROM current_normalised_artifacts"
+    ).to_pylist()
+    assert row["text_status"] == "ok" and row["ocr_engine"] == "tesseract"
+    assert 0.7 < row["ocr_confidence"] <= 1.0
+    assert [(p["page"], p["rotation"], p["reason"]) for p in row["ocr_pages"]] == [
+        (1, 270, "no_text")
+    ]
+    chunks = store.query("SELECT content FROM current_chunks").to_pylist()
+    assert word_accuracy(" ".join(lines), " ".join(c["content"] for c in chunks)) >= MIN_ACCURACY
 
 
 def test_an_engine_that_cannot_run_is_an_error_row(tmp_path: Path) -> None:
