@@ -29,9 +29,8 @@ from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.extract import PageSpan, extract_text
-from content_core.extract.base import build_text
-from content_core.formats import NormaliseStep, default_formats
-from content_core.ocr import OcrConfig, OcrOutcome, OcrPage, ocr_image, ocr_pdf
+from content_core.formats import default_formats
+from content_core.ocr import OcrConfig, OcrOutcome, OcrPage, OcrRun, is_picture
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
 
@@ -271,16 +270,9 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
                               exc.message, "normalise", kind=kind_for(media_type))]
     # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
     # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
-    ocr = _Ocr(task.ocr, task.blob_root.parent / "cache" / "ocr",
-               started + 0.75 * task.timeout_s)
+    ocr = OcrRun(task.ocr, task.blob_root.parent / "cache" / "ocr",
+                 started + 0.75 * task.timeout_s)
     return _records(artifacts, store, raw_id, task.binary, ocr)
-
-
-@dataclass(frozen=True, slots=True)
-class _Ocr:
-    config: OcrConfig
-    cache_dir: Path
-    deadline: float
 
 
 def _records(
@@ -288,7 +280,7 @@ def _records(
     store: BlobStore,
     raw_id: str,
     limits: BinaryConfig,
-    ocr: _Ocr,
+    ocr: OcrRun,
 ) -> list[ArtifactRecord]:
     records: list[ArtifactRecord | None] = [None] * len(artifacts)
     ids: list[str] = []
@@ -326,8 +318,9 @@ def _records(
         # Whether a format has text of its own is its declaration (pictures and containers
         # have none; an SVG picture does).
         own = [artifacts[i] for i in renditions.get(ids[index], [])]
-        if not artifact.rendition and artifact.media_type in _OCR_IMAGE_TYPES:
-            records[index] = _with_image_text(artifact, base, own, ocr)
+        if is_picture(artifact):
+            outcome = ocr.read_picture(artifact, own)
+            records[index] = _with_ocr(base, outcome, text=outcome.engine is not None)
             continue
         if artifact.rendition or not default_formats().yields_text(artifact.media_type):
             records[index] = base
@@ -349,7 +342,7 @@ def _with_text(
     base: ArtifactRecord,
     fallbacks: list[BinaryArtifact],
     limits: BinaryConfig,
-    ocr: _Ocr,
+    ocr: OcrRun,
 ) -> ArtifactRecord:
     """Extract the text of a document artifact under `limits`, falling back on its PDF
     rendition (legacy Office formats, password-decrypted PDFs); PDF pages without a usable
@@ -382,37 +375,12 @@ def _with_text(
             "stage": "extract",
         })
     if pdf is not None and extracted.pages:
-        outcome = ocr_pdf(pdf, extracted, ocr.config, cache_dir=ocr.cache_dir,
-                          deadline=ocr.deadline)
-        return _with_ocr(base, outcome, text=True)
+        return _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
 
 
-# Pictures whose pixels may hold text: the formats normalisation decodes as images.
-_OCR_IMAGE_TYPES = frozenset(
-    media_type
-    for media_type in default_formats().media_types(NormaliseStep.CONVERT_IMAGE)
-    if not default_formats().yields_text(media_type)
-)
-
-
-def _with_image_text(
-    artifact: BinaryArtifact, base: ArtifactRecord, renditions: list[BinaryArtifact], ocr: _Ocr
-) -> ArtifactRecord:
-    """The OCR text of an image, read from its PNG or (several frames) PDF rendition when
-    it has one; without an engine the row keeps no text and says why in a note."""
-    readable = [r for r in renditions if r.media_type in (mt.PNG, mt.PDF)]
-    source = readable[0] if readable else artifact
-    if source.media_type == mt.PDF:
-        blank = build_text([""] * (source.page_count or 1), handler="ocr", paged=True)
-        outcome = ocr_pdf(source.bytes, blank, ocr.config, cache_dir=ocr.cache_dir,
-                          deadline=ocr.deadline)
-    else:
-        outcome = ocr_image(source.bytes, ocr.config, cache_dir=ocr.cache_dir)
-    return _with_ocr(base, outcome, text=outcome.engine is not None)
-
-
 def _with_ocr(base: ArtifactRecord, outcome: OcrOutcome, *, text: bool) -> ArtifactRecord:
+    """`base` with what OCR read (its text too when `text`), its notes and its error."""
     update: dict[str, object] = {
         "notes": base.notes + tuple(_clean(note) for note in outcome.notes),
         "ocr_engine": outcome.engine,

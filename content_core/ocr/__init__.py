@@ -8,8 +8,11 @@ from content_core.ocr.engines import (
     RapidOcrEngine,
     TesseractEngine,
     build_engine,
+    tessdata_dir,
 )
+from content_core.ocr.orientation import rotation_candidates
 from content_core.ocr.pages import OcrOutcome, OcrPage, ocr_image, ocr_pdf, read_upright
+from content_core.ocr.run import OcrRun, is_picture
 
 __all__ = [
     "OCR_MODES",
@@ -19,10 +22,14 @@ __all__ = [
     "OcrOutcome",
     "OcrPage",
     "OcrResult",
+    "OcrRun",
     "RapidOcrEngine",
     "TesseractEngine",
     "build_engine",
+    "is_picture",
     "ocr_image",
     "ocr_pdf",
     "read_upright",
+    "rotation_candidates",
+    "tessdata_dir",
 ]

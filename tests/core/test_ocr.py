@@ -20,8 +20,13 @@ from PIL import Image
 from content_core.binary.textpdf import assemble_pdf
 from content_core.errors import OcrUnavailableError
 from content_core.ingest import PipelineConfig, discover_pending, run_batch
-from content_core.ocr import OcrConfig, build_engine, read_upright
-from content_core.ocr.orientation import rotation_candidates
+from content_core.ocr import (
+    OcrConfig,
+    build_engine,
+    read_upright,
+    rotation_candidates,
+    tessdata_dir,
+)
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
@@ -279,6 +284,23 @@ def test_an_engine_that_cannot_run_is_an_error_row(tmp_path: Path) -> None:
     assert "qqq" in (record.error_message or "") and record.text_status == "error"
     with pytest.raises(OcrUnavailableError, match="qqq"):
         build_engine(missing)
+
+
+@pytest.mark.parametrize(
+    ("languages", "engine"),
+    [(("eng",), "tesseract"), (("deu",), "rapidocr")],
+    ids=["tesseract-has-the-language", "only-rapidocr-has-it"],
+)
+def test_auto_prefers_tesseract_when_it_has_every_language(
+    tmp_path: Path, languages: tuple[str, ...], engine: str
+) -> None:
+    # A language data folder with English only, whatever else this machine has installed.
+    installed = tessdata_dir(OcrConfig())
+    assert installed is not None, "Tesseract's English data is installed by .ci/run"
+    (tmp_path / "eng.traineddata").symlink_to(installed / "eng.traineddata")
+    config = OcrConfig(mode="auto", languages=languages, tessdata_dir=str(tmp_path))
+    built = build_engine(config)
+    assert built is not None and built.name == engine and built.languages == languages
 
 
 def test_rapidocr_reads_with_the_network_refused() -> None:
