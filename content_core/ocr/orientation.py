@@ -18,36 +18,54 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["is_blank", "rotation_candidates", "rotated"]
+__all__ = ["is_blank", "orient", "rotation_candidates", "rotated"]
 
 _PROBE_SIDE_PX = 800
-_INK_LEVEL = 128
+# The probe is a box-averaged reduction, where a thin stroke is a light grey: any pixel clearly
+# darker than the paper (the page's median, white or not) counts as ink (measured on generated
+# pages, 150 to 300 DPI, 9 and 12 pt).
+_INK_BELOW_PAPER = 25
 # Share of dark pixels below which a page counts as blank (scanner dust, a stray line).
 _MIN_INK_SHARE = 0.0005
 
 
 def _ink(image: PilImage) -> object:
+    """Dark pixels of `image` shrunk to about `_PROBE_SIDE_PX` (box averages: fast)."""
     import numpy as np
 
-    probe = image.convert("L")
-    probe.thumbnail((_PROBE_SIDE_PX, _PROBE_SIDE_PX))
-    return np.asarray(probe) < _INK_LEVEL
+    probe = image.convert("L") if image.mode != "L" else image
+    factor = -(-max(probe.size) // _PROBE_SIDE_PX)
+    if factor > 1:
+        probe = probe.reduce(factor)
+    pixels = np.asarray(probe)
+    return pixels < float(np.median(pixels)) - _INK_BELOW_PAPER
+
+
+def orient(image: PilImage) -> tuple[int, int] | None:
+    """`rotation_candidates` of `image`, or None when it is blank (nothing to read)."""
+    import numpy as np
+
+    ink = np.asarray(_ink(image))
+    if ink.mean() < _MIN_INK_SHARE:
+        return None
+    return _candidates(ink)
 
 
 def is_blank(image: PilImage) -> bool:
     """Return True when the image holds (almost) no dark pixels: nothing to read."""
-    import numpy as np
-
-    ink = np.asarray(_ink(image))
-    return bool(ink.mean() < _MIN_INK_SHARE)
+    return orient(image) is None
 
 
 def rotation_candidates(image: PilImage) -> tuple[int, int]:
     """The two counter-clockwise rotations (degrees) that may make `image` upright, the
     likelier first: (0, 180) for horizontal lines of text, (90, 270) for vertical ones."""
+    return _candidates(_ink(image))
+
+
+def _candidates(dark: object) -> tuple[int, int]:
     import numpy as np
 
-    ink = np.asarray(_ink(image), dtype=np.float64)
+    ink = np.asarray(dark, dtype=np.float64)
     rows, cols = np.nonzero(ink)
     if rows.size == 0:
         return (0, 180)

@@ -25,7 +25,7 @@ from content_core.errors import OcrUnavailableError
 from content_core.extract.base import ExtractedText, build_text
 from content_core.ocr.config import OcrConfig
 from content_core.ocr.engines import OcrEngine, OcrResult, build_engine
-from content_core.ocr.orientation import is_blank, rotated, rotation_candidates
+from content_core.ocr.orientation import orient, rotated
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
@@ -81,9 +81,10 @@ def read_upright(engine: OcrEngine, image: PilImage, *, min_confidence: float) -
     """Read `image` at the likelier upright rotation, and at the opposite one when that
     reading's confidence is under `min_confidence`; return the better reading and its
     rotation."""
-    if is_blank(image):
+    candidates = orient(image)
+    if candidates is None:
         return OcrResult(text="", confidence=0.0), 0
-    first, second = rotation_candidates(image)
+    first, second = candidates
     best = engine.recognise(rotated(image, first)), first
     if best[0].confidence >= min_confidence:
         return best
