@@ -150,6 +150,23 @@ def test_a_garbage_text_layer_is_replaced_by_ocr(tmp_path: Path) -> None:
     assert word_accuracy(" ".join(lines), record.text or "") >= MIN_ACCURACY
 
 
+def test_a_scan_with_a_sliver_of_text_is_read_and_a_searchable_scan_is_kept(
+    tmp_path: Path,
+) -> None:
+    lines = page_lines(15, count=6)
+    scan = scanned_pdf([render_page(lines)])
+    # A scanner's stamp in real text over a full-page image: the page is still a picture.
+    [stamped] = _process(tmp_path, "stamped.pdf", _overlay(make_pdf(["Scanned QO105"]), scan),
+                         TESSERACT)
+    assert [(p.page, p.reason) for p in stamped.ocr_pages] == [(1, "image")]
+    assert word_accuracy(" ".join(lines), stamped.text or "") >= MIN_ACCURACY
+    # A searchable scan: a full text layer over the image is kept as it is.
+    layer = "Searchable layer QO106 " + " ".join(lines)
+    [searchable] = _process(tmp_path, "searchable.pdf", _overlay(make_pdf([layer]), scan),
+                            TESSERACT)
+    assert searchable.text == layer and searchable.ocr_pages == ()
+
+
 def _private_use_pdf() -> bytes:
     names = " ".join(f"/uniE0{code:02X}" for code in range(65, 91))
     content = b"BT /F1 12 Tf 72 720 Td (" + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ" * 10 + b") Tj ET"
