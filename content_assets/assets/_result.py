@@ -5,9 +5,7 @@ import dagster as dg
 from content_core.ingest import StageReport
 
 
-def to_result(
-    report: StageReport, check_results: list[dg.AssetCheckResult] | None = None
-) -> dg.MaterializeResult:
+def to_result(report: StageReport) -> dg.MaterializeResult:
     """Row counts, the stage's figures and a Markdown preview as asset metadata."""
     metadata: dict[str, dg.RawMetadataValue] = {
         "dagster/row_count": report.rows,
@@ -16,4 +14,4 @@ def to_result(
         "preview": dg.MetadataValue.md(report.preview_markdown),
         **report.figures,
     }
-    return dg.MaterializeResult(metadata=metadata, check_results=check_results or [])
+    return dg.MaterializeResult(metadata=metadata)
