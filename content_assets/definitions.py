@@ -69,6 +69,9 @@ def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
+        # Runs launched from the UI (not through a job) run in process too: a step subprocess
+        # costs about a second here, more than most stages take (see jobs.py).
+        executor=dg.in_process_executor,
     )
 
 

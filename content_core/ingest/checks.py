@@ -108,6 +108,18 @@ _FILE = ("source_id", "path")
 _ARTIFACT = (*_FILE, "artifact_id")
 _CHUNK = (*_FILE, "chunk_id")
 
+
+def _covers_documents(table: str) -> CheckRule:
+    return _covers(
+        table,
+        "cover_documents",
+        NORMALISED_ARTIFACTS,
+        _ARTIFACT,
+        _DOCUMENT,
+        "Every artifact with text",
+    )
+
+
 # Every table's checks, in pipeline order. A document is an artifact with text and no error:
 # the rows chunks and compressed_contexts are made from (see ingest/stages.py).
 BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
@@ -129,26 +141,12 @@ BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
     ),
     CHUNKS: (
         _unique(CHUNKS, _CHUNK, "a chunk of one file"),
-        _covers(
-            CHUNKS,
-            "cover_documents",
-            NORMALISED_ARTIFACTS,
-            _ARTIFACT,
-            _DOCUMENT,
-            "Every artifact with text",
-        ),
+        _covers_documents(CHUNKS),
         _failures(CHUNKS, f"NOT ({_NO_ERROR})", "documents that could not be chunked"),
     ),
     COMPRESSED_CONTEXTS: (
         _unique(COMPRESSED_CONTEXTS, _ARTIFACT, "a document of one file"),
-        _covers(
-            COMPRESSED_CONTEXTS,
-            "cover_documents",
-            NORMALISED_ARTIFACTS,
-            _ARTIFACT,
-            _DOCUMENT,
-            "Every artifact with text",
-        ),
+        _covers_documents(COMPRESSED_CONTEXTS),
         _failures(COMPRESSED_CONTEXTS, f"NOT ({_NO_ERROR})", "documents not compressed"),
     ),
     AGENTIC_EXTRACTIONS: (
