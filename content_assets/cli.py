@@ -14,6 +14,7 @@ from content_assets.assets import ALL_ASSETS
 from content_assets.definitions import DEFAULT_STORE_DIR, build_definitions
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
+from content_assets.triggers import worker_tags
 from content_core.ingest import discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, os_path_text
 from content_core.store import ContentStore
@@ -68,8 +69,9 @@ def ingest(folder: Path, source_id: str | None, max_batch_files: int) -> int:
             summary = ", ".join(f"{counts.count(c)} {c}" for c in ("added", "modified", "deleted"))
             print(f"[{number}/{len(found.batch_ids)}] batch {batch_id}: {summary}")
             started = time.monotonic()
+            # Tagged with this process: if it dies mid-run, the sensor fails the run and retries.
             result = job.execute_in_process(
-                instance=instance, partition_key=batch_id, raise_on_error=False
+                instance=instance, partition_key=batch_id, raise_on_error=False, tags=worker_tags()
             )
             for asset in ALL_ASSETS:
                 for materialization in result.asset_materializations_for_node(asset.key.path[-1]):

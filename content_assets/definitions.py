@@ -3,6 +3,7 @@
 import os
 import warnings
 from collections.abc import Mapping
+from typing import Any
 
 import dagster as dg
 
@@ -24,11 +25,13 @@ DEFAULT_STORE_DIR = "content_store"
 DEFAULT_SOURCE_DIR = "examples/inbox"
 
 
-def _given(**fields: str | None) -> dict[str, str]:
+# Any: the values are environment strings; each resource validates and converts its own fields.
+def _given(**fields: str | None) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value}
 
 
-def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource]:
+# Any: resources of several classes, each its own ConfigurableResource parameter.
+def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource[Any]]:
     """Resources configured from environment variables, with local defaults for the rest."""
     env = environ.get
     return {
@@ -50,7 +53,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
                 schema_path=env("CONTENT_AGENT_SCHEMA"),
             ),
             # A secret: resolved from the process environment at run time, never shown in the UI.
-            **({"api_key": dg.EnvVar("OPENAI_API_KEY")} if env("OPENAI_API_KEY") else {}),
+            **_given(api_key=dg.EnvVar("OPENAI_API_KEY") if env("OPENAI_API_KEY") else None),
         ),
     }
 

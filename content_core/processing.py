@@ -28,6 +28,7 @@ from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.sniff import sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.extract import PageSpan, extract_text
+from content_core.formats import default_formats
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore
 
@@ -36,8 +37,6 @@ __all__ = ["TEXT_STATUSES", "ArtifactRecord", "FileInput", "ProcessingConfig", "
 _log = logging.getLogger(__name__)
 
 _SNIFF_PREFIX_BYTES = 1024 * 1024
-# Kinds whose bytes are containers or pictures: no text of their own.
-_NO_TEXT_KINDS = frozenset({"archive", "email", "image", "failure", "binary"})
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 # Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
 TEXT_STATUSES = (
@@ -245,10 +244,12 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         store.put(data)
         return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
                               exc.message, "normalise", kind=kind_for(media_type))]
-    return _records(artifacts, store)
+    return _records(artifacts, store, task.binary)
 
 
-def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[ArtifactRecord]:
+def _records(
+    artifacts: list[BinaryArtifact], store: BlobStore, limits: BinaryConfig
+) -> list[ArtifactRecord]:
     records: list[ArtifactRecord | None] = [None] * len(artifacts)
     ids: list[str] = []
     for artifact in artifacts:
@@ -280,14 +281,14 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
                 "stage": "normalise",
             })
             continue
-        # An SVG is a picture, but its <title>/<desc>/<text> elements are real text.
-        is_svg = artifact.media_type == mt.SVG
-        if artifact.rendition or (artifact.kind in _NO_TEXT_KINDS and not is_svg):
+        # Whether a format has text of its own is its declaration (pictures and containers
+        # have none; an SVG picture does).
+        if artifact.rendition or not default_formats().yields_text(artifact.media_type):
             records[index] = base
             continue
         fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])
                      if artifacts[i].media_type == mt.PDF]
-        records[index] = _with_text(artifact, base, fallbacks)
+        records[index] = _with_text(artifact, base, fallbacks, limits)
     unique: list[ArtifactRecord] = []
     emitted: set[str] = set()
     for record in records:
@@ -299,16 +300,23 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
 
 
 def _with_text(
-    artifact: BinaryArtifact, base: ArtifactRecord, fallbacks: list[BinaryArtifact]
+    artifact: BinaryArtifact,
+    base: ArtifactRecord,
+    fallbacks: list[BinaryArtifact],
+    limits: BinaryConfig,
 ) -> ArtifactRecord:
-    """Extract the text of a document artifact, falling back on its PDF rendition (legacy
-    Office formats, password-decrypted PDFs)."""
+    """Extract the text of a document artifact under `limits`, falling back on its PDF
+    rendition (legacy Office formats, password-decrypted PDFs)."""
     try:
-        extracted = extract_text(artifact.bytes, artifact.media_type, filename=artifact.filename)
+        extracted = extract_text(
+            artifact.bytes, artifact.media_type, filename=artifact.filename, options=limits
+        )
     except ContentError as exc:
         for rendition in fallbacks:
             try:
-                extracted = extract_text(rendition.bytes, mt.PDF, filename=rendition.filename)
+                extracted = extract_text(
+                    rendition.bytes, mt.PDF, filename=rendition.filename, options=limits
+                )
             except ContentError:
                 continue
             break

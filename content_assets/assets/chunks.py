@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets._table import table_metadata
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.partitions import ingest_batches
@@ -20,7 +20,7 @@ from content_core.store import CHUNKS
 )
 def chunks(
     context: dg.AssetExecutionContext, store: ContentStoreResource, chunker: ChunkerResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per chunk of every artifact with text: content, exact character offsets into the
     artifact text (`source_start`, `source_end`), page, breadcrumb, exact cl100k token count and
     the chunker's fingerprint. Chunk ids are stable across reruns."""

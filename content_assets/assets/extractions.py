@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets._table import table_metadata
 from content_assets.assets.chunks import chunks
 from content_assets.partitions import ingest_batches
@@ -21,7 +21,7 @@ from content_core.store import AGENTIC_EXTRACTIONS, MERGED_EXTRACTIONS
 )
 def agentic_extractions(
     context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per chunk and extraction schema: the agent's validated JSON output, the model,
     the cache key, and the tokens it cost. Outputs are cached by chunk text, schema, model and
     prompt, so a rerun with nothing changed makes no agent call."""
@@ -37,7 +37,7 @@ def agentic_extractions(
 )
 def merged_extractions(
     context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per document and schema: the per-chunk outputs merged by the configured strategy,
     with provenance saying which chunk gave which item."""
     report = build_merged_extractions(store.get_store(), context.partition_key, agent.to_core())

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets._table import table_metadata
 from content_assets.assets.raw_files import raw_files
 from content_assets.partitions import ingest_batches
@@ -20,7 +20,7 @@ from content_core.store import NORMALISED_ARTIFACTS
 )
 def normalised_artifacts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, normaliser: NormaliserResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per artifact: the raw file itself, archive members, email bodies and attachments,
     converted images and Office renders, each with `derived_from` back to its raw file, its
     media type, page count and extracted text. A file that cannot be read is a row with

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets._table import table_metadata
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
@@ -18,7 +18,7 @@ from content_core.store import RAW_FILES
 )
 def raw_files(
     context: dg.AssetExecutionContext, store: ContentStoreResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per file version in the batch (added, modified or deleted), keyed by source_id
     and path, with its SHA-256 (bytes pinned in the blob store at discovery) and the media type
     sniffed from its bytes. Written once per batch; `current_raw_files` keeps each file's latest

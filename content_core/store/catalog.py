@@ -21,6 +21,7 @@ from content_core.store.tables import (
 
 __all__ = [
     "CATALOG_FILE",
+    "CATALOG_STORAGE_VERSION",
     "COMPACTED_DIR",
     "catalog_statements",
     "connect_views",
@@ -29,6 +30,11 @@ __all__ = [
 ]
 
 CATALOG_FILE = "content.duckdb"
+# The storage format of the catalog file: every DuckDB from 1.2 on reads it, and the views'
+# SQL is tested with 1.2. Fixed here, not left to the writer: DuckDB 2 writes its own newest
+# format, which older clients (the DuckDB CLI, DBeaver, R, an older Python module) refuse with
+# "Trying to read a database file with version number 69".
+CATALOG_STORAGE_VERSION = "v1.2.0"
 COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
 
@@ -110,18 +116,24 @@ def ensure_catalog(root: Path) -> Path:
     """Make `<root>/content.duckdb` hold the current views, rewriting it only when they changed.
 
     The new catalog is built aside and renamed into place, so a user holding the old file open
-    in the DuckDB CLI is never blocked and keeps a working (old) catalog.
+    in the DuckDB CLI is never blocked and keeps a working (old) catalog. It is written in the
+    storage format of `CATALOG_STORAGE_VERSION`, so every DuckDB from 1.2 on opens it.
     """
     root = Path(root).resolve()
     statements = catalog_statements(root)
-    version = hashlib.sha256("\n".join(statements).encode()).hexdigest()
+    # The storage version is part of the key, so a catalog written in another format is rebuilt.
+    version = hashlib.sha256(
+        "\n".join([CATALOG_STORAGE_VERSION, *statements]).encode()
+    ).hexdigest()
     target = root / CATALOG_FILE
     version_file = root / _VERSION_FILE
     if target.is_file() and version_file.is_file() and version_file.read_text() == version:
         return target
     tmp = root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
-    connection = duckdb.connect(str(tmp))
+    connection = duckdb.connect(
+        str(tmp), config={"storage_compatibility_version": CATALOG_STORAGE_VERSION}
+    )
     try:
         for statement in statements:
             connection.execute(statement)
