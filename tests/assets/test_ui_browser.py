@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,6 +94,18 @@ def _ingest(inbox: Path, home: Path, store: ContentStore) -> str:
     return str(batch)
 
 
+def _launched_run(instance: dg.DagsterInstance, earlier: set[str]) -> str:
+    """The id of the one run the UI created since `earlier` was listed (waits for it)."""
+    deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        new = [run.run_id for run in instance.get_runs() if run.run_id not in earlier]
+        if new:
+            assert len(new) == 1, new
+            return new[0]
+        time.sleep(1)
+    raise AssertionError("no run was launched from the UI")
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1200)  # webserver start 240 s, pages 120 s each, the launched run 480 s
 def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path) -> None:
@@ -118,9 +131,13 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
     }
     with (
         running_webserver(env, log=ARTIFACTS / "webserver.log") as (base_url, _),
+        dg.DagsterInstance.from_config(str(home)) as instance,
         _chromium() as browser,
     ):
-        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        context = browser.new_context(viewport={"width": 1600, "height": 1000})
+        # A trace of every step (open with `playwright show-trace`) beside the screenshots.
+        context.tracing.start(screenshots=True, snapshots=True)
+        page = context.new_page()
         page.set_default_timeout(STEP_TIMEOUT_MS)
         page.set_default_navigation_timeout(STEP_TIMEOUT_MS)
         # The first visit to a new instance opens a "join the community" dialog: skip it.
@@ -142,19 +159,19 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
             assert shown and int(shown.group(1).replace(",", "")) == chunk_rows
             page.screenshot(path=ARTIFACTS / "2-asset-chunks.png", full_page=True)
 
+            earlier_runs = {run.run_id for run in instance.get_runs()}
             page.goto(f"{base_url}/asset-groups", wait_until="domcontentloaded")
             page.get_by_role("button", name="Materialize all…").click()
             dialog = page.get_by_role("dialog")
             dialog.get_by_text("Select a partition or create one").click()
-            page.get_by_text(batch, exact=True).first.click()
+            # The list draws each name twice, once hidden to measure it.
+            page.get_by_text(batch, exact=True).filter(visible=True).first.click()
             page.keyboard.press("Escape")  # closes the partition list, not the dialog
             page.screenshot(path=ARTIFACTS / "3-launch-dialog.png")
             dialog.get_by_role("button", name="Launch 1 run").click()
-            view = page.get_by_role("link", name="View", exact=True)
-            run_path = view.get_attribute("href")
-            assert run_path and run_path.startswith("/runs/")
+            run_id = _launched_run(instance, earlier_runs)
 
-            page.goto(f"{base_url}{run_path}", wait_until="domcontentloaded")
+            page.goto(f"{base_url}/runs/{run_id}", wait_until="domcontentloaded")
             expect(page.get_by_text(f"partition: {batch}").first).to_be_visible()
             expect(page.get_by_text("Success", exact=True).first).to_be_visible(
                 timeout=RUN_TIMEOUT_MS
@@ -162,9 +179,8 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
             page.screenshot(path=ARTIFACTS / "4-run-succeeded.png")
         finally:
             page.screenshot(path=ARTIFACTS / "last-page.png")
-            page.close()
-
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        run = instance.get_run_by_id(run_path.rsplit("/", 1)[-1])
+            context.tracing.stop(path=ARTIFACTS / "trace.zip")
+            context.close()
+        run = instance.get_run_by_id(run_id)
         assert run is not None and run.status == dg.DagsterRunStatus.SUCCESS
         assert run.tags["dagster/partition"] == batch
