@@ -93,7 +93,7 @@ def _print_summary(store: ContentStore, home: Path) -> None:
     print(f"store:    {os_path_text(store.root)}")
     catalog = os_path_text(store.catalog_path)
     print(f"catalog:  {catalog}  (open it with the DuckDB CLI, or query below)")
-    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dagster dev)")
+    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dg dev -m content_assets.definitions)")
     counts = store.query(
         "SELECT 'current_raw_files' AS view, count(*) AS rows FROM current_raw_files UNION ALL "
         "SELECT 'current_normalised_artifacts', count(*) FROM current_normalised_artifacts "
