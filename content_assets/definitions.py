@@ -20,8 +20,8 @@ from content_assets.resources import (
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
 from content_assets.sensors import source_folder_sensor
+from content_core.store import DEFAULT_STORE_DIR
 
-DEFAULT_STORE_DIR = "content_store"
 DEFAULT_SOURCE_DIR = "examples/inbox"
 
 

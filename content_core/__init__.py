@@ -7,8 +7,9 @@ heavy optional dependency loads only when its feature is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
     # What the lazy loader below returns, spelled out for type checkers (they do not run
@@ -283,14 +284,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:  # Any: the exported object, whatever its type
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'content_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
