@@ -3,13 +3,21 @@ pass on a good batch and fail, by name, on a batch whose stored tables were dama
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
 from content_assets.definitions import build_definitions
 from content_core.ingest import BATCH_CHECKS
-from content_core.store import PIPELINE_TABLES, SCHEMAS, ContentStore
+from content_core.store import (
+    PIPELINE_TABLES,
+    ROW_MODELS,
+    SCHEMAS,
+    ContentStore,
+    rows_from_table,
+)
 from tests.support.sensors import tick_sensor
 
 ASSETS_DIR = Path(__file__).resolve().parents[2] / "content_assets" / "assets"
@@ -51,16 +59,16 @@ def _evaluations(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEv
 
 def _rewrite(store: ContentStore, table: str, batch: str, change: str) -> str:
     """Damage the stored rows of one table of `batch` as a bug would; returns the path hit."""
-    rows = store.read_rows(table, batch).to_pylist()
-    victim = next(r for r in rows if not r.get("error_type"))
+    rows: list[Any] = rows_from_table(ROW_MODELS[table], store.read_rows(table, batch))
+    victim = next(r for r in rows if not getattr(r, "error_type", None))
     if change == "duplicate":
-        rows.append(dict(victim))
+        rows.append(victim)
     elif change == "drop_file":
-        rows = [r for r in rows if r["path"] != victim["path"]]
+        rows = [r for r in rows if r.path != victim.path]
     elif change == "fail_all":
-        rows = [{**r, "error_type": "CompressionError", "error_message": "damaged"} for r in rows]
+        rows = [replace(r, error_type="CompressionError", error_message="damaged") for r in rows]
     store.write_rows(table, batch, rows)
-    return str(victim["path"])
+    return str(victim.path)
 
 
 def test_checks_pass_on_a_good_batch_and_fail_on_a_damaged_one(

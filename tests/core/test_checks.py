@@ -8,31 +8,41 @@ from typing import Any
 import pytest
 
 from content_core.ingest import BATCH_CHECKS, check_batch
-from content_core.store import NORMALISED_ARTIFACTS, RAW_FILES, ContentStore
+from content_core.store import (
+    BATCHES,
+    NORMALISED_ARTIFACTS,
+    RAW_FILES,
+    ROW_MODELS,
+    SCHEMAS,
+    ContentStore,
+    TableRow,
+)
 
 BATCH = "inbox-000001-test"
 PATHS = ("a.txt", "b.txt", "c.txt", "gone.txt")
 
 
-def _keys(path: str) -> dict[str, Any]:
-    return {"batch_id": BATCH, "source_id": "inbox", "path": path, "batch_seq": 1}
+def _row(table: str, path: str, **values: Any) -> TableRow:
+    """A row of `table`'s model for `path` in BATCH; columns not given are null."""
+    given = {"batch_id": BATCH, "source_id": "inbox", "path": path, "batch_seq": 1, **values}
+    return ROW_MODELS[table](**{name: given.get(name) for name in SCHEMAS[table].names})
 
 
-def _write(store: ContentStore, *, raw: list[str], artifacts: list[dict[str, Any]]) -> None:
-    store.write_manifest(
-        BATCH,
-        [{**_keys(p), "change": "deleted" if p == "gone.txt" else "added"} for p in PATHS],
-    )
-    store.write_rows(
-        RAW_FILES,
-        BATCH,
-        [{**_keys(p), "change": "deleted" if p == "gone.txt" else "added"} for p in raw],
-    )
+def _change(path: str) -> str:
+    return "deleted" if path == "gone.txt" else "added"
+
+
+def _write(store: ContentStore, *, raw: list[str], artifacts: list[TableRow]) -> None:
+    manifest = [_row(BATCHES, p, change=_change(p)) for p in PATHS]
+    store.write_manifest(BATCH, manifest)
+    store.write_rows(RAW_FILES, BATCH, [_row(RAW_FILES, p, change=_change(p)) for p in raw])
     store.write_rows(NORMALISED_ARTIFACTS, BATCH, artifacts)
 
 
-def _artifact(path: str, *, error: str | None = None) -> dict[str, Any]:
-    return {**_keys(path), "artifact_id": f"id-{path}", "text": "words", "error_type": error}
+def _artifact(path: str, *, error: str | None = None) -> TableRow:
+    return _row(
+        NORMALISED_ARTIFACTS, path, artifact_id=f"id-{path}", text="words", error_type=error
+    )
 
 
 def _outcomes(store: ContentStore, table: str, ratio: float = 0.5) -> dict[str, Any]:
@@ -93,7 +103,7 @@ def test_consistent_tables_pass(store: ContentStore) -> None:
 def test_a_damaged_table_fails_its_check(
     store: ContentStore,
     raw: list[str],
-    artifacts: list[dict[str, Any]],
+    artifacts: list[TableRow],
     failed: str,
     examples: tuple[str, ...],
 ) -> None:
