@@ -106,9 +106,8 @@ def ocr_pdf(
     No page is started after `deadline` (a `time.monotonic()` value): the pages left are
     named in a note, and a rerun reads them after the cached ones.
 
-    Raises:
-        OcrUnavailableError: a page needs OCR and `config.mode` names an engine that
-            cannot run (with "auto" the row gets a note instead).
+    A page that needs OCR while `config.mode` names an engine that cannot run makes the
+    outcome `unavailable`; with "auto", or when OCR is off, a note names the pages.
     """
     import pypdfium2 as pdfium
 
@@ -149,13 +148,15 @@ def ocr_pdf(
                 notes.append(f"pages {', '.join(left)} not read by OCR: past the time budget "
                              "(3/4 of the file's time limit); a rerun goes on from the cache")
                 break
-            page = document[number - 1]
             try:
-                image = _render(page, _page_dpi(pdfium, page, config))
-            finally:
-                page.close()
-            try:
+                page = document[number - 1]
+                try:
+                    image = _render(page, _page_dpi(pdfium, page, config))
+                finally:
+                    page.close()
                 result, rotation = _cached_read(engine, image, config, cache_dir)
+            # PdfiumError is a RuntimeError: a page that cannot be rendered is noted like one
+            # the engine failed on, and the other pages are still read.
             except _OCR_ERRORS as exc:
                 notes.append(f"page {number}: OCR failed ({type(exc).__name__}: {exc})")
                 continue
@@ -172,8 +173,8 @@ def ocr_pdf(
 def ocr_image(data: bytes, config: OcrConfig, *, cache_dir: Path | None) -> OcrOutcome:
     """OCR one still image (any format Pillow opens); the text has no page spans.
 
-    Raises:
-        OcrUnavailableError: `config.mode` names an engine that cannot run.
+    An engine named in `config.mode` that cannot run comes back as `unavailable`; with
+    "auto", or when OCR is off, a note says that the image was not read.
     """
     from PIL import Image
 
@@ -183,9 +184,14 @@ def ocr_image(data: bytes, config: OcrConfig, *, cache_dir: Path | None) -> OcrO
     except OcrUnavailableError as exc:
         return _unavailable(empty, [], exc, config)
     if engine is None:
-        return OcrOutcome(extracted=empty, notes=("OCR is off (CONTENT_OCR=off)",))
-    with Image.open(io.BytesIO(data)) as opened:
-        image = opened.convert("L")
+        return _unavailable(empty, [], None, config)
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            image = opened.convert("L")
+    # The normaliser decoded these bytes already; a decoder that now refuses costs the text.
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        return OcrOutcome(extracted=empty,
+                          notes=(f"OCR: cannot decode the image ({type(exc).__name__}: {exc})",))
     if image.width * image.height > _MAX_PAGE_PIXELS:
         image.thumbnail((int((_MAX_PAGE_PIXELS * image.width / image.height) ** 0.5),
                          int((_MAX_PAGE_PIXELS * image.height / image.width) ** 0.5)))

@@ -270,7 +270,7 @@ def test_ocr_off_flags_the_pages_that_need_it(tmp_path: Path) -> None:
     png = _image_bytes(render_page(page_lines(9, count=3)).crop((0, 0, 1654, 600)), "PNG")
     [image] = _process(tmp_path, "scan.png", png, off)
     assert image.text is None and image.text_status == "no_text_layer"
-    assert any("OCR is off" in note for note in image.notes)
+    assert "the image needs OCR; OCR is off (CONTENT_OCR=off)" in image.notes
 
 
 def test_the_ocr_columns_reach_the_table_and_the_chunks(tmp_path: Path) -> None:
