@@ -126,12 +126,18 @@ def ocr_pdf(
     try:
         todo: dict[int, str] = {}
         for number, reason in needed.items():
-            page = document[number - 1]
+            if reason != "few_chars":
+                todo[number] = reason
+                continue
             try:
-                if reason != "few_chars" or _is_picture(pdfium, page, config):
-                    todo[number] = "image" if reason == "few_chars" else reason
-            finally:
-                page.close()
+                page = document[number - 1]
+                try:
+                    if _is_picture(pdfium, page, config):
+                        todo[number] = "image"
+                finally:
+                    page.close()
+            except pdfium.PdfiumError as exc:  # its few characters stay as they are
+                logger.warning("page %d: cannot inspect its images: %s", number, exc)
         if not todo:
             return OcrOutcome(extracted=extracted)
         try:
