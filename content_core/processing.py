@@ -320,7 +320,9 @@ def _records(
         own = [artifacts[i] for i in renditions.get(ids[index], [])]
         if is_picture(artifact):
             outcome = ocr.read_picture(artifact, own)
-            records[index] = _with_ocr(base, outcome, text=outcome.engine is not None)
+            # A picture in which OCR found nothing keeps no text, as before OCR.
+            found = outcome.engine is not None and bool(outcome.extracted.text.strip())
+            records[index] = _with_ocr(base, outcome, text=found)
             continue
         if artifact.rendition or not default_formats().yields_text(artifact.media_type):
             records[index] = base

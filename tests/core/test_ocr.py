@@ -223,6 +223,13 @@ def test_an_image_of_text_gets_ocr_text(tmp_path: Path, name: str, fmt: str) -> 
     assert all(r.text is None for r in records[1:])
 
 
+def test_a_picture_without_text_keeps_no_text(tmp_path: Path) -> None:
+    png = _image_bytes(Image.new("RGB", (400, 300), "red"), "PNG")
+    [record] = _process(tmp_path, "red.png", png, TESSERACT)
+    assert record.text is None and record.text_status == "no_text_layer"
+    assert record.ocr_engine == "tesseract"  # read, and nothing found
+
+
 def test_a_page_is_never_read_twice(tmp_path: Path) -> None:
     lines = page_lines(8, count=5)
     pdf = scanned_pdf([render_page(lines)])
