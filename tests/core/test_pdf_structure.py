@@ -1,0 +1,104 @@
+"""PDF headings and tables as Markdown, on generated PDFs whose structure is known."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pypdfium2 as pdfium
+import pytest
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, clean_text
+from content_core.extract.pdf import PdfiumExtractor
+from tests.fixtures.structured_pdf import TABLE_STYLES, make_structured_pdf
+
+_HEADING = re.compile(r"^(#{1,6}) (.+)$", re.MULTILINE)
+
+
+def _extract(data: bytes) -> ExtractedText:
+    blob = Blob(data, SniffInfo(media_type="application/pdf"))
+    return PdfiumExtractor().extract(blob, ExtractOptions())
+
+
+def _table_rows(text: str) -> set[tuple[str, ...]]:
+    return {
+        tuple(cell.strip() for cell in line[2:-2].split(" | "))
+        for line in text.splitlines()
+        if line.startswith("| ") and line.endswith(" |")
+    }
+
+
+@pytest.mark.parametrize("outline", [True, False], ids=["bookmarks", "font-only"])
+def test_headings_come_out_at_their_levels(outline: bool) -> None:
+    doc = make_structured_pdf(4, outline=outline)
+    found = {text: len(marks) for marks, text in _HEADING.findall(_extract(doc.data).text)}
+    assert found == {text: level for level, text in doc.headings}
+
+
+@pytest.mark.parametrize("seed", range(len(TABLE_STYLES)), ids=lambda s: f"seed{s}")
+def test_tables_come_out_as_markdown_tables(seed: int) -> None:
+    # One section per document, so its table stays on one page; the three seeds give the
+    # three table styles (grid, rules only, no rules).
+    doc = make_structured_pdf(seed, sections=1)
+    assert len(doc.tables) == 1
+    rows = _table_rows(_extract(doc.data).text)
+    for table in doc.tables:
+        assert all(row in rows for row in table), table
+
+
+def test_headings_and_tables_lie_in_their_page_spans() -> None:
+    doc = make_structured_pdf(2)
+    result = _extract(doc.data)
+    document = pdfium.PdfDocument(doc.data)
+    try:
+        assert len(result.pages) == len(document)
+        for span in result.pages:
+            layer = document[span.page - 1].get_textpage().get_text_range()
+            page_text = result.text[span.start : span.end]
+            for _, text in _HEADING.findall(page_text):
+                assert text in clean_text(layer).replace("\n", " ")
+    finally:
+        document.close()
+    for level, text in doc.headings:
+        offset = result.text.index("#" * level + " " + text + "\n")
+        assert any(span.start <= offset < span.end for span in result.pages)
+    for table in doc.tables:
+        row = "| " + " | ".join(table[-1]) + " |"
+        offset = result.text.index(row)
+        span = next(s for s in result.pages if s.start <= offset < s.end)
+        assert offset + len(row) <= span.end
+
+
+def test_a_bookmark_makes_a_body_font_line_a_heading() -> None:
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72, 780, "Memo QX7")
+    pdf.bookmarkHorizontal("memo", 0, 790)
+    pdf.addOutlineEntry("Memo QX7", "memo", level=0)
+    pdf.drawString(72, 760, "Opening words of the memo in the body font.")
+    pdf.drawString(72, 740, "Terms of payment")
+    pdf.bookmarkHorizontal("terms", 0, 750)
+    pdf.addOutlineEntry("Terms of payment", "terms", level=1)
+    pdf.drawString(72, 720, "Payment is due within thirty days of the invoice date.")
+    pdf.save()
+    text = _extract(buffer.getvalue()).text
+    assert text.startswith("# Memo QX7\n\nOpening words of the memo in the body font.\n")
+    assert "\n## Terms of payment\n" in text
+
+
+def test_a_page_without_structure_keeps_its_text_layer() -> None:
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica", 10)
+    for number in range(12):
+        pdf.drawString(72, 760 - 14 * number, f"Line {number} of a plain memo ZK{number} here.")
+    pdf.save()
+    document = pdfium.PdfDocument(buffer.getvalue())
+    try:
+        layer = clean_text(document[0].get_textpage().get_text_range()).strip("\n")
+    finally:
+        document.close()
+    assert _extract(buffer.getvalue()).text == layer
