@@ -1,0 +1,216 @@
+"""PDF tables from the page layout: grids of ruling lines, and lines in aligned columns.
+
+Used by `pdf_structure`; a table is the set of text lines it takes and its Markdown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from content_core.extract._tables import markdown_table
+from content_core.extract.pdf_layout import PageLayout, Ruling, TextLine
+
+__all__ = ["Table", "aligned_tables", "ruled_tables", "segments"]
+
+# Rulings closer than this (points) are one line; a ruling ending this close to another meets it.
+_SNAP_PT = 2.0
+# Columns of an unruled table are apart by at least this many times the font size.
+_COLUMN_GAP_EM = 0.9
+# Rows of an unruled table are at most this many font sizes apart.
+_ROW_PITCH_EM = 2.4
+_MIN_UNRULED_ROWS = 3
+_MAX_MEAN_CELL_CHARS = 40
+# Share of the cells of an unruled table that hold text.
+_MIN_FILL = 0.5
+_MAX_COLUMNS = 30
+# Rulings are paired with one another (quadratic); a page with more is a drawing, not a table.
+_MAX_RULINGS = 1500
+
+
+@dataclass(slots=True)
+class Table:
+    """A table found on a page: its first line, every line it takes, its Markdown."""
+
+    first: int
+    lines: set[int]
+    markdown: str
+
+
+def _cluster(values: Sequence[float]) -> list[float]:
+    out: list[float] = []
+    for value in sorted(values):
+        if out and value - out[-1] <= _SNAP_PT:
+            continue
+        out.append(value)
+    return out
+
+
+def _meets(h: Ruling, v: Ruling) -> bool:
+    return (
+        h.start - _SNAP_PT <= v.at <= h.end + _SNAP_PT
+        and v.start - _SNAP_PT <= h.at <= v.end + _SNAP_PT
+    )
+
+
+def _grids(rulings: Sequence[Ruling]) -> list[tuple[list[Ruling], list[Ruling]]]:
+    """Groups of horizontal and vertical rulings that touch one another (union-find)."""
+    hs = [r for r in rulings if r.horizontal]
+    vs = [r for r in rulings if not r.horizontal]
+    parent = list(range(len(hs) + len(vs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, h in enumerate(hs):
+        for j, v in enumerate(vs):
+            if _meets(h, v):
+                parent[find(i)] = find(len(hs) + j)
+    groups: dict[int, tuple[list[Ruling], list[Ruling]]] = {}
+    for i, h in enumerate(hs):
+        groups.setdefault(find(i), ([], []))[0].append(h)
+    for j, v in enumerate(vs):
+        groups.setdefault(find(len(hs) + j), ([], []))[1].append(v)
+    return list(groups.values())
+
+
+def ruled_tables(layout: PageLayout) -> list[Table]:
+    """Tables drawn as grids of ruling lines (a one-band grid: one row per text line)."""
+    if len(layout.rulings) > _MAX_RULINGS:
+        return []
+    tables: list[Table] = []
+    for hs, vs in _grids(layout.rulings):
+        xs = _cluster([v.at for v in vs])
+        ys = _cluster([h.at for h in hs])
+        if len(xs) < 3 or len(ys) < 2:
+            continue
+        table = _grid_table(layout, xs, ys)
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table | None:
+    """Cells bounded by `xs` (left to right) and `ys` (bottom to top); a grid with one band
+    of rows (only its outline ruled across) gets one row per text line. A line that a rule
+    cuts through a word is text over the drawing, not a row, and stays text."""
+    one_band = len(ys) == 2
+    members: list[int] = []
+    rows: dict[int, list[list[str]]] = {}
+    for index, line in enumerate(layout.lines):
+        centre = (line.top + line.bottom) / 2
+        if not (ys[0] < centre < ys[-1] and line.left < xs[-1] and line.right > xs[0]):
+            continue
+        pieces = _cells_of_line(line, xs)
+        if pieces is None:
+            continue
+        row = len(members) if one_band else len(ys) - 1 - bisect.bisect(ys, centre)
+        members.append(index)
+        cells = rows.setdefault(row, [[] for _ in range(len(xs) - 1)])
+        for column, text in enumerate(pieces):
+            if text:
+                cells[column].append(text)
+    grid = [[" ".join(cell) for cell in rows[key]] for key in sorted(rows)]
+    # One row is enough: a ruled table split over two pages leaves a row on one of them.
+    if sum(1 for row in grid for cell in row if cell) < 2:
+        return None
+    markdown = markdown_table(grid)
+    return Table(members[0], set(members), markdown) if markdown else None
+
+
+def _cells_of_line(line: TextLine, xs: list[float]) -> list[str] | None:
+    """The line's text per column between `xs`, or None when a rule cuts a word."""
+    pieces: list[list[str]] = [[] for _ in range(len(xs) - 1)]
+    last = -1
+    for char, left, right in zip(line.text, line.lefts, line.rights, strict=True):
+        column = bisect.bisect(xs, (left + right) / 2) - 1
+        if char.isspace():
+            last = -1
+        elif last >= 0 and column != last:
+            return None
+        else:
+            last = column
+        if 0 <= column < len(pieces):
+            pieces[column].append(char)
+    return ["".join(chars).strip() for chars in pieces]
+
+
+# Tables without vertical rules: columns from aligned text -------------------------------------
+
+
+def segments(line: TextLine) -> list[tuple[float, float, str]]:
+    """Return the line cut at gaps wider than a column gap: (left, right, text) per piece."""
+    gap = _COLUMN_GAP_EM * line.size
+    pieces: list[tuple[float, float, str]] = []
+    start = previous = -1
+    for index, char in enumerate(line.text):
+        if char.isspace():
+            continue
+        if start < 0:
+            start = index
+        elif line.lefts[index] - line.rights[previous] > gap:
+            pieces.append((line.lefts[start], line.rights[previous], line.text[start:index]))
+            start = index
+        previous = index
+    if start >= 0:
+        pieces.append((line.lefts[start], line.rights[previous], line.text[start:]))
+    return [(left, right, text.strip()) for left, right, text in pieces]
+
+
+def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
+    """Tables of three or more lines in shared columns, among the lines not in `taken`."""
+    tables: list[Table] = []
+    block: list[tuple[int, list[tuple[float, float, str]]]] = []
+    for index, line in enumerate(layout.lines):
+        pieces = segments(line) if index not in taken else []
+        previous = layout.lines[block[-1][0]] if block else None
+        close = previous is not None and (
+            0 <= previous.bottom - line.bottom <= _ROW_PITCH_EM * max(line.size, 1.0)
+        )
+        if len(pieces) >= 2 and (not block or close):
+            block.append((index, pieces))
+            continue
+        _close_block(block, tables)
+        block = [(index, pieces)] if len(pieces) >= 2 else []
+    _close_block(block, tables)
+    return tables
+
+
+def _close_block(
+    block: list[tuple[int, list[tuple[float, float, str]]]], tables: list[Table]
+) -> None:
+    if len(block) < _MIN_UNRULED_ROWS:
+        return
+    spans = sorted((left, right) for _, pieces in block for left, right, _ in pieces)
+    columns: list[list[float]] = []
+    for left, right in spans:
+        if columns and left <= columns[-1][1] + 1.0:
+            columns[-1][1] = max(columns[-1][1], right)
+        else:
+            columns.append([left, right])
+    if not 2 <= len(columns) <= _MAX_COLUMNS:
+        return
+    starts = [column[0] for column in columns]
+    grid: list[list[str]] = []
+    for _, pieces in block:
+        row = [""] * len(columns)
+        for left, right, text in pieces:
+            column = bisect.bisect(starts, (left + right) / 2) - 1
+            row[column] = f"{row[column]} {text}".strip()
+        grid.append(row)
+    cells = [cell for row in grid for cell in row if cell]
+    if statistics.fmean(len(cell) for cell in cells) > _MAX_MEAN_CELL_CHARS:
+        return
+    # Columns are shared by the rows: words of staggered lines (a title page, spaced-out
+    # letters) fall each in a column of their own.
+    filled = [sum(1 for row in grid if row[c]) for c in range(len(columns))]
+    if min(filled) < 2 or len(cells) < _MIN_FILL * len(grid) * len(columns):
+        return
+    markdown = markdown_table(grid)
+    if markdown:
+        tables.append(Table(block[0][0], {index for index, _ in block}, markdown))
