@@ -16,6 +16,7 @@ import docx
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
+from content_core.extract._numbering import Numbering
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
@@ -93,9 +94,15 @@ def _paragraph_texts(container: Any) -> Iterator[str]:
 class _Renderer:
     """Walks WordprocessingML block content and renders Markdown lines."""
 
-    def __init__(self, style_names: dict[str, str], list_styles: frozenset[str]) -> None:
+    def __init__(
+        self,
+        style_names: dict[str, str],
+        list_styles: frozenset[str],
+        numbering: Numbering | None = None,
+    ) -> None:
         self._style_names = style_names
         self._list_styles = list_styles
+        self._numbering = numbering
 
     def blocks(self, container: Any) -> Iterator[str]:
         for child in container:
@@ -122,16 +129,21 @@ class _Renderer:
         parts: list[str] = []
         _inline_text(paragraph, parts)
         text = "".join(parts).strip()
+        props = paragraph.find(f"{_W}pPr")
+        style = props.find(f"{_W}pStyle") if props is not None else None
+        style_id = style.get(f"{_W}val", "") if style is not None else "Normal"
+        # Every numbered paragraph advances its list, an empty one too (Word shows its number).
+        label = self._numbering.label(props, style_id) if self._numbering is not None else ""
         if not text:
             return ""
-        props = paragraph.find(f"{_W}pPr")
-        if props is None:
-            return text
-        style = props.find(f"{_W}pStyle")
-        style_id = style.get(f"{_W}val", "") if style is not None else ""
         level = _heading_level(self._style_names.get(style_id, ""))
         if level:
-            return "#" * level + " " + text.replace("\n", " ")
+            heading = f"{label} {text}" if label else text
+            return "#" * level + " " + heading.replace("\n", " ")
+        if props is None:
+            return text
+        if label:
+            text = f"{label} {text}"
         numbering = props.find(f"{_W}numPr")
         if numbering is None and style_id in self._list_styles:
             return "- " + text
@@ -228,11 +240,22 @@ def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, A
             yield kind, root
 
 
+def _numbering_root(document: Any) -> Any | None:
+    from docx.opc.constants import RELATIONSHIP_TYPE
+
+    try:
+        # Not `numbering_part`, which adds an empty part to a document that has none.
+        return document.part.part_related_by(RELATIONSHIP_TYPE.NUMBERING).element
+    except (KeyError, AttributeError):
+        return None
+
+
 def render_word_xml(root: Any, blocks: Iterable[Any]) -> str:
     """Render WordprocessingML block elements (`w:p`, `w:tbl`, ...) as Markdown, with the
     heading and list styles defined under `root`. Used for single-file Word XML, whose parts
     live in one tree instead of a package."""
-    renderer = _Renderer(*_styles(root))
+    numbering = next(root.iter(f"{_W}numbering"), None)
+    renderer = _Renderer(*_styles(root), Numbering(numbering, root))
     return join_blocks(list(renderer.blocks(blocks)))
 
 
@@ -262,7 +285,8 @@ class DocxExtractor:
             raise ExtractionError(
                 f"not a readable Word document: {exc}", media_type=blob.info.media_type
             ) from exc
-        renderer = _Renderer(*_styles(document.styles.element))
+        styles = document.styles.element
+        renderer = _Renderer(*_styles(styles), Numbering(_numbering_root(document), styles))
         body = list(renderer.blocks(document.element.body))
         kinds = _PART_ORDER if options.include_comments else ("header", "footer")
         before: list[str] = []
