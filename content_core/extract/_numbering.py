@@ -167,10 +167,10 @@ class Numbering:
     def _number_of(self, props: Any | None, style_id: str) -> tuple[str, int | None]:
         own = props.find(f"{_W}numPr") if props is not None else None
         if own is not None:
-            num_id = _val(own, f"{_W}numId")
-            level = _val(own, f"{_W}ilvl")
-            if num_id is not None:
-                return num_id, _int(level, 0) if level is not None else None
+            own_id = _val(own, f"{_W}numId")
+            own_level = _val(own, f"{_W}ilvl")
+            if own_id is not None:
+                return own_id, _int(own_level, 0) if own_level is not None else None
         style = style_id
         for _ in range(_MAX_BASED_ON):
             if style in self._style_numbers:
