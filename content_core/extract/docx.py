@@ -16,6 +16,7 @@ import docx
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
+from content_core.extract._charts import CHART_REL, render_chart_part
 from content_core.extract._numbering import Numbering
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
@@ -53,6 +54,8 @@ _SKIP_TAGS = frozenset(
         f"{_W}del",
     }
 )
+_CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _NOTE_TAGS = frozenset({f"{_W}footnote", f"{_W}endnote"})
 _PART_ORDER = ("header", "footnotes", "endnotes", "comments", "footer")
 
@@ -99,10 +102,12 @@ class _Renderer:
         style_names: dict[str, str],
         list_styles: frozenset[str],
         numbering: Numbering | None = None,
+        charts: dict[str, str] | None = None,
     ) -> None:
         self._style_names = style_names
         self._list_styles = list_styles
         self._numbering = numbering
+        self._charts = charts or {}
 
     def blocks(self, container: Any) -> Iterator[str]:
         for child in container:
@@ -111,6 +116,10 @@ class _Renderer:
                 line = self._paragraph(child)
                 if line:
                     yield line
+                for chart in child.iter(_CHART):
+                    table = self._charts.get(chart.get(_R_ID, ""), "")
+                    if table:
+                        yield table
             elif tag == _TBL:
                 table = self._table(child)
                 if table:
@@ -240,6 +249,15 @@ def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, A
             yield kind, root
 
 
+def _charts(document: Any, media_type: str) -> dict[str, str]:
+    """Each chart part of the body, as Markdown, by relationship id."""
+    charts: dict[str, str] = {}
+    for rel_id, rel in document.part.rels.items():
+        if not rel.is_external and rel.reltype.endswith(CHART_REL):
+            charts[rel_id] = render_chart_part(rel.target_part.blob, media_type=media_type)
+    return charts
+
+
 def _numbering_root(document: Any) -> Any | None:
     from docx.opc.constants import RELATIONSHIP_TYPE
 
@@ -286,7 +304,9 @@ class DocxExtractor:
                 f"not a readable Word document: {exc}", media_type=blob.info.media_type
             ) from exc
         styles = document.styles.element
-        renderer = _Renderer(*_styles(styles), Numbering(_numbering_root(document), styles))
+        numbering = Numbering(_numbering_root(document), styles)
+        charts = _charts(document, blob.info.media_type)
+        renderer = _Renderer(*_styles(styles), numbering, charts)
         body = list(renderer.blocks(document.element.body))
         kinds = _PART_ORDER if options.include_comments else ("header", "footer")
         before: list[str] = []

@@ -8,12 +8,14 @@ million rows by sixteen thousand columns, and openpyxl would pad every row to th
 from __future__ import annotations
 
 import io
+import zipfile
 
 import openpyxl
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
+from content_core.extract._charts import sheet_charts
 from content_core.extract._ooxml import as_plain_package
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -52,6 +54,8 @@ class XlsxExtractor:
         data = as_plain_package(blob.data, archive)
         budget = CellBudget(options.max_table_cells)
         pages: list[str] = []
+        package = archive if data is blob.data else zipfile.ZipFile(io.BytesIO(data))
+        charts = sheet_charts(package, media_type=blob.info.media_type)
         try:
             workbook = openpyxl.load_workbook(
                 io.BytesIO(data), read_only=True, data_only=True, keep_links=False
@@ -62,7 +66,8 @@ class XlsxExtractor:
                         break
                     sheet.reset_dimensions()
                     rows = sheet.iter_rows(values_only=True)
-                    pages.append(sheet_markdown(sheet.title, rows, budget))
+                    page = sheet_markdown(sheet.title, rows, budget)
+                    pages.append("\n\n".join([page, *charts.get(sheet.title, [])]))
             finally:
                 workbook.close()
         except (KeyError, ValueError, TypeError, OSError, AttributeError) as exc:

@@ -77,3 +77,172 @@ def test_word_heading_numbers_are_kept() -> None:
         "# 2 Method QN6",
         "## 2.1 Data QN7",
     ]
+
+
+_CHART_TABLE = "|  | Sales QC1 | Costs QC2 |\n|---|---|---|\n| East | 1.5 | 3 |\n| West | 2 | 4 |"
+
+
+def _chart_xml() -> bytes:
+    from pptx.chart.data import CategoryChartData
+    from pptx.chart.xmlwriter import ChartXmlWriter
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    data = CategoryChartData()
+    data.categories = ["East", "West"]
+    data.add_series("Sales QC1", (1.5, 2))
+    data.add_series("Costs QC2", (3, 4))
+    return ChartXmlWriter(XL_CHART_TYPE.COLUMN_CLUSTERED, data).xml.encode("utf-8")
+
+
+def _docx_with_chart() -> bytes:
+    from docx.opc.constants import RELATIONSHIP_TYPE
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+
+    document = docx.Document()
+    document.add_paragraph("Before the chart QC0.")
+    part = Part(
+        PackURI("/word/charts/chart1.xml"),
+        "application/vnd.openxmlformats-officedocument.drawingml.chart+xml",
+        _chart_xml(),
+        document.part.package,
+    )
+    rel_id = document.part.relate_to(part, RELATIONSHIP_TYPE.CHART)
+    run = document.add_paragraph().add_run()
+    run._r.append(
+        parse_xml(
+            f'<w:drawing xmlns:w="{_W_NS}"'
+            ' xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"'
+            ' xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"'
+            ' xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart"'
+            ' xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+            '<wp:inline><wp:extent cx="4000000" cy="3000000"/><wp:docPr id="1" name="Chart 1"/>'
+            '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+            f'<c:chart r:id="{rel_id}"/></a:graphicData></a:graphic></wp:inline></w:drawing>'
+        )
+    )
+    document.add_paragraph("After the chart QC9.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def _xlsx_with_chart() -> bytes:
+    import zipfile
+
+    import openpyxl
+    from openpyxl.chart import BarChart, Reference
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Figures"
+    for row in (("", "Sales QC1", "Costs QC2"), ("East", 1.5, 3), ("West", 2, 4)):
+        sheet.append(row)
+    chart = BarChart()
+    chart.add_data(
+        Reference(sheet, min_col=2, max_col=3, min_row=1, max_row=3), titles_from_data=True
+    )
+    sheet.add_chart(chart, "E2")
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    # openpyxl writes the chart's cell references without the cached values that Excel and
+    # LibreOffice store; put in a chart part that has them, as theirs do.
+    out = io.BytesIO()
+    with zipfile.ZipFile(buffer) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            body = source.read(item)
+            if item.filename.startswith("xl/charts/chart"):
+                body = _chart_xml()
+            target.writestr(item, body)
+    return out.getvalue()
+
+
+def test_a_docx_chart_is_a_table_of_its_series_in_place() -> None:
+    text = _extract(_docx_with_chart(), _DOCX).text
+    assert "Before the chart QC0.\n\n" + _CHART_TABLE + "\n\nAfter the chart QC9." in text
+
+
+def test_an_xlsx_chart_is_a_table_on_its_sheet_page() -> None:
+    media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    result = _extract(_xlsx_with_chart(), media_type)
+    assert len(result.pages) == 1
+    page = result.text[result.pages[0].start : result.pages[0].end]
+    assert page.startswith("## Figures\n\n")
+    assert page.endswith("\n\n" + _CHART_TABLE)
+
+
+_ODF_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:chart="urn:oasis:names:tc:opendocument:xmlns:chart:1.0" '
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+    'xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.3"'
+)
+
+
+def _odf(media_type: str, body: str, objects: dict[str, str] | None = None) -> bytes:
+    """An OpenDocument package with `body` inside `office:body` and embedded objects."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), media_type)
+        package.writestr(
+            "META-INF/manifest.xml",
+            '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"'
+            ' manifest:version="1.3"/>',
+        )
+        package.writestr(
+            "content.xml",
+            f"<office:document-content {_ODF_NS}><office:body>{body}</office:body>"
+            "</office:document-content>",
+        )
+        for folder, content in (objects or {}).items():
+            package.writestr(f"{folder}/content.xml", content)
+    return buffer.getvalue()
+
+
+def _odf_row(*cells: str, header: bool = False) -> str:
+    def cell(value: str) -> str:
+        try:
+            float(value)
+        except ValueError:
+            return (
+                '<table:table-cell office:value-type="string">'
+                f"<text:p>{value}</text:p></table:table-cell>"
+            )
+        return (
+            f'<table:table-cell office:value-type="float" office:value="{value}">'
+            f"<text:p>{value}</text:p></table:table-cell>"
+        )
+
+    row = "<table:table-row>" + "".join(cell(c) for c in cells) + "</table:table-row>"
+    return f"<table:table-header-rows>{row}</table:table-header-rows>" if header else row
+
+
+def test_an_odt_chart_is_a_table_of_its_series_in_place() -> None:
+    chart = (
+        f"<office:document-content {_ODF_NS}><office:body><office:chart><chart:chart>"
+        "<chart:title><text:p>Quarterly QC3</text:p></chart:title>"
+        '<table:table table:name="local-table">'
+        + _odf_row("", "Sales QC1", "Costs QC2", header=True)
+        + "<table:table-rows>"
+        + _odf_row("East", "1.5", "3")
+        + _odf_row("West", "2", "4")
+        + "</table:table-rows></table:table></chart:chart></office:chart></office:body>"
+        "</office:document-content>"
+    )
+    body = (
+        "<office:text><text:p>Before the chart QC0.</text:p>"
+        '<text:p><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame></text:p>'
+        "<text:p>After the chart QC9.</text:p></office:text>"
+    )
+    data = _odf("application/vnd.oasis.opendocument.text", body, {"Object 1": chart})
+    text = _extract(data, "application/vnd.oasis.opendocument.text").text
+    assert text == (
+        "Before the chart QC0.\n\nChart: Quarterly QC3\n\n"
+        + _CHART_TABLE
+        + "\n\nAfter the chart QC9."
+    )

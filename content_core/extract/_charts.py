@@ -1,0 +1,170 @@
+"""DrawingML charts (the `c:chartSpace` parts of DOCX, XLSX and PPTX) as Markdown tables of
+their series: one row per category, one column per series, from the values the chart caches.
+
+Also the OPC relationship walk that finds chart parts in a package.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+from content_core.errors import ExtractionError
+from content_core.extract._cells import cell_to_str
+from content_core.extract._tables import markdown_table
+from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
+
+__all__ = ["CHART_REL", "chart_markdown", "package_rels", "render_chart_part", "sheet_charts"]
+
+_C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+CHART_REL = "/chart"
+_MAX_POINTS = 1000
+_MAX_SERIES = 64
+
+
+def _points(element: Any | None) -> dict[int, str]:
+    """Cached points of a `c:cat`, `c:val`, `c:xVal` or `c:yVal` (any cache kind)."""
+    points: dict[int, str] = {}
+    if element is None:
+        return points
+    for point in element.iter(f"{_C}pt"):
+        try:
+            index = int(point.get("idx", "-1"))
+        except ValueError:
+            continue
+        value = point.find(f"{_C}v")
+        if 0 <= index < _MAX_POINTS and value is not None and value.text is not None:
+            points.setdefault(index, _number(value.text))
+    if not points:
+        # A literal list of strings without a cache (`c:strLit`/`c:numLit` have `c:pt` too);
+        # rich text names (`c:rich`) have runs.
+        runs = [t.text or "" for t in element.iter(f"{_A}t")]
+        if runs:
+            points[0] = "".join(runs)
+    return points
+
+
+def _number(text: str) -> str:
+    try:
+        return cell_to_str(float(text))
+    except ValueError:
+        return text
+
+
+def _series_name(series: Any, number: int) -> str:
+    names = _points(series.find(f"{_C}tx"))
+    return " ".join(names[i] for i in sorted(names)) or f"Series {number}"
+
+
+def chart_markdown(chart_space: Any) -> str:
+    """Return the chart's title line and a table of its series (empty when it has no data)."""
+    blocks: list[str] = []
+    title = chart_space.find(f"{_C}chart/{_C}title")
+    if title is not None:
+        text = " ".join("".join(t.text or "" for t in title.iter(f"{_A}t")).split())
+        if text:
+            blocks.append(f"Chart: {text}")
+    plot_area = chart_space.find(f"{_C}chart/{_C}plotArea")
+    all_series = list(plot_area.iter(f"{_C}ser")) if plot_area is not None else []
+    if not all_series:
+        return "\n\n".join(blocks)
+    categories: dict[int, str] = {}
+    columns: list[tuple[str, dict[int, str]]] = []
+    for number, series in enumerate(all_series[:_MAX_SERIES], start=1):
+        cat = series.find(f"{_C}cat")
+        if cat is None:
+            cat = series.find(f"{_C}xVal")
+        for index, value in _points(cat).items():
+            categories.setdefault(index, value)
+        val = series.find(f"{_C}val")
+        if val is None:
+            val = series.find(f"{_C}yVal")
+        columns.append((_series_name(series, number), _points(val)))
+    indexes = sorted(set(categories).union(*(values for _, values in columns)))
+    rows = [["", *(name for name, _ in columns)]]
+    for index in indexes:
+        label = categories.get(index, str(index + 1))
+        rows.append([label, *(values.get(index, "") for _, values in columns)])
+    table = markdown_table(rows)
+    if table:
+        blocks.append(table)
+    return "\n\n".join(blocks)
+
+
+def render_chart_part(data: bytes, *, media_type: str) -> str:
+    """Return the Markdown of a chart part's XML, or "" if it is not well-formed (a broken
+    chart costs its own data, never the document's text).
+
+    Raises:
+        UnsafeInputError: the part declares dangerous entities.
+    """
+    from lxml import etree
+
+    try:
+        check_xml_declarations(data, media_type=media_type)
+        root = parse_checked(data)
+    except (ExtractionError, ValueError, etree.XMLSyntaxError):
+        return ""
+    return chart_markdown(root)
+
+
+def package_rels(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[str, str, str]]:
+    """Yield (id, type, target part name) for the internal relationships of `part`."""
+    from lxml import etree
+
+    folder, base = posixpath.split(part)
+    try:
+        data = archive.read(posixpath.join(folder, "_rels", base + ".rels"))
+        check_xml_declarations(
+            data, media_type="application/vnd.openxmlformats-package.relationships+xml"
+        )
+        root = parse_checked(data)
+    except (KeyError, ExtractionError, ValueError, etree.XMLSyntaxError):
+        return
+    for rel in root.iter(_REL):
+        if rel.get("TargetMode") == "External":
+            continue
+        target = rel.get("Target", "")
+        path = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
+        yield rel.get("Id", ""), rel.get("Type", ""), posixpath.normpath(path)
+
+
+def sheet_charts(archive: zipfile.ZipFile, *, media_type: str) -> dict[str, list[str]]:
+    """Return the Markdown of the charts drawn on each worksheet of a SpreadsheetML package,
+    by sheet name (relationships: workbook, sheet, drawing, chart)."""
+    from lxml import etree
+
+    workbook = "xl/workbook.xml"
+    for _, kind, target in package_rels(archive, "_rels/.rels"):
+        if kind.endswith("/officeDocument"):
+            workbook = target
+    try:
+        data = archive.read(workbook)
+        check_xml_declarations(data, media_type=media_type)
+        root = parse_checked(data)
+    except (KeyError, ExtractionError, ValueError, etree.XMLSyntaxError):
+        return {}
+    parts = {rel_id: target for rel_id, _, target in package_rels(archive, workbook)}
+    charts: dict[str, list[str]] = {}
+    for sheet in root.iter(f"{_S}sheet"):
+        part = parts.get(sheet.get(_R_ID, ""))
+        if part is None:
+            continue
+        for _, kind, drawing in package_rels(archive, part):
+            if not kind.endswith("/drawing"):
+                continue
+            for _, chart_kind, chart in package_rels(archive, drawing):
+                if chart_kind.endswith(CHART_REL):
+                    try:
+                        rendered = render_chart_part(archive.read(chart), media_type=media_type)
+                    except KeyError:
+                        continue
+                    if rendered:
+                        charts.setdefault(sheet.get("name", ""), []).append(rendered)
+    return charts
