@@ -1,28 +1,23 @@
 """DrawingML charts (the `c:chartSpace` parts of DOCX, XLSX and PPTX) as Markdown tables of
 their series: one row per category, one column per series, from the values the chart caches.
 
-Also the OPC relationship walk that finds chart parts in a package.
 """
 
 from __future__ import annotations
 
-import posixpath
 import zipfile
-from collections.abc import Iterator
 from typing import Any
 
 from content_core.errors import ExtractionError
 from content_core.extract._cells import cell_to_str
+from content_core.extract._opc import package_rels, worksheet_parts
 from content_core.extract._tables import markdown_table
 from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 
-__all__ = ["CHART_REL", "chart_markdown", "package_rels", "render_chart_part", "sheet_charts"]
+__all__ = ["CHART_REL", "chart_markdown", "render_chart_part", "sheet_charts"]
 
 _C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
-_S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
-_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 CHART_REL = "/chart"
 _MAX_POINTS = 1000
 _MAX_SERIES = 64
@@ -114,57 +109,18 @@ def render_chart_part(data: bytes, *, media_type: str) -> str:
     return chart_markdown(root)
 
 
-def package_rels(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[str, str, str]]:
-    """Yield (id, type, target part name) for the internal relationships of `part`."""
-    from lxml import etree
-
-    folder, base = posixpath.split(part)
-    try:
-        data = archive.read(posixpath.join(folder, "_rels", base + ".rels"))
-        check_xml_declarations(
-            data, media_type="application/vnd.openxmlformats-package.relationships+xml"
-        )
-        root = parse_checked(data)
-    except (KeyError, ExtractionError, ValueError, etree.XMLSyntaxError):
-        return
-    for rel in root.iter(_REL):
-        if rel.get("TargetMode") == "External":
-            continue
-        target = rel.get("Target", "")
-        path = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
-        yield rel.get("Id", ""), rel.get("Type", ""), posixpath.normpath(path)
-
-
 def sheet_charts(archive: zipfile.ZipFile, *, media_type: str) -> dict[str, list[str]]:
     """Return the Markdown of the charts drawn on each worksheet of a SpreadsheetML package,
     by sheet name (relationships: workbook, sheet, drawing, chart)."""
-    from lxml import etree
-
-    workbook = "xl/workbook.xml"
-    for _, kind, target in package_rels(archive, "_rels/.rels"):
-        if kind.endswith("/officeDocument"):
-            workbook = target
-    try:
-        data = archive.read(workbook)
-        check_xml_declarations(data, media_type=media_type)
-        root = parse_checked(data)
-    except (KeyError, ExtractionError, ValueError, etree.XMLSyntaxError):
-        return {}
-    parts = {rel_id: target for rel_id, _, target in package_rels(archive, workbook)}
     charts: dict[str, list[str]] = {}
-    for sheet in root.iter(f"{_S}sheet"):
-        part = parts.get(sheet.get(_R_ID, ""))
-        if part is None:
-            continue
+    for name, part in worksheet_parts(archive, media_type=media_type):
         for _, kind, drawing in package_rels(archive, part):
             if not kind.endswith("/drawing"):
                 continue
             for _, chart_kind, chart in package_rels(archive, drawing):
-                if chart_kind.endswith(CHART_REL):
-                    try:
-                        rendered = render_chart_part(archive.read(chart), media_type=media_type)
-                    except KeyError:
-                        continue
-                    if rendered:
-                        charts.setdefault(sheet.get("name", ""), []).append(rendered)
+                if not chart_kind.endswith(CHART_REL) or chart not in archive.NameToInfo:
+                    continue
+                rendered = render_chart_part(archive.read(chart), media_type=media_type)
+                if rendered:
+                    charts.setdefault(name, []).append(rendered)
     return charts

@@ -16,6 +16,7 @@ from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._charts import sheet_charts
+from content_core.extract._comments import comment_block, sheet_comments
 from content_core.extract._ooxml import as_plain_package
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -56,6 +57,11 @@ class XlsxExtractor:
         pages: list[str] = []
         package = archive if data is blob.data else zipfile.ZipFile(io.BytesIO(data))
         charts = sheet_charts(package, media_type=blob.info.media_type)
+        comments = (
+            sheet_comments(package, media_type=blob.info.media_type)
+            if options.include_comments
+            else {}
+        )
         try:
             workbook = openpyxl.load_workbook(
                 io.BytesIO(data), read_only=True, data_only=True, keep_links=False
@@ -67,7 +73,9 @@ class XlsxExtractor:
                     sheet.reset_dimensions()
                     rows = sheet.iter_rows(values_only=True)
                     page = sheet_markdown(sheet.title, rows, budget)
-                    pages.append("\n\n".join([page, *charts.get(sheet.title, [])]))
+                    notes = comment_block(comments.get(sheet.title, []))
+                    extra = [*charts.get(sheet.title, []), *([notes] if notes else [])]
+                    pages.append("\n\n".join([page, *extra]))
             finally:
                 workbook.close()
         except (KeyError, ValueError, TypeError, OSError, AttributeError) as exc:

@@ -246,3 +246,55 @@ def test_an_odt_chart_is_a_table_of_its_series_in_place() -> None:
         + _CHART_TABLE
         + "\n\nAfter the chart QC9."
     )
+
+
+def test_xlsx_cell_comments_are_kept_with_their_authors() -> None:
+    import openpyxl
+    from openpyxl.comments import Comment
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Budget"
+    sheet.append(("Item", "Cost"))
+    sheet.append(("Paper", 12))
+    sheet["B2"].comment = Comment("Check the supplier price QM1", "Ada Lovelace")
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    text = _extract(buffer.getvalue(), media_type).text
+    assert text.endswith("\n\nComments:\n- B2 (Ada Lovelace): Check the supplier price QM1")
+
+
+def test_pptx_slide_comments_are_kept_with_their_authors() -> None:
+    import pptx
+    from pptx.opc.constants import RELATIONSHIP_TYPE
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+
+    p_ns = "http://schemas.openxmlformats.org/presentationml/2006/main"
+    presentation = pptx.Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[5])
+    slide.shapes.title.text = "Roadmap QP0"
+    authors = Part(
+        PackURI("/ppt/commentAuthors.xml"),
+        "application/vnd.openxmlformats-officedocument.presentationml.commentAuthors+xml",
+        presentation.part.package,
+        f'<p:cmAuthorLst xmlns:p="{p_ns}"><p:cmAuthor id="3" name="Grace Hopper"'
+        ' initials="GH" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>'.encode(),
+    )
+    presentation.part.relate_to(authors, RELATIONSHIP_TYPE.COMMENT_AUTHORS)
+    comments = Part(
+        PackURI("/ppt/comments/comment1.xml"),
+        "application/vnd.openxmlformats-officedocument.presentationml.comments+xml",
+        presentation.part.package,
+        (
+            f'<p:cmLst xmlns:p="{p_ns}"><p:cm authorId="3" dt="2024-01-01T00:00:00" idx="1">'
+            '<p:pos x="10" y="10"/><p:text>Move the launch to May QP1</p:text></p:cm></p:cmLst>'
+        ).encode(),
+    )
+    slide.part.relate_to(comments, RELATIONSHIP_TYPE.COMMENTS)
+    buffer = io.BytesIO()
+    presentation.save(buffer)
+    media_type = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    text = _extract(buffer.getvalue(), media_type).text
+    assert text.endswith("\n\nComments:\n- (Grace Hopper): Move the launch to May QP1")
