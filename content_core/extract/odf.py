@@ -126,6 +126,11 @@ class _Walker:
                     chart = self._chart(embedded.get(_XLINK_HREF, ""))
                     if chart:
                         yield chart
+            elif tag == f"{_DRAW}frame" and child.get(f"{_PRESENTATION}class") == "title":
+                # A slide's title placeholder: a heading under the slide's own, as for PPTX.
+                title = " ".join(" ".join(_paragraphs(child)).split())
+                if title:
+                    yield "### " + title
             elif tag == f"{_TEXT}list":
                 yield from self._list(child, depth)
             elif tag == f"{_TABLE}table":

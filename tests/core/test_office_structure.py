@@ -298,3 +298,26 @@ def test_pptx_slide_comments_are_kept_with_their_authors() -> None:
     media_type = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
     text = _extract(buffer.getvalue(), media_type).text
     assert text.endswith("\n\nComments:\n- (Grace Hopper): Move the launch to May QP1")
+
+
+def test_odp_slide_titles_are_headings() -> None:
+    def frame(kind: str, text: str) -> str:
+        return (
+            f'<draw:frame presentation:class="{kind}"><draw:text-box>'
+            f"<text:p>{text}</text:p></draw:text-box></draw:frame>"
+        )
+
+    body = (
+        "<office:presentation>"
+        f'<draw:page draw:name="p1">{frame("title", "Quarterly review QT1")}'
+        f"{frame('outline', 'Revenue grew QT2')}</draw:page>"
+        f'<draw:page draw:name="p2">{frame("title", "Next steps QT3")}</draw:page>'
+        "</office:presentation>"
+    )
+    media_type = "application/vnd.oasis.opendocument.presentation"
+    result = _extract(_odf(media_type, body), media_type)
+    pages = [result.text[span.start : span.end] for span in result.pages]
+    assert pages == [
+        "## Slide 1\n\n### Quarterly review QT1\n\nRevenue grew QT2",
+        "## Slide 2\n\n### Next steps QT3",
+    ]
