@@ -3,7 +3,12 @@ their text, WebVTT as speaker-attributed lines."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from content_core.extract import extract_text
+
+# Written for these tests in the shapes of the JATS 1.2 and USPTO grant v4.5 DTDs.
+_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "structure"
 
 
 def test_raw_html_in_markdown_is_rendered_not_passed_through() -> None:
@@ -25,3 +30,34 @@ def test_raw_html_in_markdown_is_rendered_not_passed_through() -> None:
         "```html\n<p>kept in a code block</p>\n```\n\n"
         "End QH4."
     )
+
+
+def test_a_jats_article_comes_out_as_its_text() -> None:
+    text = extract_text((_FIXTURES / "jats_article.xml").read_bytes(), "application/xml").text
+    assert text == (
+        "# Soil carbon in alpine meadows QJ1\n\n"
+        "Marie Curie, Emmy Noether\n\n"
+        "## Abstract\n\nWe measured carbon QJ2 at 1 sites.\n\n"
+        "## Introduction QJ3\n\nMeadows store carbon QJ4.\n\n"
+        "### Scope QJ5\n\nOnly alpine sites.\n\n"
+        "## Results\n\nTable 1 Carbon by site QJ6\n\n"
+        "| Site | Carbon |\n|---|---|\n| North | 4.2 |\n\n"
+        "## References\n\n- Darwin C. On soils QJ7. 1881."
+    )
+
+
+def test_a_uspto_patent_comes_out_as_its_text() -> None:
+    text = extract_text((_FIXTURES / "uspto_patent_grant.xml").read_bytes(), "application/xml").text
+    assert text == (
+        "# Self-watering plant pot QU1\n\nUS 01234567 B2\n\n"
+        "## Abstract\n\nA pot with a reservoir QU2.\n\n"
+        "## Description\n\n### BACKGROUND QU3\n\nPlants dry out QU4.\n\n"
+        "## Claims\n\n"
+        "1. A pot comprising: a reservoir QU5; and a wick.\n\n"
+        "2. The pot of claim 1, wherein the wick is cotton QU6."
+    )
+
+
+def test_other_xml_is_still_pretty_printed() -> None:
+    text = extract_text(b"<catalog><item id='1'>Tea QX1</item></catalog>", "application/xml").text
+    assert text == '<catalog>\n  <item id="1">Tea QX1</item>\n</catalog>'
