@@ -61,3 +61,31 @@ def test_a_uspto_patent_comes_out_as_its_text() -> None:
 def test_other_xml_is_still_pretty_printed() -> None:
     text = extract_text(b"<catalog><item id='1'>Tea QX1</item></catalog>", "application/xml").text
     assert text == '<catalog>\n  <item id="1">Tea QX1</item>\n</catalog>'
+
+
+_VTT = (
+    "WEBVTT - meeting QV0\n\n"
+    "NOTE recorded on a Tuesday\n\n"
+    "STYLE\n::cue { color: yellow }\n\n"
+    "intro-1\n00:00:01.000 --> 00:00:04.000 align:start\n"
+    "<v Ada Lovelace>Welcome to the review QV1.</v>\n\n"
+    "00:00:04.500 --> 00:00:06.000\n<v Ada Lovelace>Let us begin QV2.\n\n"
+    "3\n00:00:06.000 --> 00:00:09.000\n"
+    "<v.loud Grace Hopper>The <i>numbers</i> are in &amp; look good QV3.</v>\n\n"
+    "00:00:09.000 --> 00:00:10.000\nApplause QV4\n"
+)
+
+
+def test_webvtt_is_sniffed_and_comes_out_as_speaker_lines() -> None:
+    from content_core.binary import sniff_media_type
+
+    data = _VTT.encode()
+    assert sniff_media_type(data, filename="meeting.vtt") == "text/vtt"
+    assert sniff_media_type(b"\xef\xbb\xbf" + data) == "text/vtt"
+    result = extract_text(data, "text/vtt")
+    assert result.handler == "webvtt"
+    assert result.text == (
+        "Ada Lovelace: Welcome to the review QV1. Let us begin QV2.\n"
+        "Grace Hopper: The numbers are in & look good QV3.\n"
+        "Applause QV4"
+    )
