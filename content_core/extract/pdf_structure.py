@@ -11,12 +11,19 @@ stays that page's part, so page spans (and the chunkers' offsets) keep matching.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from content_core.extract.pdf_layout import OutlineEntry, PageLayout, TextLine
-from content_core.extract.pdf_tables import Table, aligned_tables, ruled_tables, segments
+from content_core.extract.pdf_tables import (
+    Table,
+    aligned_tables,
+    continue_tables,
+    ruled_tables,
+    segments,
+)
 
 __all__ = ["structure_pages"]
 
@@ -25,6 +32,8 @@ _HEADING_SIZE_RATIO = 1.15
 _MAX_HEADING_CHARS = 150
 _MAX_HEADING_WORDS = 20
 _MAX_BOLD_HEADING_CHARS = 100
+# "1", "2.3", "A.1", "IV.", "§ 4": a section number before a title.
+_SECTION_NUMBER = re.compile(r"(?:§\s?)?(?:\d{1,3}|[A-Z]|[IVX]{1,5})(?:\.\d{1,3}){0,5}\.?$")
 # A heading text on this many pages is a running header, not a heading.
 _RUNNING_PAGES = 3
 
@@ -50,9 +59,10 @@ def structure_pages(layouts: Sequence[PageLayout], outline: Sequence[OutlineEntr
     body = _body_size(layouts)
     for page in pages:
         page.tables = ruled_tables(page.layout)
-        taken = {i for table in page.tables for i in table.lines}
-        page.tables += aligned_tables(page.layout, taken)
-        page.headings = _font_headings(page.layout, body, taken | _table_lines(page))
+        page.tables += aligned_tables(page.layout, _table_lines(page))
+    continue_tables(layouts, [page.tables for page in pages], [_table_lines(p) for p in pages])
+    for page in pages:
+        page.headings = _font_headings(page.layout, body, _table_lines(page))
     _drop_running_headers(pages)
     _apply_outline(pages, outline)
     _assign_levels(pages)
@@ -86,8 +96,12 @@ def _is_heading_text(text: str) -> bool:
 
 def _looks_like_heading(line: TextLine, body: float) -> bool:
     text = line.text.strip()
-    # A line cut into columns by wide gaps is a table row (a bold header), not a heading.
-    if body <= 0 or not _is_heading_text(text) or len(segments(line)) > 1:
+    if body <= 0 or not _is_heading_text(text):
+        return False
+    # A line cut into columns by wide gaps is a table row (a bold header), not a heading;
+    # but a section number is often set a quad away from its title ("1   Introduction").
+    pieces = segments(line)
+    if len(pieces) > 2 or len(pieces) == 2 and not _SECTION_NUMBER.match(pieces[0][2]):
         return False
     if line.top - line.bottom > 2.5 * max(line.size, 1.0):
         return False  # set vertically (an arXiv stamp in the margin)

@@ -13,30 +13,34 @@ from dataclasses import dataclass
 from content_core.extract._tables import markdown_table
 from content_core.extract.pdf_layout import PageLayout, Ruling, TextLine
 
-__all__ = ["Table", "aligned_tables", "ruled_tables", "segments"]
+__all__ = ["Table", "aligned_tables", "continue_tables", "ruled_tables", "segments"]
 
 # Rulings closer than this (points) are one line; a ruling ending this close to another meets it.
 _SNAP_PT = 2.0
 # Columns of an unruled table are apart by at least this many times the font size.
 _COLUMN_GAP_EM = 0.9
 # Rows of an unruled table are at most this many font sizes apart.
-_ROW_PITCH_EM = 2.4
+_ROW_PITCH_EM = 3.0
 _MIN_UNRULED_ROWS = 3
 _MAX_MEAN_CELL_CHARS = 40
 # Share of the cells of an unruled table that hold text.
 _MIN_FILL = 0.5
 _MAX_COLUMNS = 30
+# A line this short at a page's edge is a page number, not content.
+_PAGE_MARK_CHARS = 4
 # Rulings are paired with one another (quadratic); a page with more is a drawing, not a table.
 _MAX_RULINGS = 1500
 
 
 @dataclass(slots=True)
 class Table:
-    """A table found on a page: its first line, every line it takes, its Markdown."""
+    """A table found on a page: its first line, every line it takes, its Markdown and the
+    horizontal extent of each column."""
 
     first: int
     lines: set[int]
     markdown: str
+    columns: tuple[tuple[float, float], ...] = ()
 
 
 def _cluster(values: Sequence[float]) -> list[float]:
@@ -120,7 +124,9 @@ def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table |
     if sum(1 for row in grid for cell in row if cell) < 2:
         return None
     markdown = markdown_table(grid)
-    return Table(members[0], set(members), markdown) if markdown else None
+    if not markdown:
+        return None
+    return Table(members[0], set(members), markdown, tuple(zip(xs, xs[1:], strict=False)))
 
 
 def _cells_of_line(line: TextLine, xs: list[float]) -> list[str] | None:
@@ -213,4 +219,72 @@ def _close_block(
         return
     markdown = markdown_table(grid)
     if markdown:
-        tables.append(Table(block[0][0], {index for index, _ in block}, markdown))
+        extents = tuple((column[0], column[1]) for column in columns)
+        tables.append(Table(block[0][0], {index for index, _ in block}, markdown, extents))
+
+
+def continue_tables(
+    layouts: Sequence[PageLayout], tables: Sequence[list[Table]], taken: Sequence[set[int]]
+) -> None:
+    """Add to `tables` the rows a page break cut off a table: up to two lines at the bottom
+    of a page, in the columns of a table that opens the next page, or at the top of a page,
+    in the columns of a table that closes the previous one (too few to be found alone)."""
+    for index in range(len(layouts) - 1):
+        here, there = layouts[index], layouts[index + 1]
+        closing = _edge_table(here, tables[index], last=True)
+        opening = _edge_table(there, tables[index + 1], last=False)
+        if opening is not None:
+            tail = _edge_rows(here, taken[index], last=True)
+            _add_fragment(here, tail, opening.columns, tables[index], taken[index])
+        if closing is not None:
+            head = _edge_rows(there, taken[index + 1], last=False)
+            _add_fragment(there, head, closing.columns, tables[index + 1], taken[index + 1])
+
+
+def _content_lines(layout: PageLayout) -> list[int]:
+    # A page number or a lone mark is not content that could separate a table from the edge.
+    return [i for i, line in enumerate(layout.lines) if len(line.text.strip()) > _PAGE_MARK_CHARS]
+
+
+def _edge_table(layout: PageLayout, tables: Sequence[Table], *, last: bool) -> Table | None:
+    lines = _content_lines(layout)
+    if not lines or not tables:
+        return None
+    edge = lines[-1] if last else lines[0]
+    return next((table for table in tables if edge in table.lines and table.columns), None)
+
+
+def _edge_rows(layout: PageLayout, taken: set[int], *, last: bool) -> list[int]:
+    lines = _content_lines(layout)
+    rows: list[int] = []
+    for index in reversed(lines) if last else lines:
+        if index in taken or len(segments(layout.lines[index])) < 2 or len(rows) == 2:
+            break
+        rows.append(index)
+    return sorted(rows)
+
+
+def _add_fragment(
+    layout: PageLayout,
+    rows: list[int],
+    columns: tuple[tuple[float, float], ...],
+    tables: list[Table],
+    taken: set[int],
+) -> None:
+    grid: list[list[str]] = []
+    for index in rows:
+        row = [""] * len(columns)
+        for left, right, text in segments(layout.lines[index]):
+            centre = (left + right) / 2
+            column = next(
+                (c for c, (a, b) in enumerate(columns) if a - _SNAP_PT <= centre <= b + _SNAP_PT),
+                None,
+            )
+            if column is None:
+                return
+            row[column] = f"{row[column]} {text}".strip()
+        grid.append(row)
+    markdown = markdown_table(grid) if grid else ""
+    if markdown:
+        tables.append(Table(rows[0], set(rows), markdown, columns))
+        taken.update(rows)

@@ -102,3 +102,35 @@ def test_a_page_without_structure_keeps_its_text_layer() -> None:
     finally:
         document.close()
     assert _extract(buffer.getvalue()).text == layer
+
+
+@pytest.mark.parametrize("seed", [2, 24], ids=lambda s: f"seed{s}")
+def test_a_table_cut_by_a_page_break_keeps_its_rows(seed: int) -> None:
+    # With these seeds a table starts at the foot of a page and ends on the next one, one or
+    # two of its rows on one side: too few to be a table alone.
+    doc = make_structured_pdf(seed)
+    result = _extract(doc.data)
+    pages = [_table_rows(result.text[s.start : s.end]) for s in result.pages]
+    split = [
+        table
+        for table in doc.tables
+        if sum(1 for rows in pages if any(row in rows for row in table)) == 2
+    ]
+    assert split
+    rows = set().union(*pages)
+    for table in doc.tables:
+        assert all(row in rows for row in table), table
+
+
+def test_a_section_number_set_apart_from_its_title_is_one_heading() -> None:
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica-Bold", 14)
+    pdf.drawString(72, 760, "2")
+    pdf.drawString(72 + 22, 760, "Method QS1")  # a quad away, as LaTeX sets it
+    pdf.setFont("Helvetica", 10)
+    for number in range(6):
+        pdf.drawString(72, 730 - 13 * number, f"Body line {number} of the method section here.")
+    pdf.save()
+    text = _extract(buffer.getvalue()).text
+    assert text.startswith("# 2 Method QS1\n\nBody line 0 of the method section here.\n")
