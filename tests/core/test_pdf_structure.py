@@ -134,3 +134,24 @@ def test_a_section_number_set_apart_from_its_title_is_one_heading() -> None:
     pdf.save()
     text = _extract(buffer.getvalue()).text
     assert text.startswith("# 2 Method QS1\n\nBody line 0 of the method section here.\n")
+
+
+def test_markdown_chunks_of_a_pdf_find_their_headings_and_pages() -> None:
+    from content_core import MarkdownChunker
+
+    doc = make_structured_pdf(5)
+    result = _extract(doc.data)
+    document = pdfium.PdfDocument(doc.data)
+    try:
+        layers = [page.get_textpage().get_text_range() for page in document]
+    finally:
+        document.close()
+    chunks = MarkdownChunker(max_chunk_tokens=120, chunk_overlap=0).chunk(result.text)
+    for level, heading in doc.headings:
+        offset = result.text.index("#" * level + " " + heading + "\n")
+        # The page span holding the heading is the page whose text layer holds it.
+        [span] = [s for s in result.pages if s.start <= offset < s.end]
+        assert heading in layers[span.page - 1]
+        chunk = next(c for c in chunks if c.source_start <= offset < c.source_end)
+        assert chunk.content.endswith(result.text[chunk.source_start : chunk.source_end])
+        assert heading in chunk.content
