@@ -314,7 +314,13 @@ class DocxExtractor:
         seen_headers: set[str] = set()
         for kind, root in _related_parts(document, kinds):
             if kind == "comments":
-                comments = [f"- {text}" for text in _paragraph_texts(root)]
+                comments = [
+                    f"- ({author}): {text}" if author else f"- {text}"
+                    for comment in root.iter(f"{_W}comment")
+                    for author in [" ".join(comment.get(f"{_W}author", "").split())]
+                    for text in [" ".join(_paragraph_texts(comment))]
+                    if text
+                ]
                 if comments:
                     after.append("## Comments\n\n" + "\n".join(comments))
                 continue

@@ -321,3 +321,13 @@ def test_odp_slide_titles_are_headings() -> None:
         "## Slide 1\n\n### Quarterly review QT1\n\nRevenue grew QT2",
         "## Slide 2\n\n### Next steps QT3",
     ]
+
+
+def test_docx_comments_are_kept_with_their_authors() -> None:
+    document = docx.Document()
+    paragraph = document.add_paragraph("Reviewed sentence QD0.")
+    document.add_comment(paragraph.runs, text="Cite the source QD1", author="Alan Turing")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    text = _extract(buffer.getvalue(), _DOCX).text
+    assert text.endswith("## Comments\n\n- (Alan Turing): Cite the source QD1")
