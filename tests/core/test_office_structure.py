@@ -4,6 +4,7 @@ series, comments with their authors, slide titles as headings."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import docx
 from docx.oxml import parse_xml
@@ -13,6 +14,13 @@ from content_core.extract.base import ExtractedText
 
 _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def _saved(document: Any) -> bytes:
+    """The bytes python-docx, openpyxl or python-pptx writes for `document`."""
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
 
 
 def _extract(data: bytes, media_type: str) -> ExtractedText:
@@ -60,9 +68,7 @@ def _numbered_docx() -> bytes:
         )
     document.add_heading("Method QN6", level=1)
     document.add_heading("Data QN7", level=2)
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
+    return _saved(document)
 
 
 def test_word_heading_numbers_are_kept() -> None:
@@ -122,9 +128,7 @@ def _docx_with_chart() -> bytes:
         )
     )
     document.add_paragraph("After the chart QC9.")
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
+    return _saved(document)
 
 
 def _xlsx_with_chart() -> bytes:
@@ -143,12 +147,11 @@ def _xlsx_with_chart() -> bytes:
         Reference(sheet, min_col=2, max_col=3, min_row=1, max_row=3), titles_from_data=True
     )
     sheet.add_chart(chart, "E2")
-    buffer = io.BytesIO()
-    workbook.save(buffer)
+    data = _saved(workbook)
     # openpyxl writes the chart's cell references without the cached values that Excel and
     # LibreOffice store; put in a chart part that has them, as theirs do.
     out = io.BytesIO()
-    with zipfile.ZipFile(buffer) as source, zipfile.ZipFile(out, "w") as target:
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
         for item in source.infolist():
             body = source.read(item)
             if item.filename.startswith("xl/charts/chart"):
@@ -258,10 +261,9 @@ def test_xlsx_cell_comments_are_kept_with_their_authors() -> None:
     sheet.append(("Item", "Cost"))
     sheet.append(("Paper", 12))
     sheet["B2"].comment = Comment("Check the supplier price QM1", "Ada Lovelace")
-    buffer = io.BytesIO()
-    workbook.save(buffer)
+    data = _saved(workbook)
     media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-    text = _extract(buffer.getvalue(), media_type).text
+    text = _extract(data, media_type).text
     assert text.endswith("\n\nComments:\n- B2 (Ada Lovelace): Check the supplier price QM1")
 
 
@@ -293,10 +295,9 @@ def test_pptx_slide_comments_are_kept_with_their_authors() -> None:
         ).encode(),
     )
     slide.part.relate_to(comments, RELATIONSHIP_TYPE.COMMENTS)
-    buffer = io.BytesIO()
-    presentation.save(buffer)
+    data = _saved(presentation)
     media_type = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-    text = _extract(buffer.getvalue(), media_type).text
+    text = _extract(data, media_type).text
     assert text.endswith("\n\nComments:\n- (Grace Hopper): Move the launch to May QP1")
 
 
@@ -327,7 +328,6 @@ def test_docx_comments_are_kept_with_their_authors() -> None:
     document = docx.Document()
     paragraph = document.add_paragraph("Reviewed sentence QD0.")
     document.add_comment(paragraph.runs, text="Cite the source QD1", author="Alan Turing")
-    buffer = io.BytesIO()
-    document.save(buffer)
-    text = _extract(buffer.getvalue(), _DOCX).text
+    data = _saved(document)
+    text = _extract(data, _DOCX).text
     assert text.endswith("## Comments\n\n- (Alan Turing): Cite the source QD1")
