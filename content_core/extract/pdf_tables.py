@@ -23,6 +23,7 @@ _COLUMN_GAP_EM = 0.9
 _ROW_PITCH_EM = 3.0
 _MIN_UNRULED_ROWS = 3
 _MAX_MEAN_CELL_CHARS = 40
+_MAX_MEAN_CELL_WORDS = 5
 # Share of the cells of an unruled table that hold text.
 _MIN_FILL = 0.5
 _MAX_COLUMNS = 30
@@ -210,7 +211,11 @@ def _close_block(
             row[column] = f"{row[column]} {text}".strip()
         grid.append(row)
     cells = [cell for row in grid for cell in row if cell]
-    if statistics.fmean(len(cell) for cell in cells) > _MAX_MEAN_CELL_CHARS:
+    # Cells of prose (columns of a page layout that PDFium joined line by line) are long.
+    if (
+        statistics.fmean(len(cell) for cell in cells) > _MAX_MEAN_CELL_CHARS
+        or statistics.fmean(len(cell.split()) for cell in cells) > _MAX_MEAN_CELL_WORDS
+    ):
         return
     # Columns are shared by the rows: words of staggered lines (a title page, spaced-out
     # letters) fall each in a column of their own.

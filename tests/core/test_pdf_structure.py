@@ -155,3 +155,21 @@ def test_markdown_chunks_of_a_pdf_find_their_headings_and_pages() -> None:
         chunk = next(c for c in chunks if c.source_start <= offset < c.source_end)
         assert chunk.content.endswith(result.text[chunk.source_start : chunk.source_end])
         assert heading in chunk.content
+
+
+def test_two_columns_of_prose_are_not_a_table() -> None:
+    # Lines of two text columns share baselines; PDFium may join them into one line each,
+    # with a wide gap between the halves, like the rows of a table without rules.
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica", 10)
+    words = "the survey of river birds counted herons and egrets along both banks".split()
+    for number in range(20):
+        left = " ".join(words[(number + k) % len(words)] for k in range(7))
+        right = " ".join(words[(number + 3 + k) % len(words)] for k in range(7))
+        pdf.drawString(72, 760 - 13 * number, left)
+        pdf.drawString(310, 760 - 13 * number, right)
+    pdf.save()
+    text = _extract(buffer.getvalue()).text
+    assert "|" not in text
+    assert "the survey of river birds counted herons" in text
