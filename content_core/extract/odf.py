@@ -122,10 +122,7 @@ class _Walker:
                 if text:
                     yield text
                 # Charts are anchored in paragraphs (a frame holding the object).
-                for embedded in child.iter(f"{_DRAW}object"):
-                    chart = self._chart(embedded.get(_XLINK_HREF, ""))
-                    if chart:
-                        yield chart
+                yield from self.charts(child)
             elif tag == f"{_DRAW}frame" and child.get(f"{_PRESENTATION}class") == "title":
                 # A slide's title placeholder: a heading under the slide's own, as for PPTX.
                 title = " ".join(" ".join(_paragraphs(child)).split())
@@ -138,11 +135,16 @@ class _Walker:
                 if table:
                     yield table
             elif tag == f"{_DRAW}object":
-                chart = self._chart(child.get(_XLINK_HREF, ""))
-                if chart:
-                    yield chart
+                yield from self.charts(child)
             else:
                 yield from self.blocks(child, depth)
+
+    def charts(self, element: Any) -> Iterator[str]:
+        """The embedded charts at or below `element`, each as a table of its series."""
+        for embedded in element.iter(f"{_DRAW}object"):
+            chart = self._chart(embedded.get(_XLINK_HREF, ""))
+            if chart:
+                yield chart
 
     def _chart(self, href: str) -> str:
         """An embedded chart object as a table of its series (its own data table)."""
@@ -266,12 +268,16 @@ class OdfExtractor:
         spreadsheet = body.find(f"{_OFFICE}spreadsheet")
         if spreadsheet is not None:
             sheets = [
-                sheet_markdown(table.get(f"{_TABLE}name"), walker.rows(table), walker.budget)
+                join_blocks([self._sheet(table, walker), *walker.charts(table)])
                 for table in spreadsheet.iter(f"{_TABLE}table")
             ]
             return build_text(sheets, handler=self.name, paged=True)
         text = join_blocks(list(walker.blocks(body)))
         return build_text([text], handler=self.name, paged=False)
+
+    @staticmethod
+    def _sheet(table: Any, walker: _Walker) -> str:
+        return sheet_markdown(table.get(f"{_TABLE}name"), walker.rows(table), walker.budget)
 
     def _slides(self, presentation: Any, walker: _Walker, options: ExtractOptions) -> ExtractedText:
         pages: list[str] = []

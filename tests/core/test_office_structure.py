@@ -331,3 +331,26 @@ def test_docx_comments_are_kept_with_their_authors() -> None:
     data = _saved(document)
     text = _extract(data, _DOCX).text
     assert text.endswith("## Comments\n\n- (Alan Turing): Cite the source QD1")
+
+
+def test_an_ods_chart_is_a_table_on_its_sheet_page() -> None:
+    chart = (
+        f"<office:document-content {_ODF_NS}><office:body><office:chart><chart:chart>"
+        '<table:table table:name="local-table">'
+        + _odf_row("", "Sales QC1", "Costs QC2", header=True)
+        + "<table:table-rows>"
+        + _odf_row("East", "1.5", "3")
+        + _odf_row("West", "2", "4")
+        + "</table:table-rows></table:table></chart:chart></office:chart></office:body>"
+        "</office:document-content>"
+    )
+    body = (
+        '<office:spreadsheet><table:table table:name="Figures">'
+        '<table:shapes><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame>'
+        "</table:shapes>" + _odf_row("Region QS1", "Units") + "</table:table></office:spreadsheet>"
+    )
+    media_type = "application/vnd.oasis.opendocument.spreadsheet"
+    result = _extract(_odf(media_type, body, {"Object 1": chart}), media_type)
+    assert result.text == (
+        "## Figures\n\n| Region QS1 | Units |\n|---|---|\n|  |  |\n\n" + _CHART_TABLE
+    )
