@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Any
 
 import openpyxl
+from openpyxl.utils.cell import range_boundaries
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
-from content_core.extract._cells import CellBudget, sheet_markdown
+from content_core.extract._cells import CellBudget, cell_to_str, sheet_markdown
 from content_core.extract._charts import sheet_charts
 from content_core.extract._comments import comment_block, sheet_comments
 from content_core.extract._ooxml import as_plain_package
@@ -23,6 +25,9 @@ from content_core.extract.base import Blob, ExtractedText, ExtractOptions, Sniff
 from content_core.formats import Handler, office_formats
 
 __all__ = ["FORMATS", "XlsxExtractor"]
+
+# A chart that caches no values is read from at most this many cells per series.
+_MAX_CHART_CELLS = 10_000
 
 _XLSX_TYPES = frozenset(
     {
@@ -56,7 +61,6 @@ class XlsxExtractor:
         budget = CellBudget(options.max_table_cells)
         pages: list[str] = []
         package = archive if data is blob.data else zipfile.ZipFile(io.BytesIO(data))
-        charts = sheet_charts(package, media_type=blob.info.media_type)
         comments = (
             sheet_comments(package, media_type=blob.info.media_type)
             if options.include_comments
@@ -67,6 +71,11 @@ class XlsxExtractor:
                 io.BytesIO(data), read_only=True, data_only=True, keep_links=False
             )
             try:
+                charts = sheet_charts(
+                    package,
+                    media_type=blob.info.media_type,
+                    resolve=lambda formula: _cells(workbook, formula),
+                )
                 for sheet in workbook.worksheets:
                     if budget.exhausted:
                         break
@@ -83,6 +92,27 @@ class XlsxExtractor:
                 f"openpyxl cannot read the workbook: {exc}", media_type=blob.info.media_type
             ) from exc
         return build_text(pages, handler=self.name, paged=True)
+
+
+def _cells(workbook: Any, formula: str) -> list[str]:
+    """The values of the cells a chart formula names: one sheet and one range
+    ("'My sheet'!$B$2:$B$9"); anything else (unions, names) gives no values."""
+    sheet_name, _, reference = formula.rpartition("!")
+    sheet_name = sheet_name.strip("'").replace("''", "'")
+    if sheet_name not in workbook.sheetnames or "," in reference:
+        return []
+    try:
+        min_col, min_row, max_col, max_row = range_boundaries(reference.replace("$", ""))
+    except ValueError:
+        return []
+    if None in (min_col, min_row, max_col, max_row):
+        return []
+    if (max_row - min_row + 1) * (max_col - min_col + 1) > _MAX_CHART_CELLS:
+        return []
+    rows = workbook[sheet_name].iter_rows(
+        min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
+    )
+    return [cell_to_str(value) for row in rows for value in row]
 
 
 FORMATS = office_formats(

@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 import docx
+import pytest
 from docx.oxml import parse_xml
 
 from content_core.extract import extract_text
@@ -131,7 +132,7 @@ def _docx_with_chart() -> bytes:
     return _saved(document)
 
 
-def _xlsx_with_chart() -> bytes:
+def _xlsx_with_chart(*, cached: bool) -> bytes:
     import zipfile
 
     import openpyxl
@@ -143,15 +144,16 @@ def _xlsx_with_chart() -> bytes:
     for row in (("", "Sales QC1", "Costs QC2"), ("East", 1.5, 3), ("West", 2, 4)):
         sheet.append(row)
     chart = BarChart()
-    chart.add_data(
-        Reference(sheet, min_col=2, max_col=3, min_row=1, max_row=3), titles_from_data=True
-    )
+    data = Reference(sheet, min_col=2, max_col=3, min_row=1, max_row=3)
+    chart.add_data(data, titles_from_data=True)
+    chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=3))
     sheet.add_chart(chart, "E2")
-    data = _saved(workbook)
-    # openpyxl writes the chart's cell references without the cached values that Excel and
-    # LibreOffice store; put in a chart part that has them, as theirs do.
+    saved = _saved(workbook)
+    if not cached:
+        return saved  # openpyxl writes the cell references only
+    # Excel and LibreOffice also store the values; put in a chart part that has them.
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+    with zipfile.ZipFile(io.BytesIO(saved)) as source, zipfile.ZipFile(out, "w") as target:
         for item in source.infolist():
             body = source.read(item)
             if item.filename.startswith("xl/charts/chart"):
@@ -165,9 +167,10 @@ def test_a_docx_chart_is_a_table_of_its_series_in_place() -> None:
     assert "Before the chart QC0.\n\n" + _CHART_TABLE + "\n\nAfter the chart QC9." in text
 
 
-def test_an_xlsx_chart_is_a_table_on_its_sheet_page() -> None:
+@pytest.mark.parametrize("cached", [True, False], ids=["cached-values", "cell-references"])
+def test_an_xlsx_chart_is_a_table_on_its_sheet_page(cached: bool) -> None:
     media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-    result = _extract(_xlsx_with_chart(), media_type)
+    result = _extract(_xlsx_with_chart(cached=cached), media_type)
     assert len(result.pages) == 1
     page = result.text[result.pages[0].start : result.pages[0].end]
     assert page.startswith("## Figures\n\n")
