@@ -49,7 +49,8 @@ class XlsxExtractor:
         return info.media_type in _XLSX_TYPES
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
-        """Return one page per worksheet: `## <sheet>` and its cells as a table.
+        """Return one page per worksheet: `## <sheet>`, its cells as a table, its charts as
+        tables of their series and its comments; then one page per chart sheet.
 
         Raises:
             LimitExceededError, UnsafeInputError, EncryptedFileError: the package fails the
@@ -85,6 +86,12 @@ class XlsxExtractor:
                     notes = comment_block(comments.get(sheet.title, []))
                     extra = [*charts.get(sheet.title, []), *([notes] if notes else [])]
                     pages.append("\n\n".join([page, *extra]))
+                # A chart sheet (a whole sheet that is one chart) has no cells: a page of its
+                # own after the worksheets.
+                titles = {sheet.title for sheet in workbook.worksheets}
+                for name, rendered in charts.items():
+                    if name not in titles:
+                        pages.append("\n\n".join([f"## {name}", *rendered]))
             finally:
                 workbook.close()
         except (KeyError, ValueError, TypeError, OSError, AttributeError) as exc:

@@ -132,9 +132,8 @@ def _docx_with_chart() -> bytes:
     return _saved(document)
 
 
-def _xlsx_with_chart(*, cached: bool) -> bytes:
-    import zipfile
-
+def _chart_workbook() -> tuple[Any, Any]:
+    """A workbook with the chart's data on sheet "Figures", and a bar chart of it."""
     import openpyxl
     from openpyxl.chart import BarChart, Reference
 
@@ -144,10 +143,18 @@ def _xlsx_with_chart(*, cached: bool) -> bytes:
     for row in (("", "Sales QC1", "Costs QC2"), ("East", 1.5, 3), ("West", 2, 4)):
         sheet.append(row)
     chart = BarChart()
-    data = Reference(sheet, min_col=2, max_col=3, min_row=1, max_row=3)
-    chart.add_data(data, titles_from_data=True)
+    chart.add_data(
+        Reference(sheet, min_col=2, max_col=3, min_row=1, max_row=3), titles_from_data=True
+    )
     chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=3))
-    sheet.add_chart(chart, "E2")
+    return workbook, chart
+
+
+def _xlsx_with_chart(*, cached: bool) -> bytes:
+    import zipfile
+
+    workbook, chart = _chart_workbook()
+    workbook.active.add_chart(chart, "E2")
     saved = _saved(workbook)
     if not cached:
         return saved  # openpyxl writes the cell references only
@@ -228,10 +235,10 @@ def _odf_row(*cells: str, header: bool = False) -> str:
     return f"<table:table-header-rows>{row}</table:table-header-rows>" if header else row
 
 
-def test_an_odt_chart_is_a_table_of_its_series_in_place() -> None:
-    chart = (
-        f"<office:document-content {_ODF_NS}><office:body><office:chart><chart:chart>"
-        "<chart:title><text:p>Quarterly QC3</text:p></chart:title>"
+def _odf_chart(title: str = "") -> str:
+    """An embedded chart object's `content.xml`: its title and its own data table."""
+    return (
+        f"<office:document-content {_ODF_NS}><office:body><office:chart><chart:chart>{title}"
         '<table:table table:name="local-table">'
         + _odf_row("", "Sales QC1", "Costs QC2", header=True)
         + "<table:table-rows>"
@@ -240,6 +247,10 @@ def test_an_odt_chart_is_a_table_of_its_series_in_place() -> None:
         + "</table:table-rows></table:table></chart:chart></office:chart></office:body>"
         "</office:document-content>"
     )
+
+
+def test_an_odt_chart_is_a_table_of_its_series_in_place() -> None:
+    chart = _odf_chart("<chart:title><text:p>Quarterly QC3</text:p></chart:title>")
     body = (
         "<office:text><text:p>Before the chart QC0.</text:p>"
         '<text:p><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame></text:p>'
@@ -337,16 +348,7 @@ def test_docx_comments_are_kept_with_their_authors() -> None:
 
 
 def test_an_ods_chart_is_a_table_on_its_sheet_page() -> None:
-    chart = (
-        f"<office:document-content {_ODF_NS}><office:body><office:chart><chart:chart>"
-        '<table:table table:name="local-table">'
-        + _odf_row("", "Sales QC1", "Costs QC2", header=True)
-        + "<table:table-rows>"
-        + _odf_row("East", "1.5", "3")
-        + _odf_row("West", "2", "4")
-        + "</table:table-rows></table:table></chart:chart></office:chart></office:body>"
-        "</office:document-content>"
-    )
+    chart = _odf_chart()
     body = (
         '<office:spreadsheet><table:table table:name="Figures">'
         '<table:shapes><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame>'
@@ -357,3 +359,13 @@ def test_an_ods_chart_is_a_table_on_its_sheet_page() -> None:
     assert result.text == (
         "## Figures\n\n| Region QS1 | Units |\n|---|---|\n|  |  |\n\n" + _CHART_TABLE
     )
+
+
+def test_an_xlsx_chart_sheet_is_a_page_after_the_worksheets() -> None:
+    workbook, chart = _chart_workbook()
+    workbook.create_chartsheet("Chart QC8").add_chart(chart)
+    media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    result = _extract(_saved(workbook), media_type)
+    assert len(result.pages) == 2
+    last = result.pages[1]
+    assert result.text[last.start : last.end] == "## Chart QC8\n\n" + _CHART_TABLE
