@@ -75,9 +75,20 @@ class Numbering:
         self._level_styles: dict[tuple[str, str], int] = {}
         self._based_on: dict[str, str] = {}
         if numbering is not None:
+            style_links: dict[str, str] = {}
             for element in numbering.iter(f"{_W}abstractNum"):
                 key = element.get(f"{_W}abstractNumId", "")
                 abstract[key] = self._levels(element, key)
+                link = _val(element, f"{_W}styleLink")
+                if link:
+                    style_links[link] = key
+            # A definition that only names a numbering style (`numStyleLink`, as Word's
+            # outline lists do) takes the levels of the definition that style links to.
+            for element in numbering.iter(f"{_W}abstractNum"):
+                link = _val(element, f"{_W}numStyleLink")
+                key = element.get(f"{_W}abstractNumId", "")
+                if link in style_links and not abstract.get(key):
+                    abstract[key] = abstract[style_links[link]]
             shared: dict[str, _List] = {}
             for element in numbering.iter(f"{_W}num"):
                 key = _val(element, f"{_W}abstractNumId") or ""

@@ -28,13 +28,18 @@ def _extract(data: bytes, media_type: str) -> ExtractedText:
     return extract_text(data, media_type)
 
 
-def _numbered_docx() -> bytes:
+def _numbered_docx(*, linked: bool) -> bytes:
+    """Headings numbered through their styles; with `linked`, the list the styles name only
+    links to the definition of its levels through a numbering style (as Word's outline
+    lists do)."""
     document = docx.Document()
     numbering = document.part.numbering_part.element
+    defined = "71" if linked else "70"
+    link = '<w:styleLink w:val="OutlineQN"/>' if linked else ""
     numbering.insert(
         0,
         parse_xml(
-            f'<w:abstractNum xmlns:w="{_W_NS}" w:abstractNumId="70">'
+            f'<w:abstractNum xmlns:w="{_W_NS}" w:abstractNumId="{defined}">{link}'
             '<w:multiLevelType w:val="multilevel"/>'
             '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
             '<w:pStyle w:val="Heading1"/><w:lvlText w:val="%1"/></w:lvl>'
@@ -45,6 +50,14 @@ def _numbered_docx() -> bytes:
             "</w:abstractNum>"
         ),
     )
+    if linked:
+        numbering.insert(
+            1,
+            parse_xml(
+                f'<w:abstractNum xmlns:w="{_W_NS}" w:abstractNumId="70">'
+                '<w:numStyleLink w:val="OutlineQN"/></w:abstractNum>'
+            ),
+        )
     numbering.append(
         parse_xml(f'<w:num xmlns:w="{_W_NS}" w:numId="70"><w:abstractNumId w:val="70"/></w:num>')
     )
@@ -72,8 +85,9 @@ def _numbered_docx() -> bytes:
     return _saved(document)
 
 
-def test_word_heading_numbers_are_kept() -> None:
-    text = _extract(_numbered_docx(), _DOCX).text
+@pytest.mark.parametrize("linked", [False, True], ids=["direct", "numbering-style-link"])
+def test_word_heading_numbers_are_kept(linked: bool) -> None:
+    text = _extract(_numbered_docx(linked=linked), _DOCX).text
     lines = [line for line in text.splitlines() if "QN" in line]
     assert lines == [
         "# 1 Introduction QN1",
