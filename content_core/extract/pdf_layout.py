@@ -22,7 +22,9 @@ _FORCE_BOLD = 1 << 18
 _MIN_RULING_PT = 6.0
 # A filled rectangle thinner than this is a drawn rule.
 _THIN_PT = 3.0
-_MAX_PATH_SEGMENTS = 2000
+# Path segments read per page: a page drawn with more (a map, a plot) is a drawing, and
+# reading it all would cost more than the text; its tables, if any, are found from the text.
+_MAX_PAGE_SEGMENTS = 20_000
 _MAX_OUTLINE_ENTRIES = 5000
 _MAX_FONT_NAME = 256
 
@@ -186,6 +188,7 @@ def _is_bold(raw: Any, textpage: Any, index: int) -> bool:
 def _rulings(raw: Any, page: Any) -> list[Ruling]:
     """Axis-aligned straight segments of the page's top-level path objects."""
     rulings: list[Ruling] = []
+    budget = _MAX_PAGE_SEGMENTS
     matrix = raw.FS_MATRIX()
     x, y = ctypes.c_float(), ctypes.c_float()
     for obj_index in range(raw.FPDFPage_CountObjects(page.raw)):
@@ -194,7 +197,10 @@ def _rulings(raw: Any, page: Any) -> list[Ruling]:
             continue
         if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(matrix)):
             continue
-        count = min(raw.FPDFPath_CountSegments(obj), _MAX_PATH_SEGMENTS)
+        count = raw.FPDFPath_CountSegments(obj)
+        budget -= max(count, 0)
+        if budget < 0:
+            return []
         points: list[tuple[float, float]] = []
         first: tuple[float, float] | None = None
         for seg_index in range(count):

@@ -30,7 +30,7 @@ _MAX_COLUMNS = 30
 # A line this short at a page's edge is a page number, not content.
 _PAGE_MARK_CHARS = 4
 # Rulings are paired with one another (quadratic); a page with more is a drawing, not a table.
-_MAX_RULINGS = 1500
+_MAX_RULINGS = 1000
 
 
 @dataclass(slots=True)

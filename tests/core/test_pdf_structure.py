@@ -173,3 +173,24 @@ def test_two_columns_of_prose_are_not_a_table() -> None:
     text = _extract(buffer.getvalue()).text
     assert "|" not in text
     assert "the survey of river birds counted herons" in text
+
+
+def test_a_page_that_is_a_dense_drawing_keeps_its_text_layer() -> None:
+    # Graph paper: tens of thousands of rules, more than a page's budget of path segments;
+    # the page is a drawing, not a table, and keeps its text as the text layer gives it.
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setLineWidth(0.1)
+    lines = [(x, 40, x, 800) for x in range(40, 560, 1)]
+    lines += [(40, y, 560, y) for y in range(40, 800, 1)] * 20
+    pdf.lines(lines)
+    pdf.setFont("Helvetica", 10)
+    for number in range(3):
+        pdf.drawString(72, 700 - 14 * number, f"Note {number} written on graph paper QG{number}.")
+    pdf.save()
+    document = pdfium.PdfDocument(buffer.getvalue())
+    try:
+        layer = clean_text(document[0].get_textpage().get_text_range()).strip("\n")
+    finally:
+        document.close()
+    assert _extract(buffer.getvalue()).text == layer
