@@ -113,7 +113,8 @@ def _jats_blocks(container: Any, level: int, depth: int = 0) -> Iterator[str]:
         name = _local(child)
         if name in ("sec", "ack", "app", "boxed-text", "ref-list", "fn-group"):
             title = _first(child, "title")
-            heading = _text(title) if title is not None else ""
+            label = _first(child, "label")
+            heading = " ".join(_text(e) for e in (label, title) if e is not None).strip()
             if not heading and name == "ack":
                 heading = "Acknowledgements"
             if not heading and name == "ref-list":
@@ -137,6 +138,10 @@ def _jats_blocks(container: Any, level: int, depth: int = 0) -> Iterator[str]:
             table = _table(child)
             if table:
                 yield table
+            for foot in _children(child, "table-wrap-foot"):
+                text = _text(foot)
+                if text:
+                    yield text
         elif name == "ref":
             text = _text(child)
             if text:

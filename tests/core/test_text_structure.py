@@ -40,7 +40,7 @@ def test_a_jats_article_comes_out_as_its_text() -> None:
         "## Abstract\n\nWe measured carbon QJ2 at 1 sites.\n\n"
         "## Introduction QJ3\n\nMeadows store carbon QJ4.\n\n"
         "### Scope QJ5\n\nOnly alpine sites.\n\n"
-        "## Results\n\nTable 1 Carbon by site QJ6\n\n"
+        "## 2 Results\n\nTable 1 Carbon by site QJ6\n\n"
         "| Site | Carbon |\n|---|---|\n| North | 4.2 |\n\n"
         "## References\n\n- Darwin C. On soils QJ7. 1881."
     )
