@@ -136,9 +136,14 @@ def _char(raw: Any, textpage: Any, index: int) -> str:
 def _line(raw: Any, textpage: Any, text: str, start: int, end: int, rect: Any) -> TextLine | None:
     if end <= start or not text[start:end].strip():
         return None
+    # PDFium cuts a line into one rectangle per text run; a line of one run has no gap
+    # inside, so its characters need no box of their own (most prose lines: far fewer calls).
+    if raw.FPDFText_CountRects(textpage.raw, start, end - start) == 1:
+        return _single_run_line(raw, textpage, text, start, end)
     lefts: list[float] = []
     rights: list[float] = []
-    top = bottom = None
+    tops: list[float] = []
+    bottoms: list[float] = []
     left = right = 0.0
     visible: list[int] = []
     get_box, handle, box = raw.FPDFText_GetLooseCharBox, textpage.raw, ctypes.byref(rect)
@@ -148,27 +153,56 @@ def _line(raw: Any, textpage: Any, text: str, start: int, end: int, rect: Any) -
             left, right = rect.left, rect.right
             if not space:
                 visible.append(index)
-                top = rect.top if top is None else max(top, rect.top)
-                bottom = rect.bottom if bottom is None else min(bottom, rect.bottom)
+                tops.append(rect.top)
+                bottoms.append(rect.bottom)
         else:
             # A character PDFium made up (a space between words): no box of its own.
             left = right
         lefts.append(left)
         rights.append(left if space else right)
-    if not visible or top is None or bottom is None:
+    if not visible:
         return None
+    top, bottom = max(tops), min(bottoms)
+    return _described(
+        raw, textpage, text[start:end], visible, tuple(lefts), tuple(rights), top, bottom
+    )
+
+
+def _single_run_line(
+    raw: Any, textpage: Any, text: str, start: int, end: int
+) -> TextLine | None:
+    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
+    if not raw.FPDFText_GetRect(textpage.raw, 0, left, top, right, bottom):
+        return None
+    visible = [i for i in range(start, end) if not text[i].isspace()]
+    if not visible:
+        return None
+    width = end - start
+    return _described(
+        raw, textpage, text[start:end], visible,
+        (left.value,) * width, (right.value,) * width, top.value, bottom.value,
+    )  # fmt: skip
+
+
+def _described(
+    raw: Any,
+    textpage: Any,
+    text: str,
+    visible: list[int],
+    lefts: tuple[float, ...],
+    rights: tuple[float, ...],
+    top: float,
+    bottom: float,
+) -> TextLine:
+    """The line with its font size and weight, sampled at its first, middle and last
+    visible characters."""
     samples = sorted({visible[0], visible[len(visible) // 2], visible[-1]})
     sizes = sorted(float(raw.FPDFText_GetFontSize(textpage.raw, i)) for i in samples)
     bold = all(_is_bold(raw, textpage, i) for i in samples)
     return TextLine(
-        text=text[start:end],
-        lefts=tuple(lefts),
-        rights=tuple(rights),
-        top=float(top),
-        bottom=float(bottom),
-        size=round(sizes[len(sizes) // 2], 1),
-        bold=bold,
-    )
+        text=text, lefts=lefts, rights=rights, top=float(top), bottom=float(bottom),
+        size=round(sizes[len(sizes) // 2], 1), bold=bold,
+    )  # fmt: skip
 
 
 def _is_bold(raw: Any, textpage: Any, index: int) -> bool:

@@ -98,21 +98,21 @@ def _looks_like_heading(line: TextLine, body: float) -> bool:
     text = line.text.strip()
     if body <= 0 or not _is_heading_text(text):
         return False
-    # A line cut into columns by wide gaps is a table row (a bold header), not a heading;
-    # but a section number is often set a quad away from its title ("1   Introduction").
-    pieces = segments(line)
-    if len(pieces) > 2 or len(pieces) == 2 and not _SECTION_NUMBER.match(pieces[0][2]):
-        return False
-    if line.top - line.bottom > 2.5 * max(line.size, 1.0):
-        return False  # set vertically (an arXiv stamp in the margin)
-    if line.size >= body * _HEADING_SIZE_RATIO:
-        return True
-    return (
+    by_size = line.size >= body * _HEADING_SIZE_RATIO
+    by_weight = (
         line.bold
         and line.size >= body * 0.95
         and len(text) <= _MAX_BOLD_HEADING_CHARS
         and not text.endswith((".", ",", ";", ":"))
     )
+    if not (by_size or by_weight):
+        return False
+    if line.top - line.bottom > 2.5 * max(line.size, 1.0):
+        return False  # set vertically (an arXiv stamp in the margin)
+    # A line cut into columns by wide gaps is a table row (a bold header), not a heading;
+    # but a section number is often set a quad away from its title ("1   Introduction").
+    pieces = segments(line)
+    return len(pieces) == 1 or len(pieces) == 2 and bool(_SECTION_NUMBER.match(pieces[0][2]))
 
 
 def _font_headings(layout: PageLayout, body: float, skip: set[int]) -> dict[int, _Heading]:

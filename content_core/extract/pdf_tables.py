@@ -131,23 +131,24 @@ def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table |
 
 
 def _cells_of_line(line: TextLine, xs: list[float]) -> list[str] | None:
-    """The line's text per column between `xs`, or None when a rule cuts a word."""
+    """The line's text per column between `xs`, or None when a rule cuts a word (or a
+    glyph, or a run of text whose characters share one box)."""
     pieces: list[list[str]] = [[] for _ in range(len(xs) - 1)]
     last = -1
     for char, left, right in zip(line.text, line.lefts, line.rights, strict=True):
         column = bisect.bisect(xs, (left + right) / 2) - 1
         if char.isspace():
             last = -1
-        elif last >= 0 and column != last:
-            return None
         else:
+            inside = bisect.bisect_right(xs, left + _SNAP_PT)
+            if inside < len(xs) and xs[inside] < right - _SNAP_PT:
+                return None
+            if last >= 0 and column != last:
+                return None
             last = column
         if 0 <= column < len(pieces):
             pieces[column].append(char)
     return ["".join(chars).strip() for chars in pieces]
-
-
-# Tables without vertical rules: columns from aligned text -------------------------------------
 
 
 def segments(line: TextLine) -> list[tuple[float, float, str]]:
