@@ -121,8 +121,11 @@ def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table |
             if text:
                 cells[column].append(text)
     grid = [[" ".join(cell) for cell in rows[key]] for key in sorted(rows)]
-    # One row is enough: a ruled table split over two pages leaves a row on one of them.
-    if sum(1 for row in grid for cell in row if cell) < 2:
+    grid = [row for row in grid if any(row)]
+    # One row can be a table (a page break leaves one row of a ruled table on a page), but
+    # then of three cells or more: two labelled boxes of a form are not a table.
+    filled = sum(1 for row in grid for cell in row if cell)
+    if filled < 2 or len(grid) == 1 and filled < 3:
         return None
     markdown = markdown_table(grid)
     if not markdown:

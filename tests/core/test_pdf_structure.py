@@ -194,3 +194,19 @@ def test_a_page_that_is_a_dense_drawing_keeps_its_text_layer() -> None:
     finally:
         document.close()
     assert _extract(buffer.getvalue()).text == layer
+
+
+def test_two_labelled_form_boxes_are_not_a_table() -> None:
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica", 10)
+    for column in range(2):
+        for row in range(2):
+            pdf.rect(72 + 120 * column, 700 - 20 * row, 120, 20)
+    pdf.drawString(78, 706, "Female QF1")
+    pdf.drawString(198, 706, "Male QF2")
+    pdf.drawString(72, 640, "Tick one box.")
+    pdf.save()
+    text = _extract(buffer.getvalue()).text
+    assert "|" not in text
+    assert "Female QF1" in text
