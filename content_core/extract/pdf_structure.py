@@ -140,13 +140,24 @@ def _font_headings(layout: PageLayout, body: float, skip: set[int]) -> dict[int,
 
 
 def _drop_running_headers(pages: Sequence[_Page]) -> None:
+    """Drop heading candidates that are running headers or footers: the same text on
+    `_RUNNING_PAGES` pages or more, or at the same height on two pages or more."""
     per_text: Counter[str] = Counter()
+    per_place: Counter[tuple[str, int]] = Counter()
     for page in pages:
         per_text.update({_norm(h.text) for h in page.headings.values()})
+        per_place.update({_place(page, h) for h in page.headings.values()})
     for page in pages:
         for first, heading in list(page.headings.items()):
-            if per_text[_norm(heading.text)] >= _RUNNING_PAGES:
+            if (
+                per_text[_norm(heading.text)] >= _RUNNING_PAGES
+                or per_place[_place(page, heading)] > 1
+            ):
                 del page.headings[first]
+
+
+def _place(page: _Page, heading: _Heading) -> tuple[str, int]:
+    return _norm(heading.text), round(page.layout.lines[heading.lines[0]].top)
 
 
 def _apply_outline(pages: Sequence[_Page], outline: Sequence[OutlineEntry]) -> None:

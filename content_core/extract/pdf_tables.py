@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -237,34 +238,44 @@ def continue_tables(
 ) -> None:
     """Add to `tables` the rows a page break cut off a table: up to two lines at the bottom
     of a page, in the columns of a table that opens the next page, or at the top of a page,
-    in the columns of a table that closes the previous one (too few to be found alone)."""
+    in the columns of a table that closes the previous one (too few to be found alone).
+    Running headers and footers (the same text, numbers aside, at the same height on two
+    pages or more) and page numbers do not count as content between a table and the edge."""
+    places = Counter(
+        place for layout in layouts for place in {_running_key(line) for line in layout.lines}
+    )
+    content = [
+        [
+            i
+            for i, line in enumerate(layout.lines)
+            if len(line.text.strip()) > _PAGE_MARK_CHARS and places[_running_key(line)] < 2
+        ]
+        for layout in layouts
+    ]
     for index in range(len(layouts) - 1):
         here, there = layouts[index], layouts[index + 1]
-        closing = _edge_table(here, tables[index], last=True)
-        opening = _edge_table(there, tables[index + 1], last=False)
+        closing = _edge_table(content[index], tables[index], last=True)
+        opening = _edge_table(content[index + 1], tables[index + 1], last=False)
         if opening is not None:
-            tail = _edge_rows(here, taken[index], last=True)
+            tail = _edge_rows(here, content[index], taken[index], last=True)
             _add_fragment(here, tail, opening.columns, tables[index], taken[index])
         if closing is not None:
-            head = _edge_rows(there, taken[index + 1], last=False)
+            head = _edge_rows(there, content[index + 1], taken[index + 1], last=False)
             _add_fragment(there, head, closing.columns, tables[index + 1], taken[index + 1])
 
 
-def _content_lines(layout: PageLayout) -> list[int]:
-    # A page number or a lone mark is not content that could separate a table from the edge.
-    return [i for i, line in enumerate(layout.lines) if len(line.text.strip()) > _PAGE_MARK_CHARS]
+def _running_key(line: TextLine) -> tuple[str, int]:
+    return "".join(c for c in line.text if not c.isdigit()).strip(), round(line.top)
 
 
-def _edge_table(layout: PageLayout, tables: Sequence[Table], *, last: bool) -> Table | None:
-    lines = _content_lines(layout)
+def _edge_table(lines: list[int], tables: Sequence[Table], *, last: bool) -> Table | None:
     if not lines or not tables:
         return None
     edge = lines[-1] if last else lines[0]
     return next((table for table in tables if edge in table.lines and table.columns), None)
 
 
-def _edge_rows(layout: PageLayout, taken: set[int], *, last: bool) -> list[int]:
-    lines = _content_lines(layout)
+def _edge_rows(layout: PageLayout, lines: list[int], taken: set[int], *, last: bool) -> list[int]:
     rows: list[int] = []
     for index in reversed(lines) if last else lines:
         if index in taken or len(segments(layout.lines[index])) < 2 or len(rows) == 2:
