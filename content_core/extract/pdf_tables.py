@@ -95,16 +95,19 @@ def ruled_tables(layout: PageLayout) -> list[Table]:
         ys = _cluster([h.at for h in hs])
         if len(xs) < 3 or len(ys) < 2:
             continue
-        table = _grid_table(layout, xs, ys)
+        table = _grid_table(layout, xs, ys, vs)
         if table is not None:
             tables.append(table)
     return tables
 
 
-def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table | None:
+def _grid_table(
+    layout: PageLayout, xs: list[float], ys: list[float], verticals: Sequence[Ruling]
+) -> Table | None:
     """Cells bounded by `xs` (left to right) and `ys` (bottom to top); a grid with one band
     of rows (only its outline ruled across) gets one row per text line. A line that a rule
-    cuts through a word is text over the drawing, not a row, and stays text."""
+    cuts through a word is text over the drawing, not a row, and stays text; a word across
+    a column line that does not reach its height (a header over merged cells) stays whole."""
     one_band = len(ys) == 2
     members: list[int] = []
     rows: dict[int, list[list[str]]] = {}
@@ -112,7 +115,8 @@ def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table |
         centre = (line.top + line.bottom) / 2
         if not (ys[0] < centre < ys[-1] and line.left < xs[-1] and line.right > xs[0]):
             continue
-        pieces = _cells_of_line(line, xs)
+        cuts = sorted(v.at for v in verticals if v.start - _SNAP_PT <= centre <= v.end + _SNAP_PT)
+        pieces = _cells_of_line(line, xs, cuts)
         if pieces is None:
             continue
         row = len(members) if one_band else len(ys) - 1 - bisect.bisect(ys, centre)
@@ -134,24 +138,30 @@ def _grid_table(layout: PageLayout, xs: list[float], ys: list[float]) -> Table |
     return Table(members[0], set(members), markdown, tuple(zip(xs, xs[1:], strict=False)))
 
 
-def _cells_of_line(line: TextLine, xs: list[float]) -> list[str] | None:
-    """The line's text per column between `xs`, or None when a rule cuts a word (or a
-    glyph, or a run of text whose characters share one box)."""
+def _cells_of_line(line: TextLine, xs: list[float], cuts: list[float]) -> list[str] | None:
+    """The line's text per column between `xs`, or None when a rule at the line's height
+    (`cuts`) passes through a word, a glyph, or a run of text whose characters share a box.
+
+    The line is cut only by the rules at its height, so the text of merged cells (a header
+    over two columns) stays in one cell, the first column it covers.
+    """
+    bounds = cuts if len(cuts) >= 2 else [xs[0], xs[-1]]
     pieces: list[list[str]] = [[] for _ in range(len(xs) - 1)]
     last = -1
     for char, left, right in zip(line.text, line.lefts, line.rights, strict=True):
-        column = bisect.bisect(xs, (left + right) / 2) - 1
+        cell = bisect.bisect(bounds, (left + right) / 2) - 1
         if char.isspace():
             last = -1
         else:
-            inside = bisect.bisect_right(xs, left + _SNAP_PT)
-            if inside < len(xs) and xs[inside] < right - _SNAP_PT:
+            inside = bisect.bisect_right(bounds, left + _SNAP_PT)
+            if inside < len(bounds) and bounds[inside] < right - _SNAP_PT:
                 return None
-            if last >= 0 and column != last:
+            if last >= 0 and cell != last:
                 return None
-            last = column
-        if 0 <= column < len(pieces):
-            pieces[column].append(char)
+            last = cell
+        if 0 <= cell < len(bounds) - 1:
+            column = bisect.bisect(xs, bounds[cell] + _SNAP_PT) - 1
+            pieces[min(max(column, 0), len(pieces) - 1)].append(char)
     return ["".join(chars).strip() for chars in pieces]
 
 

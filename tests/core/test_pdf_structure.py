@@ -210,3 +210,25 @@ def test_two_labelled_form_boxes_are_not_a_table() -> None:
     text = _extract(buffer.getvalue()).text
     assert "|" not in text
     assert "Female QF1" in text
+
+
+def test_a_header_over_merged_cells_stays_in_its_ruled_table() -> None:
+    from reportlab.lib import colors
+    from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
+
+    rows = [
+        ["Region", "Quarterly results QM1", ""],
+        ["", "First", "Second"],
+        ["North", "10", "12"],
+        ["South", "7", "9"],
+    ]
+    table = Table(rows, hAlign="LEFT")
+    table.setStyle(
+        TableStyle([("SPAN", (1, 0), (2, 0)), ("GRID", (0, 0), (-1, -1), 0.5, colors.black)])
+    )
+    buffer = io.BytesIO()
+    SimpleDocTemplate(buffer, pagesize=A4).build([table])
+    found = _table_rows(_extract(buffer.getvalue()).text)
+    assert ("North", "10", "12") in found
+    assert ("South", "7", "9") in found
+    assert any("Quarterly results QM1" in row for row in found)
