@@ -129,8 +129,10 @@ def _grid_table(
     grid = [row for row in grid if any(row)]
     # One row can be a table (a page break leaves one row of a ruled table on a page), but
     # then of three cells or more: two labelled boxes of a form are not a table.
+    # A row with two cells of text at least: boxes each beside a label (check boxes) are not.
     filled = sum(1 for row in grid for cell in row if cell)
-    if filled < 2 or len(grid) == 1 and filled < 3:
+    widest = max((sum(1 for cell in row if cell) for row in grid), default=0)
+    if widest < 2 or len(grid) == 1 and filled < 3:
         return None
     markdown = markdown_table(grid)
     if not markdown:
@@ -145,7 +147,8 @@ def _cells_of_line(line: TextLine, xs: list[float], cuts: list[float]) -> list[s
     The line is cut only by the rules at its height, so the text of merged cells (a header
     over two columns) stays in one cell, the first column it covers.
     """
-    bounds = cuts if len(cuts) >= 2 else [xs[0], xs[-1]]
+    # The grid's outer edges bound every row, drawn at its height or not.
+    bounds = [xs[0], *(x for x in cuts if xs[0] + _SNAP_PT < x < xs[-1] - _SNAP_PT), xs[-1]]
     pieces: list[list[str]] = [[] for _ in range(len(xs) - 1)]
     last = -1
     for char, left, right in zip(line.text, line.lefts, line.rights, strict=True):
