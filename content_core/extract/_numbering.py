@@ -17,6 +17,8 @@ __all__ = ["Numbering"]
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MAX_LEVELS = 9
 _MAX_BASED_ON = 16
+# Letters repeat past z ("aa", "bbb"); a hostile start value must not make a huge label.
+_MAX_LETTER_NUMBER = 26 * 8
 _ROMAN = (
     (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
     (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
@@ -50,7 +52,7 @@ def _int(value: str | None, default: int) -> int:
 
 
 def _format(number: int, fmt: str) -> str:
-    if fmt in ("lowerLetter", "upperLetter"):
+    if fmt in ("lowerLetter", "upperLetter") and 0 < number <= _MAX_LETTER_NUMBER:
         letter = chr(ord("a") + (number - 1) % 26) * ((number - 1) // 26 + 1)
         return letter.upper() if fmt == "upperLetter" else letter
     if fmt in ("lowerRoman", "upperRoman") and 0 < number < 4000:
