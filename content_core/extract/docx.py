@@ -57,6 +57,7 @@ _SKIP_TAGS = frozenset(
 _CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _NOTE_TAGS = frozenset({f"{_W}footnote", f"{_W}endnote"})
+_MAX_BASED_ON = 16
 _PART_ORDER = ("header", "footnotes", "endnotes", "comments", "footer")
 
 
@@ -145,7 +146,7 @@ class _Renderer:
         label = self._numbering.label(props, style_id) if self._numbering is not None else ""
         if not text:
             return ""
-        level = _heading_level(self._style_names.get(style_id, ""))
+        level = _heading_level(self._style_names.get(style_id, "")) or _outline_level(props)
         if level:
             heading = f"{label} {text}" if label else text
             return "#" * level + " " + heading.replace("\n", " ")
@@ -209,9 +210,15 @@ def _heading_level(style_name: str) -> int:
 
 def _styles(styles: Any) -> tuple[dict[str, str], frozenset[str]]:
     """Return style id -> lower-case name, and the ids of styles that carry list numbering,
-    from the `w:styles` element (or any element holding `w:style` definitions)."""
+    from the `w:styles` element (or any element holding `w:style` definitions).
+
+    A style that is a heading without the name (its own outline level, or a heading style it
+    is based on, as custom and localised heading styles are) is named "heading N".
+    """
     names: dict[str, str] = {}
     lists: set[str] = set()
+    outline: dict[str, int] = {}
+    based_on: dict[str, str] = {}
     for style in styles.iter(f"{_W}style"):
         style_id = style.get(f"{_W}styleId", "")
         name = style.find(f"{_W}name")
@@ -219,7 +226,37 @@ def _styles(styles: Any) -> tuple[dict[str, str], frozenset[str]]:
             names[style_id] = name.get(f"{_W}val", "").lower()
         if style.find(f"{_W}pPr/{_W}numPr") is not None:
             lists.add(style_id)
+        level = _outline_level(style.find(f"{_W}pPr"))
+        if level:
+            outline[style_id] = level
+        base = style.find(f"{_W}basedOn")
+        if base is not None:
+            based_on[style_id] = base.get(f"{_W}val", "")
+    for style_id in list(names):
+        if _heading_level(names[style_id]):
+            continue
+        current = style_id
+        for _ in range(_MAX_BASED_ON):
+            level = outline.get(current) or _heading_level(names.get(current, ""))
+            if level:
+                names[style_id] = f"heading {level}"
+                break
+            if current not in based_on:
+                break
+            current = based_on[current]
     return names, frozenset(lists)
+
+
+def _outline_level(props: Any | None) -> int:
+    """The heading level a `w:pPr` gives by its `w:outlineLvl` (0 is level 1; 9 is body)."""
+    element = props.find(f"{_W}outlineLvl") if props is not None else None
+    if element is None:
+        return 0
+    try:
+        value = int(element.get(f"{_W}val", "9"))
+    except ValueError:
+        return 0
+    return value + 1 if 0 <= value < 6 else 0
 
 
 def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, Any]]:

@@ -383,3 +383,20 @@ def test_an_xlsx_chart_sheet_is_a_page_after_the_worksheets() -> None:
     assert len(result.pages) == 2
     last = result.pages[1]
     assert result.text[last.start : last.end] == "## Chart QC8\n\n" + _CHART_TABLE
+
+
+def test_custom_heading_styles_are_headings_by_outline_level_or_base() -> None:
+    from docx.enum.style import WD_STYLE_TYPE
+
+    document = docx.Document()
+    based = document.styles.add_style("Kapitel", WD_STYLE_TYPE.PARAGRAPH)
+    based.base_style = document.styles["Heading 1"]
+    outlined = document.styles.add_style("Abschnitt", WD_STYLE_TYPE.PARAGRAPH)
+    outlined.element.get_or_add_pPr().append(
+        parse_xml(f'<w:outlineLvl xmlns:w="{_W_NS}" w:val="1"/>')
+    )
+    document.add_paragraph("Einleitung QO1", style="Kapitel")
+    document.add_paragraph("Umfang QO2", style="Abschnitt")
+    document.add_paragraph("Body text QO3.")
+    text = _extract(_saved(document), _DOCX).text
+    assert text == "# Einleitung QO1\n\n## Umfang QO2\n\nBody text QO3."
