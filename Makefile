@@ -35,8 +35,10 @@ run: $(VENV)/.installed
 test: lint $(OLD_DUCKDB)/.installed
 	$(BIN)/python -m pytest -q
 
+# `dg dev`: what Dagster recommends now (`dagster dev` is superseded). The webserver and the
+# daemon (sensor, schedules, run queue), with the repository's dagster.yaml as the instance.
 dev: $(VENV)/.installed
-	$(BIN)/dagster dev -w workspace.yaml
+	$(BIN)/dg dev -w workspace.yaml
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check content_core content_assets tests bench examples

@@ -1,12 +1,13 @@
 """The one Definitions object. The environment is read here, once."""
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import dagster as dg
 
-from content_assets.assets import ALL_ASSETS
+from content_assets.assets import ALL_ASSET_CHECKS, ALL_ASSETS
 from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
 from content_assets.jobs import ingest_batch_job
 from content_assets.resources import (
@@ -59,12 +60,21 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
 
 def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
     """The project's Definitions for a given environment (tests pass their own)."""
+    # Code references (the UI's link to each asset's source) are a Dagster beta; the warning
+    # would print on every load.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        assets = dg.with_source_code_references(ALL_ASSETS)
     return dg.Definitions(
-        assets=ALL_ASSETS,
+        assets=assets,
+        asset_checks=ALL_ASSET_CHECKS,
         jobs=[ingest_batch_job, compact_store_job],
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
+        # Runs launched from the UI (not through a job) run in process too: a step subprocess
+        # costs about a second here, more than most stages take (see jobs.py).
+        executor=dg.in_process_executor,
     )
 
 

@@ -61,7 +61,6 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     timeout_s: float = Field(default=60.0, description="Time limit per raw file.")
     memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
     workers: int = Field(default=2, description="Worker processes.")
-    max_failure_ratio: float = Field(default=0.5, description="Check threshold for failed files.")
 
     def to_core(self) -> ProcessingConfig:
         """The library's processing configuration."""

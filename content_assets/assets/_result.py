@@ -16,9 +16,7 @@ else:
 __all__ = ["AssetResult", "to_result"]
 
 
-def to_result(
-    report: StageReport, check_results: list[dg.AssetCheckResult] | None = None
-) -> AssetResult:
+def to_result(report: StageReport) -> AssetResult:
     """Row counts, the stage's figures and a Markdown preview as asset metadata."""
     metadata: dict[str, dg.RawMetadataValue] = {
         "dagster/row_count": report.rows,
@@ -27,4 +25,4 @@ def to_result(
         "preview": dg.MetadataValue.md(report.preview_markdown),
         **report.figures,
     }
-    return dg.MaterializeResult(metadata=metadata, check_results=check_results or [])
+    return dg.MaterializeResult(metadata=metadata)

@@ -3,10 +3,12 @@
 import dagster as dg
 
 from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
 from content_assets.assets.chunks import chunks
 from content_assets.partitions import ingest_batches
 from content_assets.resources import AgentResource, ContentStoreResource
 from content_core.ingest import build_extractions, build_merged_extractions
+from content_core.store import AGENTIC_EXTRACTIONS, MERGED_EXTRACTIONS
 
 
 @dg.asset(
@@ -14,6 +16,7 @@ from content_core.ingest import build_extractions, build_merged_extractions
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[chunks],
+    metadata=table_metadata(AGENTIC_EXTRACTIONS),
     retry_policy=dg.RetryPolicy(max_retries=2, delay=10),
 )
 def agentic_extractions(
@@ -30,6 +33,7 @@ def agentic_extractions(
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[agentic_extractions],
+    metadata=table_metadata(MERGED_EXTRACTIONS),
 )
 def merged_extractions(
     context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource

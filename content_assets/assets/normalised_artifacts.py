@@ -3,12 +3,12 @@
 import dagster as dg
 
 from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
 from content_assets.assets.raw_files import raw_files
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource, NormaliserResource
 from content_core.ingest import build_normalised_artifacts
-
-FAILURE_CHECK = "normalised_artifacts_failure_ratio"
+from content_core.store import NORMALISED_ARTIFACTS
 
 
 @dg.asset(
@@ -16,7 +16,7 @@ FAILURE_CHECK = "normalised_artifacts_failure_ratio"
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[raw_files],
-    check_specs=[dg.AssetCheckSpec(FAILURE_CHECK, asset="normalised_artifacts")],
+    metadata=table_metadata(NORMALISED_ARTIFACTS),
 )
 def normalised_artifacts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, normaliser: NormaliserResource
@@ -28,11 +28,4 @@ def normalised_artifacts(
     report = build_normalised_artifacts(
         store.get_store(), context.partition_key, normaliser.to_core()
     )
-    ratio = report.failures / max(report.rows, 1)
-    check = dg.AssetCheckResult(
-        check_name=FAILURE_CHECK,
-        passed=ratio <= normaliser.max_failure_ratio,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={"failure_ratio": ratio, "threshold": normaliser.max_failure_ratio},
-    )
-    return to_result(report, [check])
+    return to_result(report)

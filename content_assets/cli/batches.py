@@ -124,7 +124,7 @@ def _last_tick(instance: dg.DagsterInstance) -> str:
             when = datetime.fromtimestamp(tick.timestamp, UTC).isoformat(timespec="seconds")
             note = f": {tick.skip_reason}" if tick.skip_reason else ""
             return f"{when} {tick.status.value.lower()}{note}"
-    return "never (the sensor runs under `dagster dev` or the daemon)"
+    return "never (the sensor runs under `make dev` (dg dev) or the daemon)"
 
 
 def _size(root: Path) -> int:

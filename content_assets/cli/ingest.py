@@ -79,4 +79,4 @@ def print_locations(store: ContentStore, home: Path) -> None:
     print(f"store:    {os_path_text(store.root)}")
     catalog = os_path_text(store.catalog_path)
     print(f"catalog:  {catalog}  (open it with the DuckDB CLI, or query below)")
-    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dagster dev)")
+    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dg dev -m content_assets.definitions)")

@@ -97,11 +97,15 @@ class BinaryNormalizer:
         *,
         declared_media_type: str | None = None,
         filename: str | None = None,
+        media_type: str | None = None,
+        sha256: str | None = None,
     ) -> list[BinaryArtifact]:
         """Return the artifacts of `data`: the raw file itself first, then renditions and
         members (recursively), each with its `derived_from` ancestry.
 
         The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
+        A caller that already sniffed the bytes (`media_type`) or hashed them (`sha256`, the
+        raw file's id in `derived_from`) passes what it has, and it is not worked out again.
         Failures of members are returned as artifacts with `error_type` set, and so is a raw
         file whose failure comes with notes (an image container that holds no decodable
         image, with what it declares).
@@ -118,7 +122,7 @@ class BinaryNormalizer:
                 f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}",
                 limit="max_bytes", value=len(data), maximum=self.config.max_bytes,
             )
-        media_type = sniff_media_type(data, filename=filename, formats=self.formats)
+        media_type = media_type or sniff_media_type(data, filename=filename, formats=self.formats)
         if declared_media_type and mt.base_media_type(declared_media_type) != media_type:
             _log.debug("%s: declared %s, sniffed %s", name, declared_media_type, media_type)
         if not self.config.normalize_enabled:
@@ -130,7 +134,7 @@ class BinaryNormalizer:
                 max_ratio=self.config.max_compression_ratio,
             )
         )
-        await self._visit(walk, data, media_type, name, (), 0, member_name=None)
+        await self._visit(walk, data, media_type, name, (), 0, member_name=None, digest=sha256)
         return walk.out
 
     # ------------------------------------------------------------------------------ walking
@@ -145,10 +149,12 @@ class BinaryNormalizer:
         depth: int,
         *,
         member_name: str | None,
+        digest: str | None = None,
     ) -> None:
         """Append the artifact for `data` and everything derived from it; raise only at the
-        root (depth 0), record the error on the artifact below it."""
-        digest = _sha256(data)
+        root (depth 0), record the error on the artifact below it. `digest` is the SHA-256 of
+        `data` when the caller has it."""
+        digest = digest or _sha256(data)
         if digest in walk.seen:
             return
         walk.seen.add(digest)
@@ -210,18 +216,20 @@ class BinaryNormalizer:
         if step is NormaliseStep.GUARD_PDF:
             report = self.pdf_guard.check(data, filename=name)
             if report.decrypted is not None:
-                self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
+                self._rendition(
+                    walk, artifact, digest, report.decrypted, mt.PDF, ".pdf", report.page_count
+                )
             return report.page_count
         if step is NormaliseStep.CONVERT_IMAGE:
             return self._image(walk, artifact, digest, keeps_text=fmt.yields_text)
         if step is NormaliseStep.UNPACK_ARCHIVE:
-            await self._unpack_archive(walk, artifact, depth)
+            await self._unpack_archive(walk, artifact, digest, depth)
             return None
         if step is NormaliseStep.UNPACK_EMAIL:
-            await self._unpack_email(walk, artifact, depth)
+            await self._unpack_email(walk, artifact, digest, depth)
             return None
         if step is NormaliseStep.RENDER_OFFICE:
-            return await self._office(walk, artifact)
+            return await self._office(walk, artifact, digest)
         if not fmt.handlers:
             # Sniffed, but nothing reads it (a compound file of no known kind, a plug-in that
             # declares a type without an extractor): a recorded failure, never a silent row.
@@ -232,7 +240,7 @@ class BinaryNormalizer:
             text = decode_text_sample(data) or ""
             pdf = text_to_pdf(text)
             pages = self.pdf_guard.check(pdf, filename=name).page_count
-            self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+            self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
         return None
 
     def _image(
@@ -252,31 +260,33 @@ class BinaryNormalizer:
             return None
         if image.converted:
             suffix = ".pdf" if image.media_type == mt.PDF else ".png"
-            self._rendition(walk, artifact, image.data, image.media_type, suffix,
+            self._rendition(walk, artifact, digest, image.data, image.media_type, suffix,
                             image.page_count)
         return image.page_count
 
-    async def _office(self, walk: _Walk, artifact: BinaryArtifact) -> int | None:
+    async def _office(self, walk: _Walk, artifact: BinaryArtifact, digest: str) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         try:
             pdf = await self.office.convert(data, media_type=media_type, filename=name)
         except ContentError as exc:
             # The document still yields text natively; the failed rendering is recorded.
-            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            self._failure(walk, artifact, digest, f"{_stem(name)}.pdf", exc)
             return None
         if pdf is None:
             return None
         try:
             pages = self.pdf_guard.check(pdf, filename=f"{_stem(name)}.pdf").page_count
         except BinaryNormalizationError as exc:
-            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            self._failure(walk, artifact, digest, f"{_stem(name)}.pdf", exc)
             return None
-        self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+        self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
         return pages
 
-    async def _unpack_archive(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+    async def _unpack_archive(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, depth: int
+    ) -> None:
         self._check_depth(artifact, depth)
-        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        chain = (*artifact.derived_from, digest)
         members = self.archives.unpack(
             artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
         )
@@ -295,9 +305,11 @@ class BinaryNormalizer:
             # Some members are already out: keep them and record why the rest is missing.
             walk.out.append(_failure_artifact(chain, f"{artifact.filename} (rest)", exc))
 
-    async def _unpack_email(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+    async def _unpack_email(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, depth: int
+    ) -> None:
         self._check_depth(artifact, depth)
-        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        chain = (*artifact.derived_from, digest)
         unpacked = self.emails.unpack(
             artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
         )
@@ -343,6 +355,7 @@ class BinaryNormalizer:
         self,
         walk: _Walk,
         source: BinaryArtifact,
+        source_id: str,
         data: bytes,
         media_type: str,
         suffix: str,
@@ -359,15 +372,15 @@ class BinaryNormalizer:
                 filename=f"{_stem(source.filename)}{suffix}",
                 kind=self.formats.kind_for(media_type),
                 page_count=page_count,
-                derived_from=(*source.derived_from, _sha256(source.bytes)),
+                derived_from=(*source.derived_from, source_id),
                 rendition=True,
             )
         )
 
     def _failure(
-        self, walk: _Walk, source: BinaryArtifact, name: str, error: ContentError
+        self, walk: _Walk, source: BinaryArtifact, source_id: str, name: str, error: ContentError
     ) -> None:
-        chain = (*source.derived_from, _sha256(source.bytes))
+        chain = (*source.derived_from, source_id)
         failed = _failure_artifact(chain, name, error)
         walk.out.append(failed.model_copy(update={"rendition": True}))
 

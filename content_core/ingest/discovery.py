@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict
 
 from content_core.sources import FileStat, LocalFolderSource, os_path_text
-from content_core.store import ContentStore, sha256_hex
+from content_core.store import BatchRow, ContentStore, sha256_hex
 from content_core.store.tables import write_parquet_atomic
 
 logger = logging.getLogger(__name__)
@@ -79,13 +79,6 @@ class BatchManifest(BaseModel):
     source_root: str
     seq: int
     entries: tuple[ManifestEntry, ...]
-
-    def counts(self) -> dict[str, int]:
-        """Number of entries per change kind."""
-        result = {"added": 0, "modified": 0, "deleted": 0}
-        for entry in self.entries:
-            result[entry.change] += 1
-        return result
 
 
 class DiscoveryResult(BaseModel):
@@ -327,7 +320,7 @@ def _read_stable(
             size = len(data)
             sha256 = sha256_hex(data)
             if size == before.st_size and not store.blobs.has(sha256):
-                store.blobs.put(data)
+                store.blobs.put(data, blob_id=sha256)
         else:
             sha256, size = store.blobs.put_file(path)
         after = os.stat(path, follow_symlinks=False)
@@ -574,22 +567,22 @@ def _write_manifest(store: ContentStore, batch: BatchManifest) -> None:
     store.write_manifest(
         batch.batch_id,
         [
-            {
-                "batch_id": batch.batch_id,
-                "source_id": batch.source_id,
-                "path": entry.path,
-                "path_bytes": entry.path_bytes,
-                "batch_seq": batch.seq,
-                "source_root": batch.source_root,
-                "change": entry.change,
-                "size_bytes": entry.size_bytes,
-                "mtime_ns": entry.mtime_ns,
-                "ctime_ns": entry.ctime_ns,
-                "inode": entry.inode,
-                "sha256": entry.sha256,
-                "declared_type": entry.declared_type,
-                "discovered_at": now,
-            }
+            BatchRow(
+                batch_id=batch.batch_id,
+                source_id=batch.source_id,
+                path=entry.path,
+                path_bytes=entry.path_bytes,
+                batch_seq=batch.seq,
+                source_root=batch.source_root,
+                change=entry.change,
+                size_bytes=entry.size_bytes,
+                mtime_ns=entry.mtime_ns,
+                ctime_ns=entry.ctime_ns,
+                inode=entry.inode,
+                sha256=entry.sha256,
+                declared_type=entry.declared_type,
+                discovered_at=now,
+            )
             for entry in batch.entries
         ],
     )

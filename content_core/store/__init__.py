@@ -17,6 +17,19 @@ if TYPE_CHECKING:
     from content_core.store.compaction import CompactionReport, compact_store
     from content_core.store.extensions import extension_path, load_extension
     from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+    from content_core.store.rows import (
+        AgenticExtractionRow,
+        ArtifactRow,
+        BatchRow,
+        ChunkRow,
+        CompressedContextRow,
+        MergedExtractionRow,
+        NormalisedArtifactRow,
+        PageRange,
+        RawFileRow,
+        TableRow,
+        rows_from_table,
+    )
     from content_core.store.store import ContentStore
     from content_core.store.tables import (
         AGENTIC_EXTRACTIONS,
@@ -27,6 +40,7 @@ if TYPE_CHECKING:
         NORMALISED_ARTIFACTS,
         PIPELINE_TABLES,
         RAW_FILES,
+        ROW_MODELS,
         SCHEMAS,
     )
 
@@ -43,14 +57,26 @@ _EXPORTS: dict[str, str] = {
     "NORMALISED_ARTIFACTS": "content_core.store.tables",
     "PIPELINE_TABLES": "content_core.store.tables",
     "RAW_FILES": "content_core.store.tables",
+    "ROW_MODELS": "content_core.store.tables",
     "SCHEMAS": "content_core.store.tables",
+    "AgenticExtractionRow": "content_core.store.rows",
+    "ArtifactRow": "content_core.store.rows",
+    "BatchRow": "content_core.store.rows",
     "BlobStore": "content_core.store.blobs",
+    "ChunkRow": "content_core.store.rows",
     "CompactionReport": "content_core.store.compaction",
+    "CompressedContextRow": "content_core.store.rows",
     "ContentStore": "content_core.store.store",
+    "MergedExtractionRow": "content_core.store.rows",
+    "NormalisedArtifactRow": "content_core.store.rows",
+    "PageRange": "content_core.store.rows",
+    "RawFileRow": "content_core.store.rows",
+    "TableRow": "content_core.store.rows",
     "compact_store": "content_core.store.compaction",
     "ensure_catalog": "content_core.store.catalog",
     "extension_path": "content_core.store.extensions",
     "load_extension": "content_core.store.extensions",
+    "rows_from_table": "content_core.store.rows",
     "sha256_hex": "content_core.store.blobs",
 }
 
@@ -66,14 +92,26 @@ __all__ = [
     "NORMALISED_ARTIFACTS",
     "PIPELINE_TABLES",
     "RAW_FILES",
+    "ROW_MODELS",
     "SCHEMAS",
+    "AgenticExtractionRow",
+    "ArtifactRow",
+    "BatchRow",
     "BlobStore",
+    "ChunkRow",
     "CompactionReport",
+    "CompressedContextRow",
     "ContentStore",
+    "MergedExtractionRow",
+    "NormalisedArtifactRow",
+    "PageRange",
+    "RawFileRow",
+    "TableRow",
     "compact_store",
     "ensure_catalog",
     "extension_path",
     "load_extension",
+    "rows_from_table",
     "sha256_hex",
 ]
 

@@ -9,16 +9,7 @@ from pathlib import Path
 import duckdb
 
 from content_core.store.layout import CATALOG_FILE
-from content_core.store.tables import (
-    AGENTIC_EXTRACTIONS,
-    BATCHES,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    MERGED_EXTRACTIONS,
-    NORMALISED_ARTIFACTS,
-    PIPELINE_TABLES,
-    RAW_FILES,
-)
+from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 
 __all__ = [
     "CATALOG_FILE",
@@ -39,13 +30,7 @@ COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
 
 # Tables whose current_* view keeps only rows of each file's latest, undeleted version.
-_CURRENT_OF_RAW = (
-    NORMALISED_ARTIFACTS,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    AGENTIC_EXTRACTIONS,
-    MERGED_EXTRACTIONS,
-)
+_CURRENT_OF_RAW = tuple(table for table in PIPELINE_TABLES if table != RAW_FILES)
 
 
 def _quote(path: Path) -> str:
@@ -89,10 +74,15 @@ def table_select(root: Path, table: str) -> str:
     file and deleting the old ones duplicates nothing.
     """
     folder = Path(root).resolve() / "tables" / table
-    fresh = f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, union_by_name = true)"
+    # The batch=<id> folders are not Hive partitions to DuckDB: batch_id is a column already,
+    # and a second `batch` column would be a view column that no table model has.
+    fresh = (
+        f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, "
+        "union_by_name = true, hive_partitioning = false)"
+    )
     packed = (
         f"read_parquet({_quote(folder / COMPACTED_DIR / '*.parquet')}, "
-        "union_by_name = true, filename = '_file')"
+        "union_by_name = true, hive_partitioning = false, filename = '_file')"
     )
     return (
         f"WITH fresh AS (SELECT * FROM {fresh}), packed AS (SELECT * FROM {packed}), "

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from content_core.ingest.normalise import _artifact_row
 from content_core.processing import FileInput, _worker_failure
 from content_core.sandbox import TaskFailure
 from content_core.store import NORMALISED_ARTIFACTS, PIPELINE_TABLES, ContentStore
+from content_core.store.rows import NormalisedArtifactRow, rows_from_table
 from tests.support.cli import make_folder, run_cli, status_of
 
 # Five ingests and retries of the real CLI; each may take a minute on a loaded machine.
@@ -67,15 +69,23 @@ def test_retry_of_failed_batches_gives_a_clean_runs_rows(tmp_path: Path) -> None
     # A batch holding a worker-crash row (as the worker pool writes it when a worker dies).
     content = ContentStore(store)
     (batch_id,) = content.list_batches()
-    rows = content.read_rows(NORMALISED_ARTIFACTS, batch_id).to_pylist()
-    keep = [row for row in rows if row["path"] != "plain.txt"]
-    victim = next(row for row in rows if row["path"] == "plain.txt")
+    rows = rows_from_table(
+        NormalisedArtifactRow, content.read_rows(NORMALISED_ARTIFACTS, batch_id)
+    )
+    keep = [row for row in rows if row.path != "plain.txt"]
+    victim = next(row for row in rows if row.path == "plain.txt")
     crashed = _worker_failure(
         FileInput(key="plain.txt", path=folder / "plain.txt", filename="plain.txt"),
         TaskFailure("WorkerCrashedError", "the worker process died (SIGKILL)"),
     )
-    crash_row = {**victim, **crashed.model_dump(exclude={"derived_from", "pages"})}
-    crash_row.update(derived_from=[], pages=[])
+    raw = {
+        "batch_id": victim.batch_id,
+        "source_id": victim.source_id,
+        "path": victim.path,
+        "path_bytes": victim.path_bytes,
+        "sha256": victim.raw_sha256,
+    }
+    crash_row = _artifact_row(crashed, raw, victim.fingerprint)
     content.write_rows(NORMALISED_ARTIFACTS, batch_id, [*keep, crash_row])
     status = status_of(store, home)
     assert "1 failed" in status and "1 WorkerCrashedError" in status

@@ -357,9 +357,9 @@ def test_raw_files_sniff_a_large_container_by_its_directory(
     batch = discover(_source(folder), store).batch
     assert batch is not None
     build_raw_files(store, batch.batch_id)
-    rows = store.query("SELECT mime_type FROM raw_files").to_pylist()
+    rows = store.query("SELECT media_type FROM raw_files").to_pylist()
     assert rows == [
-        {"mime_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+        {"media_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
     ]
 
 
