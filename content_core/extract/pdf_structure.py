@@ -189,9 +189,12 @@ def _find_title(page: _Page, title: str) -> list[int] | None:
         joined = ""
         for end in range(start, min(start + 4, len(lines))):
             joined = _norm(f"{joined} {lines[end].text}")
-            if joined == title:
+            # Bookmarks often leave out the section number the page shows ("1.2 Scope").
+            number, _, rest = joined.partition(" ")
+            bare = rest if _SECTION_NUMBER.match(number.upper()) else joined
+            if title in (joined, bare):
                 return list(range(start, end + 1))
-            if not title.startswith(joined):
+            if not (title.startswith(joined) or title.startswith(bare)):
                 break
     return None
 

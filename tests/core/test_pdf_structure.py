@@ -232,3 +232,17 @@ def test_a_header_over_merged_cells_stays_in_its_ruled_table() -> None:
     assert ("North", "10", "12") in found
     assert ("South", "7", "9") in found
     assert any("Quarterly results QM1" in row for row in found)
+
+
+def test_a_bookmark_without_the_section_number_finds_its_numbered_heading() -> None:
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72, 760, "Opening words of the report in the body font.")
+    pdf.drawString(72, 740, "4.2 Limits of liability QB1")
+    pdf.bookmarkHorizontal("limits", 0, 750)
+    pdf.addOutlineEntry("Limits of liability QB1", "limits", level=0)
+    pdf.drawString(72, 720, "Liability is limited to the fees paid.")
+    pdf.save()
+    text = _extract(buffer.getvalue()).text
+    assert "\n# 4.2 Limits of liability QB1\n" in text
