@@ -8,6 +8,7 @@ Coordinates are PDF points in the unrotated page frame, origin at the bottom lef
 from __future__ import annotations
 
 import ctypes
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +35,11 @@ class TextLine:
     """One line of the page's text as PDFium orders it, with its look and its glyph boxes."""
 
     text: str
-    lefts: tuple[float, ...]
+    # Arrays of doubles, not tuples of floats: a long document holds a box per character of
+    # every page until its structure is known, at 8 bytes a value instead of 32.
+    lefts: array[float]
     """Left edge of each character of `text` (same length as `text`)."""
-    rights: tuple[float, ...]
+    rights: array[float]
     top: float
     bottom: float
     size: float
@@ -164,13 +167,11 @@ def _line(raw: Any, textpage: Any, text: str, start: int, end: int, rect: Any) -
         return None
     top, bottom = max(tops), min(bottoms)
     return _described(
-        raw, textpage, text[start:end], visible, tuple(lefts), tuple(rights), top, bottom
+        raw, textpage, text[start:end], visible, array("d", lefts), array("d", rights), top, bottom
     )
 
 
-def _single_run_line(
-    raw: Any, textpage: Any, text: str, start: int, end: int
-) -> TextLine | None:
+def _single_run_line(raw: Any, textpage: Any, text: str, start: int, end: int) -> TextLine | None:
     left, top, right, bottom = (ctypes.c_double() for _ in range(4))
     if not raw.FPDFText_GetRect(textpage.raw, 0, left, top, right, bottom):
         return None
@@ -178,10 +179,10 @@ def _single_run_line(
     if not visible:
         return None
     width = end - start
+    lefts, rights = array("d", [left.value]) * width, array("d", [right.value]) * width
     return _described(
-        raw, textpage, text[start:end], visible,
-        (left.value,) * width, (right.value,) * width, top.value, bottom.value,
-    )  # fmt: skip
+        raw, textpage, text[start:end], visible, lefts, rights, top.value, bottom.value
+    )
 
 
 def _described(
@@ -189,8 +190,8 @@ def _described(
     textpage: Any,
     text: str,
     visible: list[int],
-    lefts: tuple[float, ...],
-    rights: tuple[float, ...],
+    lefts: array[float],
+    rights: array[float],
     top: float,
     bottom: float,
 ) -> TextLine:
