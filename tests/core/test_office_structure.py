@@ -295,37 +295,52 @@ def test_xlsx_cell_comments_are_kept_with_their_authors() -> None:
     assert text.endswith("\n\nComments:\n- B2 (Ada Lovelace): Check the supplier price QM1")
 
 
-def test_pptx_slide_comments_are_kept_with_their_authors() -> None:
+_P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
+_P188_NS = "http://schemas.microsoft.com/office/powerpoint/2018/8/main"
+_A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+_MS_RELS = "http://schemas.microsoft.com/office/2018/10/relationships"
+# (authors part, its relationship type, comments part, its relationship type) per format.
+_SLIDE_COMMENTS = {
+    "legacy": (
+        f'<p:cmAuthorLst xmlns:p="{_P_NS}"><p:cmAuthor id="3" name="Grace Hopper"'
+        ' initials="GH" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>',
+        "http://schemas.openxmlformats.org/officeDocument/2006/relationships/commentAuthors",
+        f'<p:cmLst xmlns:p="{_P_NS}"><p:cm authorId="3" dt="2024-01-01T00:00:00" idx="1">'
+        '<p:pos x="10" y="10"/><p:text>Move the launch to May QP1</p:text></p:cm></p:cmLst>',
+        "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments",
+    ),
+    "modern": (
+        f'<p188:authorLst xmlns:p188="{_P188_NS}"><p188:author id="{{A1}}"'
+        ' name="Grace Hopper" initials="GH" userId="gh" providerId="None"/></p188:authorLst>',
+        f"{_MS_RELS}/authors",
+        f'<p188:cmLst xmlns:p188="{_P188_NS}" xmlns:a="{_A_NS}"><p188:cm id="{{C1}}"'
+        ' authorId="{A1}" created="2024-01-01T00:00:00"><p188:txBody><a:bodyPr/><a:p><a:r>'
+        "<a:t>Move the launch to May QP1</a:t></a:r></a:p></p188:txBody></p188:cm>"
+        "</p188:cmLst>",
+        f"{_MS_RELS}/comments",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_SLIDE_COMMENTS))
+def test_pptx_slide_comments_are_kept_with_their_authors(kind: str) -> None:
     import pptx
-    from pptx.opc.constants import RELATIONSHIP_TYPE
     from pptx.opc.package import Part
     from pptx.opc.packuri import PackURI
 
-    p_ns = "http://schemas.openxmlformats.org/presentationml/2006/main"
+    authors_xml, authors_rel, comments_xml, comments_rel = _SLIDE_COMMENTS[kind]
     presentation = pptx.Presentation()
     slide = presentation.slides.add_slide(presentation.slide_layouts[5])
     slide.shapes.title.text = "Roadmap QP0"
-    authors = Part(
-        PackURI("/ppt/commentAuthors.xml"),
-        "application/vnd.openxmlformats-officedocument.presentationml.commentAuthors+xml",
-        presentation.part.package,
-        f'<p:cmAuthorLst xmlns:p="{p_ns}"><p:cmAuthor id="3" name="Grace Hopper"'
-        ' initials="GH" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>'.encode(),
-    )
-    presentation.part.relate_to(authors, RELATIONSHIP_TYPE.COMMENT_AUTHORS)
+    package = presentation.part.package
+    authors = Part(PackURI("/ppt/authors1.xml"), "application/xml", package, authors_xml.encode())
+    presentation.part.relate_to(authors, authors_rel)
     comments = Part(
-        PackURI("/ppt/comments/comment1.xml"),
-        "application/vnd.openxmlformats-officedocument.presentationml.comments+xml",
-        presentation.part.package,
-        (
-            f'<p:cmLst xmlns:p="{p_ns}"><p:cm authorId="3" dt="2024-01-01T00:00:00" idx="1">'
-            '<p:pos x="10" y="10"/><p:text>Move the launch to May QP1</p:text></p:cm></p:cmLst>'
-        ).encode(),
+        PackURI("/ppt/comments/comment1.xml"), "application/xml", package, comments_xml.encode()
     )
-    slide.part.relate_to(comments, RELATIONSHIP_TYPE.COMMENTS)
-    data = _saved(presentation)
+    slide.part.relate_to(comments, comments_rel)
     media_type = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-    text = _extract(data, media_type).text
+    text = _extract(_saved(presentation), media_type).text
     assert text.endswith("\n\nComments:\n- (Grace Hopper): Move the launch to May QP1")
 
 
@@ -400,3 +415,56 @@ def test_custom_heading_styles_are_headings_by_outline_level_or_base() -> None:
     document.add_paragraph("Body text QO3.")
     text = _extract(_saved(document), _DOCX).text
     assert text == "# Einleitung QO1\n\n## Umfang QO2\n\nBody text QO3."
+
+
+def test_xlsx_threaded_comments_are_kept_with_their_people() -> None:
+    import zipfile
+
+    import openpyxl
+    from openpyxl.comments import Comment
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Budget"
+    sheet.append(("Item", "Cost"))
+    sheet.append(("Paper", 12))
+    # Excel keeps a legacy copy of each threaded comment, with this stub as its text.
+    stub = "[Threaded comment]\n\nYour version of Excel allows you to read this threaded comment"
+    sheet["B2"].comment = Comment(stub, "tc={C1}")
+    tc_ns = "http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"
+    rels = "http://schemas.microsoft.com/office/2017/10/relationships"
+    added = {
+        "xl/threadedComments/threadedComment1.xml": (
+            f'<ThreadedComments xmlns="{tc_ns}"><threadedComment ref="B2" dT="2024-01-01T00:00:00"'
+            ' personId="{P1}" id="{C1}"><text>Ask for a second quote QM2</text>'
+            "</threadedComment></ThreadedComments>"
+        ),
+        "xl/persons/person.xml": (
+            f'<personList xmlns="{tc_ns}"><person displayName="Katherine Johnson" id="{{P1}}"'
+            ' userId="kj" providerId="None"/></personList>'
+        ),
+    }
+    links = {
+        "xl/worksheets/_rels/sheet1.xml.rels": (
+            f'<Relationship Id="rIdTC" Type="{rels}/threadedComment"'
+            ' Target="../threadedComments/threadedComment1.xml"/>'
+        ),
+        "xl/_rels/workbook.xml.rels": (
+            f'<Relationship Id="rIdP" Type="{rels}/person" Target="persons/person.xml"/>'
+        ),
+    }
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(_saved(workbook))) as source,
+        zipfile.ZipFile(out, "w") as target,
+    ):
+        for item in source.infolist():
+            body = source.read(item).decode()
+            if item.filename in links:
+                body = body.replace("</Relationships>", links[item.filename] + "</Relationships>")
+            target.writestr(item, body)
+        for name, body in added.items():
+            target.writestr(name, body)
+    media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    text = _extract(out.getvalue(), media_type).text
+    assert text.endswith("\n\nComments:\n- B2 (Katherine Johnson): Ask for a second quote QM2")
