@@ -279,7 +279,8 @@ def test_an_odt_chart_is_a_table_of_its_series_in_place() -> None:
     )
 
 
-def test_xlsx_cell_comments_are_kept_with_their_authors() -> None:
+def _commented_workbook(text: str, author: str) -> bytes:
+    """A one-sheet workbook with a (legacy) comment on B2."""
     import openpyxl
     from openpyxl.comments import Comment
 
@@ -288,8 +289,12 @@ def test_xlsx_cell_comments_are_kept_with_their_authors() -> None:
     sheet.title = "Budget"
     sheet.append(("Item", "Cost"))
     sheet.append(("Paper", 12))
-    sheet["B2"].comment = Comment("Check the supplier price QM1", "Ada Lovelace")
-    data = _saved(workbook)
+    sheet["B2"].comment = Comment(text, author)
+    return _saved(workbook)
+
+
+def test_xlsx_cell_comments_are_kept_with_their_authors() -> None:
+    data = _commented_workbook("Check the supplier price QM1", "Ada Lovelace")
     media_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     text = _extract(data, media_type).text
     assert text.endswith("\n\nComments:\n- B2 (Ada Lovelace): Check the supplier price QM1")
@@ -420,17 +425,9 @@ def test_custom_heading_styles_are_headings_by_outline_level_or_base() -> None:
 def test_xlsx_threaded_comments_are_kept_with_their_people() -> None:
     import zipfile
 
-    import openpyxl
-    from openpyxl.comments import Comment
-
-    workbook = openpyxl.Workbook()
-    sheet = workbook.active
-    sheet.title = "Budget"
-    sheet.append(("Item", "Cost"))
-    sheet.append(("Paper", 12))
     # Excel keeps a legacy copy of each threaded comment, with this stub as its text.
     stub = "[Threaded comment]\n\nYour version of Excel allows you to read this threaded comment"
-    sheet["B2"].comment = Comment(stub, "tc={C1}")
+    legacy = _commented_workbook(stub, "tc={C1}")
     tc_ns = "http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"
     rels = "http://schemas.microsoft.com/office/2017/10/relationships"
     added = {
@@ -455,7 +452,7 @@ def test_xlsx_threaded_comments_are_kept_with_their_people() -> None:
     }
     out = io.BytesIO()
     with (
-        zipfile.ZipFile(io.BytesIO(_saved(workbook))) as source,
+        zipfile.ZipFile(io.BytesIO(legacy)) as source,
         zipfile.ZipFile(out, "w") as target,
     ):
         for item in source.infolist():

@@ -22,6 +22,15 @@ def _extract(data: bytes) -> ExtractedText:
     return PdfiumExtractor().extract(blob, ExtractOptions())
 
 
+def _text_layer(data: bytes) -> str:
+    """The first page's text as PDFium's text layer gives it, cleaned as extraction cleans."""
+    document = pdfium.PdfDocument(data)
+    try:
+        return clean_text(document[0].get_textpage().get_text_range()).strip("\n")
+    finally:
+        document.close()
+
+
 def _table_rows(text: str) -> set[tuple[str, ...]]:
     return {
         tuple(cell.strip() for cell in line[2:-2].split(" | "))
@@ -96,12 +105,7 @@ def test_a_page_without_structure_keeps_its_text_layer() -> None:
     for number in range(12):
         pdf.drawString(72, 760 - 14 * number, f"Line {number} of a plain memo ZK{number} here.")
     pdf.save()
-    document = pdfium.PdfDocument(buffer.getvalue())
-    try:
-        layer = clean_text(document[0].get_textpage().get_text_range()).strip("\n")
-    finally:
-        document.close()
-    assert _extract(buffer.getvalue()).text == layer
+    assert _extract(buffer.getvalue()).text == _text_layer(buffer.getvalue())
 
 
 @pytest.mark.parametrize("seed", [2, 24], ids=lambda s: f"seed{s}")
@@ -188,12 +192,7 @@ def test_a_page_that_is_a_dense_drawing_keeps_its_text_layer() -> None:
     for number in range(3):
         pdf.drawString(72, 700 - 14 * number, f"Note {number} written on graph paper QG{number}.")
     pdf.save()
-    document = pdfium.PdfDocument(buffer.getvalue())
-    try:
-        layer = clean_text(document[0].get_textpage().get_text_range()).strip("\n")
-    finally:
-        document.close()
-    assert _extract(buffer.getvalue()).text == layer
+    assert _extract(buffer.getvalue()).text == _text_layer(buffer.getvalue())
 
 
 def test_two_labelled_form_boxes_are_not_a_table() -> None:
