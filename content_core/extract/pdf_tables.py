@@ -23,6 +23,8 @@ _COLUMN_GAP_EM = 0.9
 # Rows of an unruled table are at most this many font sizes apart.
 _ROW_PITCH_EM = 3.0
 _MIN_UNRULED_ROWS = 3
+# A cell wrapped onto a second line sits at most this many font sizes below the first.
+_WRAP_PITCH_EM = 1.5
 _MAX_MEAN_CELL_CHARS = 40
 _MAX_MEAN_CELL_WORDS = 5
 # Share of the cells of an unruled table that hold text.
@@ -188,20 +190,32 @@ def segments(line: TextLine) -> list[tuple[float, float, str]]:
 
 
 def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
-    """Tables of three or more lines in shared columns, among the lines not in `taken`."""
+    """Tables of three or more lines in shared columns, among the lines not in `taken`.
+
+    A line of one piece beside a row (PDFium may set a cell on its own line when its
+    baseline differs a little) or just below it (a cell wrapped onto a second line) belongs
+    to that row.
+    """
     tables: list[Table] = []
     block: list[tuple[int, list[tuple[float, float, str]]]] = []
+    row: TextLine | None = None
+    floor = 0.0
     for index, line in enumerate(layout.lines):
         pieces = segments(line) if index not in taken else []
-        previous = layout.lines[block[-1][0]] if block else None
-        close = previous is not None and (
-            0 <= previous.bottom - line.bottom <= _ROW_PITCH_EM * max(line.size, 1.0)
-        )
-        if len(pieces) >= 2 and (not block or close):
+        pitch = floor - line.bottom if block else -1.0
+        size = max(line.size, 1.0)
+        if len(pieces) >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
             block.append((index, pieces))
+            row, floor = line, line.bottom if not block[:-1] else min(floor, line.bottom)
+            continue
+        beside = row is not None and line.bottom < row.top and line.top > row.bottom
+        if len(pieces) == 1 and block and (beside or 0 <= pitch <= _WRAP_PITCH_EM * size):
+            block.append((index, pieces))
+            floor = min(floor, line.bottom)
             continue
         _close_block(block, tables)
         block = [(index, pieces)] if len(pieces) >= 2 else []
+        row, floor = (line, line.bottom) if block else (None, 0.0)
     _close_block(block, tables)
     return tables
 
@@ -209,9 +223,10 @@ def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
 def _close_block(
     block: list[tuple[int, list[tuple[float, float, str]]]], tables: list[Table]
 ) -> None:
-    if len(block) < _MIN_UNRULED_ROWS:
+    rows = [(index, pieces) for index, pieces in block if len(pieces) >= 2]
+    if len(rows) < _MIN_UNRULED_ROWS:
         return
-    spans = sorted((left, right) for _, pieces in block for left, right, _ in pieces)
+    spans = sorted((left, right) for _, pieces in rows for left, right, _ in pieces)
     columns: list[list[float]] = []
     for left, right in spans:
         if columns and left <= columns[-1][1] + 1.0:
@@ -221,29 +236,43 @@ def _close_block(
     if not 2 <= len(columns) <= _MAX_COLUMNS:
         return
     starts = [column[0] for column in columns]
-    grid: list[list[str]] = []
-    for _, pieces in block:
-        row = [""] * len(columns)
-        for left, right, text in pieces:
-            column = bisect.bisect(starts, (left + right) / 2) - 1
-            row[column] = f"{row[column]} {text}".strip()
-        grid.append(row)
-    cells = [cell for row in grid for cell in row if cell]
+    cells = [text for _, pieces in rows for _, _, text in pieces]
     # Cells of prose (columns of a page layout that PDFium joined line by line) are long.
     if (
         statistics.fmean(len(cell) for cell in cells) > _MAX_MEAN_CELL_CHARS
         or statistics.fmean(len(cell.split()) for cell in cells) > _MAX_MEAN_CELL_WORDS
     ):
         return
+    grid: list[list[str]] = []
+    members: set[int] = set()
+    for index, pieces in block:
+        if len(pieces) == 1 and grid:
+            # A wrapped cell: its piece lies within one column of the row above.
+            left, right, text = pieces[0]
+            column = bisect.bisect(starts, (left + right) / 2) - 1
+            low, high = columns[column]
+            if low - _SNAP_PT <= left and right <= high + _SNAP_PT:
+                grid[-1][column] = f"{grid[-1][column]} {text}".strip()
+                members.add(index)
+            continue
+        if len(pieces) == 1:
+            continue
+        row = [""] * len(columns)
+        for left, right, text in pieces:
+            column = bisect.bisect(starts, (left + right) / 2) - 1
+            row[column] = f"{row[column]} {text}".strip()
+        grid.append(row)
+        members.add(index)
     # Columns are shared by the rows: words of staggered lines (a title page, spaced-out
     # letters) fall each in a column of their own.
     filled = [sum(1 for row in grid if row[c]) for c in range(len(columns))]
-    if min(filled) < 2 or len(cells) < _MIN_FILL * len(grid) * len(columns):
+    if min(filled) < 2 or sum(filled) < _MIN_FILL * len(grid) * len(columns):
         return
     markdown = markdown_table(grid)
     if markdown:
         extents = tuple((column[0], column[1]) for column in columns)
-        tables.append(Table(block[0][0], {index for index, _ in block}, markdown, extents))
+        first = min(members)
+        tables.append(Table(first, members, markdown, extents))
 
 
 def continue_tables(

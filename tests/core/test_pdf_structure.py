@@ -245,3 +245,30 @@ def test_a_bookmark_without_the_section_number_finds_its_numbered_heading() -> N
     pdf.save()
     text = _extract(buffer.getvalue()).text
     assert "\n# 4.2 Limits of liability QB1\n" in text
+
+
+def test_an_unruled_table_keeps_cells_wrapped_onto_two_lines() -> None:
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    style = ParagraphStyle("cell", fontName="Helvetica", fontSize=10, leading=12)
+    rows = [
+        ["Part", "Description", "Price"],
+        ["bolt", Paragraph("Hex bolt in zinc plated steel QW1 for frames", style), "0.40"],
+        ["nut", "Hex nut QW2", "0.10"],
+        ["washer", Paragraph("Flat washer for the bolt above, wide QW3 rim", style), "0.05"],
+        ["pin", "Split pin QW4", "0.02"],
+    ]
+    table = Table(rows, colWidths=[60, 130, 50], hAlign="LEFT")
+    # Cells aligned at their top, as word processors set them.
+    table.setStyle(
+        TableStyle(
+            [("FONT", (0, 0), (-1, -1), "Helvetica", 10), ("VALIGN", (0, 0), (-1, -1), "TOP")]
+        )
+    )
+    buffer = io.BytesIO()
+    SimpleDocTemplate(buffer, pagesize=A4).build([table])
+    found = _table_rows(_extract(buffer.getvalue()).text)
+    assert ("bolt", "Hex bolt in zinc plated steel QW1 for frames", "0.40") in found
+    assert ("washer", "Flat washer for the bolt above, wide QW3 rim", "0.05") in found
+    assert ("pin", "Split pin QW4", "0.02") in found
