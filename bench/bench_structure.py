@@ -3,8 +3,10 @@
     python bench/bench_structure.py [--docs 30]
 
 Each document (tests/fixtures/structured_pdf.py) has three sections with two or three
-subsections, some third-level headings, and one table per section drawn with a full grid,
-with horizontal rules only, or with no rules at all. Half the documents carry bookmarks.
+subsections, some third-level headings, a running header and page numbers, and one table per
+section drawn with a full grid, with horizontal rules only, with no rules at all, or with no
+rules and a column of descriptions wrapped over several lines. Half the documents carry
+bookmarks.
 A heading is recalled when its text is a `#` line; its level is right when the number of `#`
 matches. A table is recovered when at least 90 % of its rows are rows of Markdown tables in
 the output (a table that ReportLab split over two pages counts with both parts). The time per

@@ -189,44 +189,49 @@ def segments(line: TextLine) -> list[tuple[float, float, str]]:
     return [(left, right, text.strip()) for left, right, text in pieces]
 
 
+_Piece = tuple[float, float, str]
+_Entry = tuple[int, list[_Piece], bool]
+"""A line of a table block: its index, its pieces, and whether it joins the row above."""
+
+
 def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
     """Tables of three or more lines in shared columns, among the lines not in `taken`.
 
-    A line of one piece beside a row (PDFium may set a cell on its own line when its
-    baseline differs a little) or just below it (a cell wrapped onto a second line) belongs
+    A line beside a row (PDFium may set cells on a line of their own when their baselines
+    differ a little) or of one piece just below it (a cell wrapped onto more lines) belongs
     to that row.
     """
     tables: list[Table] = []
-    block: list[tuple[int, list[tuple[float, float, str]]]] = []
+    block: list[_Entry] = []
     row: TextLine | None = None
     floor = 0.0
     for index, line in enumerate(layout.lines):
         pieces = segments(line) if index not in taken else []
         pitch = floor - line.bottom if block else -1.0
         size = max(line.size, 1.0)
-        if len(pieces) >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
-            block.append((index, pieces))
-            row, floor = line, line.bottom if not block[:-1] else min(floor, line.bottom)
-            continue
         beside = row is not None and line.bottom < row.top and line.top > row.bottom
-        if len(pieces) == 1 and block and (beside or 0 <= pitch <= _WRAP_PITCH_EM * size):
-            block.append((index, pieces))
-            floor = min(floor, line.bottom)
+        if pieces and block and beside:
+            block.append((index, pieces, True))
+        elif len(pieces) >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
+            block.append((index, pieces, False))
+            row = line
+        elif len(pieces) == 1 and block and 0 <= pitch <= _WRAP_PITCH_EM * size:
+            block.append((index, pieces, True))
+        else:
+            _close_block(block, tables)
+            block = [(index, pieces, False)] if len(pieces) >= 2 else []
+            row, floor = (line, line.bottom) if block else (None, 0.0)
             continue
-        _close_block(block, tables)
-        block = [(index, pieces)] if len(pieces) >= 2 else []
-        row, floor = (line, line.bottom) if block else (None, 0.0)
+        floor = min(floor, line.bottom) if len(block) > 1 else line.bottom
     _close_block(block, tables)
     return tables
 
 
-def _close_block(
-    block: list[tuple[int, list[tuple[float, float, str]]]], tables: list[Table]
-) -> None:
-    rows = [(index, pieces) for index, pieces in block if len(pieces) >= 2]
+def _close_block(block: list[_Entry], tables: list[Table]) -> None:
+    rows = [pieces for _, pieces, joins in block if not joins]
     if len(rows) < _MIN_UNRULED_ROWS:
         return
-    spans = sorted((left, right) for _, pieces in rows for left, right, _ in pieces)
+    spans = sorted((left, right) for pieces in rows for left, right, _ in pieces)
     columns: list[list[float]] = []
     for left, right in spans:
         if columns and left <= columns[-1][1] + 1.0:
@@ -235,8 +240,7 @@ def _close_block(
             columns.append([left, right])
     if not 2 <= len(columns) <= _MAX_COLUMNS:
         return
-    starts = [column[0] for column in columns]
-    cells = [text for _, pieces in rows for _, _, text in pieces]
+    cells = [text for pieces in rows for _, _, text in pieces]
     # Cells of prose (columns of a page layout that PDFium joined line by line) are long.
     if (
         statistics.fmean(len(cell) for cell in cells) > _MAX_MEAN_CELL_CHARS
@@ -245,34 +249,40 @@ def _close_block(
         return
     grid: list[list[str]] = []
     members: set[int] = set()
-    for index, pieces in block:
-        if len(pieces) == 1 and grid:
-            # A wrapped cell: its piece lies within one column of the row above.
-            left, right, text = pieces[0]
-            column = bisect.bisect(starts, (left + right) / 2) - 1
-            low, high = columns[column]
-            if low - _SNAP_PT <= left and right <= high + _SNAP_PT:
-                grid[-1][column] = f"{grid[-1][column]} {text}".strip()
-                members.add(index)
+    for index, pieces, joins in block:
+        placed = _placed(pieces, columns)
+        if placed is None or joins and not grid:
             continue
-        if len(pieces) == 1:
-            continue
-        row = [""] * len(columns)
-        for left, right, text in pieces:
-            column = bisect.bisect(starts, (left + right) / 2) - 1
-            row[column] = f"{row[column]} {text}".strip()
-        grid.append(row)
+        if not joins:
+            grid.append([""] * len(columns))
+        for column, text in placed:
+            grid[-1][column] = f"{grid[-1][column]} {text}".strip()
         members.add(index)
     # Columns are shared by the rows: words of staggered lines (a title page, spaced-out
     # letters) fall each in a column of their own.
-    filled = [sum(1 for row in grid if row[c]) for c in range(len(columns))]
+    filled = [sum(1 for cells_row in grid if cells_row[c]) for c in range(len(columns))]
     if min(filled) < 2 or sum(filled) < _MIN_FILL * len(grid) * len(columns):
         return
     markdown = markdown_table(grid)
     if markdown:
         extents = tuple((column[0], column[1]) for column in columns)
-        first = min(members)
-        tables.append(Table(first, members, markdown, extents))
+        tables.append(Table(min(members), members, markdown, extents))
+
+
+def _placed(pieces: list[_Piece], columns: list[list[float]]) -> list[tuple[int, str]] | None:
+    """The column of each piece: the one whose start precedes its middle, provided the piece
+    stays clear of the neighbouring columns (a wrapped line may be wider than the first);
+    None when a piece does not."""
+    starts = [column[0] for column in columns]
+    placed: list[tuple[int, str]] = []
+    for left, right, text in pieces:
+        column = max(bisect.bisect(starts, (left + right) / 2) - 1, 0)
+        low = columns[column - 1][1] if column > 0 else float("-inf")
+        high = columns[column + 1][0] if column + 1 < len(columns) else float("inf")
+        if not low < left < right < high:
+            return None
+        placed.append((column, text))
+    return placed
 
 
 def continue_tables(

@@ -48,8 +48,8 @@ def test_headings_come_out_at_their_levels(outline: bool) -> None:
 
 @pytest.mark.parametrize("seed", range(len(TABLE_STYLES)), ids=lambda s: f"seed{s}")
 def test_tables_come_out_as_markdown_tables(seed: int) -> None:
-    # One section per document, so its table stays on one page; the three seeds give the
-    # three table styles (grid, rules only, no rules).
+    # One section per document, so its table stays on one page; the seeds give the table
+    # styles in turn (grid, rules only, no rules, no rules with wrapped cells).
     doc = make_structured_pdf(seed, sections=1)
     assert len(doc.tables) == 1
     rows = _table_rows(_extract(doc.data).text)
