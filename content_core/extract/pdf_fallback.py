@@ -19,6 +19,7 @@ __all__ = ["PDF_TYPES", "PypdfExtractor"]
 PDF_TYPES = frozenset({mt.PDF, "application/x-pdf"})
 
 
+
 class PypdfExtractor:
     """Page texts from pypdf's pure-Python parser (more lenient with some broken files)."""
 
