@@ -2,10 +2,8 @@
 
 from content_core.ingest.discovery import (
     BatchManifest,
-    DiscoveryResult,
     ManifestEntry,
     PendingBatches,
-    discover,
     discover_pending,
 )
 from content_core.ingest.normalise import build_normalised_artifacts
@@ -22,7 +20,6 @@ from content_core.ingest.stages import (
 
 __all__ = [
     "BatchManifest",
-    "DiscoveryResult",
     "ManifestEntry",
     "PendingBatches",
     "PipelineConfig",
@@ -33,7 +30,6 @@ __all__ = [
     "build_merged_extractions",
     "build_normalised_artifacts",
     "build_raw_files",
-    "discover",
     "discover_pending",
     "run_batch",
 ]

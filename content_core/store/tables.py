@@ -65,9 +65,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             pa.field("source_root", pa.string()),
             pa.field("change", pa.string(), nullable=False),
             pa.field("size_bytes", pa.int64()),
-            pa.field("mtime_ns", pa.int64()),
-            pa.field("ctime_ns", pa.int64()),
-            pa.field("inode", pa.int64()),
+            pa.field("signature", pa.string()),  # the source's change signature (with the size)
             pa.field("sha256", pa.string()),
             pa.field("declared_type", pa.string()),
             pa.field("discovered_at", _TS),
