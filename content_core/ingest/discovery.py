@@ -94,24 +94,31 @@ def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[Mani
 
 
 # Every path whose listing differs from its latest manifest row (size or signature), in
-# listing order, deletions last; with the known version's hash and the hash cache's hash for
-# the listed version (its key is `hashing.cache_key`: size and signature).
-_CANDIDATES = """
+# listing order, deletions last.
+_CHANGED = """
+CREATE TABLE changed AS
 SELECT coalesce(s.path, k.path) AS path,
        -- a path known from before path_bytes existed was valid UTF-8: its bytes are its text
        coalesce(s.path_bytes, k.path_bytes, encode(k.path)) AS path_bytes,
-       s.size_bytes, s.signature,
-       k.change AS known_change, k.sha256 AS known_sha256, c.sha256 AS cached_sha256
+       s.size_bytes, s.signature, s.ord,
+       k.change AS known_change, k.sha256 AS known_sha256
 FROM scan s
 FULL OUTER JOIN manifest_latest k ON s.path = k.path
-LEFT JOIN hash_cache c
-       ON c.path = s.path AND c.signature = concat_ws(':', s.size_bytes, s.signature)
 WHERE (s.path IS NULL AND k.change <> 'deleted')
    OR (s.path IS NOT NULL AND (
         k.path IS NULL OR k.change = 'deleted'
         OR s.size_bytes IS DISTINCT FROM k.size_bytes
         OR s.signature IS DISTINCT FROM k.signature))
-ORDER BY s.ord NULLS LAST, path
+"""
+# The changed paths with the hash cache's hash of the listed version (the cache's key is
+# `hashing.cache_key`: size and signature).
+_CANDIDATES = """
+SELECT ch.path, ch.path_bytes, ch.size_bytes, ch.signature, ch.known_change, ch.known_sha256,
+       c.sha256 AS cached_sha256
+FROM changed ch
+LEFT JOIN hash_cache c
+       ON c.path = ch.path AND c.signature = concat_ws(':', ch.size_bytes, ch.signature)
+ORDER BY ch.ord NULLS LAST, ch.path
 """
 
 
@@ -138,15 +145,18 @@ def _plan(source: EntrySource, store: ContentStore, cache: HashCache) -> _Plan:
             save_snapshot(connection, store, source.source_id)
         scan = scan.append_column("ord", pa.array(range(scan.num_rows), pa.int64()))
         connection.register("scan", scan)
-        connection.register("hash_cache", cache.table())
         # Paths are latest-per-path, so the newest batch always shows among them.
         top = connection.execute(
             "SELECT batch_seq, batch_id FROM manifest_latest ORDER BY batch_seq DESC LIMIT 1"
         ).fetchone()
         last_seq, last_batch = (int(top[0]), str(top[1])) if top else (0, None)
-        cursor = connection.execute(_CANDIDATES)
-        names = [column[0] for column in cursor.description]
-        candidates = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        connection.execute(_CHANGED)
+        candidates: list[dict[str, Any]] = []
+        if connection.execute("SELECT count(*) FROM changed").fetchone() != (0,):
+            connection.register("hash_cache", cache.table())  # read only when it may serve
+            cursor = connection.execute(_CANDIDATES)
+            names = [column[0] for column in cursor.description]
+            candidates = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
     finally:
         connection.close()
     return _Plan(

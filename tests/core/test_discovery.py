@@ -439,6 +439,28 @@ def test_manifests_written_before_path_bytes_still_drive_discovery(
     )
 
 
+def test_manifests_written_before_signature_still_drive_discovery(
+    inbox: Path, store: ContentStore
+) -> None:
+    """A store from before the column recorded a folder's mtime, ctime and inode instead: its
+    files are known unchanged without reading one (no hash cache to fall back on), and a real
+    change is still found."""
+    (first,) = _discover(inbox, store).discovered
+    manifest = store.manifest_path(first)
+    table = pq.read_table(manifest)
+    parts = [signature.split(":") for signature in table.column("signature").to_pylist()]
+    legacy = table.drop_columns(["signature"])
+    for index, name in enumerate(("mtime_ns", "ctime_ns", "inode")):
+        legacy = legacy.append_column(name, pa.array([int(p[index]) for p in parts], pa.int64()))
+    pq.write_table(legacy, manifest)
+    (store.root / "state" / "t.hashes.parquet").unlink()
+    with files_opened_under(inbox) as opened:
+        assert _discover(inbox, store).discovered == ()
+    assert opened == []
+    (inbox / "plain.txt").write_text("a change after the upgrade, of another size")
+    assert _changes(store, _discover(inbox, store)) == {"plain.txt": "modified"}
+
+
 def test_ordinary_names_keep_their_paths(inbox: Path, store: ContentStore) -> None:
     """Valid UTF-8 names without a backslash are unchanged: `path` is the name itself."""
     rows = _rows(store, _discover(inbox, store))
