@@ -16,13 +16,23 @@ from tests.support.memory_source import MemorySource, MemorySourceResource, regi
 from tests.support.sensors import tick_sensor
 
 
-def _run(defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str) -> dict[str, int]:
-    """Run the batch job in process; the figures of its normalised_artifacts step."""
+def _run(defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str) -> tuple[int, int]:
+    """Run the batch job in process; how many raw files normalisation processed and reused."""
     job = defs.resolve_job_def("ingest_batch_job")
     result = job.execute_in_process(instance=instance, partition_key=batch_id)
     assert result.success
     (materialization,) = result.asset_materializations_for_node("normalised_artifacts")
-    return {k: v.value for k, v in materialization.metadata.items()}
+    figures = {k: v.value for k, v in materialization.metadata.items()}
+    processed, reused = figures["processed"], figures["reused"]
+    assert isinstance(processed, int) and isinstance(reused, int)
+    return processed, reused
+
+
+def _batch(tick: dg.SensorResult) -> str:
+    """The one batch a sensor tick requested a run of."""
+    (request,) = tick.run_requests or []
+    assert request.partition_key is not None and request.run_key == request.partition_key
+    return request.partition_key
 
 
 def _current(store: ContentStore) -> dict[str, dict[str, object]]:
@@ -52,8 +62,8 @@ def test_in_memory_source_through_sensor_and_batch(
             source.put(name, (SAMPLE_INBOX / name).read_bytes())
 
         first = tick_sensor(defs, instance, None, resources)
-        (request,) = first.run_requests or []
-        _run(defs, instance, request.partition_key)
+        first_batch = _batch(first)
+        _run(defs, instance, first_batch)
         assert set(_current(store)) == {"plain.txt", "notes.md", "handbook.pdf", "bundle.zip"}
         assert store.query("SELECT DISTINCT source_id, source_root FROM batches").to_pylist() == [
             {"source_id": "mem", "source_root": "memory://mem"}
@@ -69,27 +79,22 @@ def test_in_memory_source_through_sensor_and_batch(
         source.put("added.txt", b"A new note about the quarterly invoices.")
         source.delete("notes.md")
         source.rename("handbook.pdf", "archive/handbook.pdf")
-        second = tick_sensor(defs, instance, quiet.cursor, resources)
-        (request,) = second.run_requests or []
-        changes = store.query(
-            "SELECT path, change FROM batches WHERE batch_id = ? ORDER BY path",
-            [request.partition_key],
-        ).to_pylist()
-        assert changes == [
-            {"path": "added.txt", "change": "added"},
-            {"path": "archive/handbook.pdf", "change": "added"},
-            {"path": "handbook.pdf", "change": "deleted"},
-            {"path": "notes.md", "change": "deleted"},
-            {"path": "plain.txt", "change": "modified"},
-        ]
-        figures = _run(defs, instance, request.partition_key)
-        assert (figures["processed"], figures["reused"]) == (2, 1)  # the renamed PDF: reused
+        batch = _batch(tick_sensor(defs, instance, quiet.cursor, resources))
+        manifest = store.read_manifest(batch).to_pylist()
+        assert {row["path"]: row["change"] for row in manifest} == {
+            "added.txt": "added",
+            "archive/handbook.pdf": "added",
+            "handbook.pdf": "deleted",
+            "notes.md": "deleted",
+            "plain.txt": "modified",
+        }
+        assert _run(defs, instance, batch) == (2, 1)  # processed, reused: the renamed PDF
 
     current = _current(store)
     assert set(current) == {"plain.txt", "added.txt", "archive/handbook.pdf", "bundle.zip"}
-    assert current["plain.txt"]["batch_id"] == request.partition_key
+    assert current["plain.txt"]["batch_id"] == batch
     assert current["plain.txt"]["sha256"] == hashlib.sha256(rewritten).hexdigest()
-    assert current["bundle.zip"]["batch_id"] == first.run_requests[0].partition_key
+    assert current["bundle.zip"]["batch_id"] == first_batch
     assert _text(store, "plain.txt") == [rewritten.decode().strip()]
     assert _text(store, "added.txt") == ["A new note about the quarterly invoices."]
     assert _text(store, "archive/handbook.pdf") and not _text(store, "handbook.pdf")
