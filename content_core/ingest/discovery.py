@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import logging
 import mimetypes
 import time
 from collections.abc import Callable, Iterator
@@ -29,8 +28,6 @@ from content_core.ingest.hashing import HashCache, read_stable
 from content_core.ingest.known import SNAPSHOT_EVERY, load_latest, save_snapshot
 from content_core.sources import EntrySource
 from content_core.store import ContentStore
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["BatchManifest", "ManifestEntry", "PendingBatches", "discover_pending"]
 
