@@ -38,8 +38,8 @@ QUERIES = {
         "SELECT path, text FROM current_normalised_artifacts WHERE path = '{middle}'"
     ),
     "chunks per mime type": (
-        "SELECT r.mime_type, count(*) FROM current_chunks c JOIN current_raw_files r "
-        "USING (batch_id, source_id, path) GROUP BY r.mime_type"
+        "SELECT r.media_type, count(*) FROM current_chunks c JOIN current_raw_files r "
+        "USING (batch_id, source_id, path) GROUP BY r.media_type"
     ),
 }
 

@@ -1,11 +1,13 @@
 """The one Definitions object. The environment is read here, once."""
 
 import os
+import warnings
 from collections.abc import Mapping
+from typing import Any
 
 import dagster as dg
 
-from content_assets.assets import ALL_ASSETS
+from content_assets.assets import ALL_ASSET_CHECKS, ALL_ASSETS
 from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
 from content_assets.jobs import ingest_batch_job
 from content_assets.resources import (
@@ -18,16 +20,18 @@ from content_assets.resources import (
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
 from content_assets.sensors import source_folder_sensor
+from content_core.store import DEFAULT_STORE_DIR
 
-DEFAULT_STORE_DIR = "content_store"
 DEFAULT_SOURCE_DIR = "examples/inbox"
 
 
-def _given(**fields: str | None) -> dict[str, str]:
+# Any: the values are environment strings; each resource validates and converts its own fields.
+def _given(**fields: str | None) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value}
 
 
-def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource]:
+# Any: resources of several classes, each its own ConfigurableResource parameter.
+def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource[Any]]:
     """Resources configured from environment variables, with local defaults for the rest."""
     env = environ.get
     return {
@@ -49,19 +53,28 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
                 schema_path=env("CONTENT_AGENT_SCHEMA"),
             ),
             # A secret: resolved from the process environment at run time, never shown in the UI.
-            **({"api_key": dg.EnvVar("OPENAI_API_KEY")} if env("OPENAI_API_KEY") else {}),
+            **_given(api_key=dg.EnvVar("OPENAI_API_KEY") if env("OPENAI_API_KEY") else None),
         ),
     }
 
 
 def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
     """The project's Definitions for a given environment (tests pass their own)."""
+    # Code references (the UI's link to each asset's source) are a Dagster beta; the warning
+    # would print on every load.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        assets = dg.with_source_code_references(ALL_ASSETS)
     return dg.Definitions(
-        assets=ALL_ASSETS,
+        assets=assets,
+        asset_checks=ALL_ASSET_CHECKS,
         jobs=[ingest_batch_job, compact_store_job],
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
+        # Runs launched from the UI (not through a job) run in process too: a step subprocess
+        # costs about a second here, more than most stages take (see jobs.py).
+        executor=dg.in_process_executor,
     )
 
 

@@ -1,21 +1,23 @@
 """Resources: thin adapters from launchpad/env configuration to content_core objects."""
 
 from abc import abstractmethod
+from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 from pydantic import Field
 
 from content_core.agents import AgentConfig
 from content_core.binary import BinaryConfig
-from content_core.chunking import ChunkingConfig
+from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.processing import ProcessingConfig
 from content_core.sources import EntrySource, LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 
 
-class ContentStoreResource(dg.ConfigurableResource):
+class ContentStoreResource(dg.ConfigurableResource["ContentStoreResource"]):
     """Where the content store lives (blobs, Parquet tables, content.duckdb)."""
 
     store_dir: str = Field(default="content_store", description="Store folder (CONTENT_STORE_DIR).")
@@ -25,7 +27,7 @@ class ContentStoreResource(dg.ConfigurableResource):
         return ContentStore(Path(self.store_dir))
 
 
-class SourceResource(dg.ConfigurableResource):
+class SourceResource(dg.ConfigurableResource["SourceResource"]):
     """The source the sensor and the schedule discover, and how much a tick takes from it.
 
     A kind of source (a folder, later an object store) is a subclass with its own location
@@ -63,7 +65,7 @@ class SourceFolderResource(SourceResource):
         return LocalFolderSource(config, source_id=self.source_id)
 
 
-class NormaliserResource(dg.ConfigurableResource):
+class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     """Limits and converters of binary normalisation and text extraction."""
 
     office_converter: str = Field(default="none", description="none, libreoffice or gotenberg.")
@@ -73,7 +75,6 @@ class NormaliserResource(dg.ConfigurableResource):
     timeout_s: float = Field(default=60.0, description="Time limit per raw file.")
     memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
     workers: int = Field(default=2, description="Worker processes.")
-    max_failure_ratio: float = Field(default=0.5, description="Check threshold for failed files.")
 
     def to_core(self) -> ProcessingConfig:
         """The library's processing configuration."""
@@ -87,10 +88,20 @@ class NormaliserResource(dg.ConfigurableResource):
         )
 
 
-class ChunkerResource(dg.ConfigurableResource):
+if TYPE_CHECKING:
+    ChunkerName = Enum
+else:
+    # The launchpad offers every registered chunker (plug-ins included) as a choice; the
+    # members are only known once the registry has loaded, so the enum is built here.
+    ChunkerName = Enum("ChunkerName", [(name, name) for name in list_chunkers()], module=__name__)
+
+
+class ChunkerResource(dg.ConfigurableResource["ChunkerResource"]):
     """Which chunker splits documents, and its budget."""
 
-    chunker: str = Field(default=ChunkingConfig().chunker, description="Chunker name.")
+    chunker: ChunkerName = Field(
+        default=ChunkerName(ChunkingConfig().chunker), description="Chunker name."
+    )
     chunk_size: int = Field(default=ChunkingConfig().chunk_size, description="Tokens per chunk.")
     chunk_overlap: int = Field(
         default=ChunkingConfig().chunk_overlap, description="Overlap tokens."
@@ -102,14 +113,14 @@ class ChunkerResource(dg.ConfigurableResource):
     def to_core(self) -> ChunkingConfig:
         """The library's chunking configuration."""
         return ChunkingConfig(
-            chunker=self.chunker,
+            chunker=str(self.chunker.value),
             chunk_size=self.chunk_size,
             chunk_overlap=self.chunk_overlap,
             timeout_s=self.timeout_s,
         )
 
 
-class CompressorResource(dg.ConfigurableResource):
+class CompressorResource(dg.ConfigurableResource["CompressorResource"]):
     """How documents are compressed to a token budget."""
 
     strategy: str = Field(
@@ -122,12 +133,13 @@ class CompressorResource(dg.ConfigurableResource):
 
     def to_core(self) -> CompressionConfig:
         """The library's compression configuration."""
-        return CompressionConfig(
-            strategy=self.strategy, max_tokens=self.max_tokens, timeout_s=self.timeout_s
+        # Validated from plain values: `strategy` is a launchpad string, checked there.
+        return CompressionConfig.model_validate(
+            {"strategy": self.strategy, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s}
         )
 
 
-class AgentResource(dg.ConfigurableResource):
+class AgentResource(dg.ConfigurableResource["AgentResource"]):
     """The extraction agent: the offline extractor or an OpenAI-compatible endpoint."""
 
     kind: str = Field(default="offline", description="offline or openai (CONTENT_AGENT).")
@@ -143,20 +155,26 @@ class AgentResource(dg.ConfigurableResource):
         description="Time budget per chunk (per merge), retries included, seconds.",
     )
     max_retries: int = 4
-    merge_strategy: str = "concatenate_list"
+    merge_strategy: str = Field(
+        default=AgentConfig().merge_strategy,
+        description="merge_json, concatenate_list (keeps repeats) or llm_merge.",
+    )
 
     def to_core(self) -> AgentConfig:
         """The library's agent configuration."""
-        return AgentConfig(
-            kind=self.kind,
-            model=self.model,
-            base_url=self.base_url,
-            api_key=self.api_key,
-            schema_path=self.schema_path,
-            prompt=self.prompt,
-            concurrency=self.concurrency,
-            timeout_s=self.timeout_s,
-            chunk_timeout_s=self.chunk_timeout_s,
-            max_retries=self.max_retries,
-            merge_strategy=self.merge_strategy,
+        # Validated from plain values: `kind` is a launchpad string, checked there.
+        return AgentConfig.model_validate(
+            {
+                "kind": self.kind,
+                "model": self.model,
+                "base_url": self.base_url,
+                "api_key": self.api_key,
+                "schema_path": self.schema_path,
+                "prompt": self.prompt,
+                "concurrency": self.concurrency,
+                "timeout_s": self.timeout_s,
+                "chunk_timeout_s": self.chunk_timeout_s,
+                "max_retries": self.max_retries,
+                "merge_strategy": self.merge_strategy,
+            }
         )

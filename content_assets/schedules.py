@@ -25,7 +25,7 @@ def hourly_ingest_batch_job_schedule(
     run, so a batch whose run died an hour ago is retried too.
     """
     found = pending_batches(
-        context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder
+        list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source_folder
     )
     if found.new_batch_ids:
         context.instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))

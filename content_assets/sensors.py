@@ -27,7 +27,7 @@ def source_folder_sensor(
     are the state, and every unfinished batch without a live run is requested again.
     """
     found = pending_batches(
-        context.instance.get_dynamic_partitions(INGEST_BATCHES), store, source_folder
+        list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source_folder
     )
     cursor = cursor_for(found)
     requests = batch_run_requests(context.instance, ingest_batch_job.name, found.batch_ids)

@@ -7,8 +7,132 @@ heavy optional dependency loads only when its feature is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from content_core._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    # What the lazy loader below returns, spelled out for type checkers (they do not run
+    # __getattr__); a test checks that these imports and _EXPORTS name the same things.
+    # `X as X` marks each as re-exported; isort would split those into one import a name.
+    from content_core.agents import (  # noqa: I001
+        AgentConfig as AgentConfig,
+        BatchProcessor as BatchProcessor,
+        ExtractionInput as ExtractionInput,
+        ExtractionRecord as ExtractionRecord,
+        ExtractionRun as ExtractionRun,
+        MergeStrategy as MergeStrategy,
+        MergedExtraction as MergedExtraction,
+        ModelCapabilities as ModelCapabilities,
+        OfflineExtractor as OfflineExtractor,
+        OpenAICompatibleAgent as OpenAICompatibleAgent,
+        merge_extractions as merge_extractions,
+        merge_results as merge_results,
+        prepare_messages as prepare_messages,
+        run_extractions as run_extractions,
+    )
+    from content_core.binary import (
+        ArchiveUnpacker as ArchiveUnpacker,
+        BinaryArtifact as BinaryArtifact,
+        BinaryConfig as BinaryConfig,
+        BinaryNormalizer as BinaryNormalizer,
+        EmailUnpacker as EmailUnpacker,
+        GotenbergConverter as GotenbergConverter,
+        ImageNormalizer as ImageNormalizer,
+        LibreOfficeConverter as LibreOfficeConverter,
+        NoOpOfficeConverter as NoOpOfficeConverter,
+        NormalisedImage as NormalisedImage,
+        OFFICE_MEDIA_TYPES as OFFICE_MEDIA_TYPES,
+        OfficeConverter as OfficeConverter,
+        PdfGuard as PdfGuard,
+        build_office_converter as build_office_converter,
+        sniff_media_type as sniff_media_type,
+    )
+    from content_core.chunking import (
+        CharacterChunker as CharacterChunker,
+        Chunk as Chunk,
+        Chunker as Chunker,
+        ChunkingConfig as ChunkingConfig,
+        CodeChunker as CodeChunker,
+        DocumentSplitter as DocumentSplitter,
+        HierarchicalChunker as HierarchicalChunker,
+        ImageTiler as ImageTiler,
+        MarkdownChunker as MarkdownChunker,
+        RecursiveChunker as RecursiveChunker,
+        TextChunker as TextChunker,
+        build_chunker as build_chunker,
+        chunk_text as chunk_text,
+        get_chunker as get_chunker,
+        list_chunkers as list_chunkers,
+        smart_chunk_text as smart_chunk_text,
+    )
+    from content_core.compression import (
+        CompressionConfig as CompressionConfig,
+        CompressionResult as CompressionResult,
+        CompressionStrategy as CompressionStrategy,
+        ContextCompressor as ContextCompressor,
+        ExtractiveStrategy as ExtractiveStrategy,
+        MapReduceStrategy as MapReduceStrategy,
+        SlidingWindowManager as SlidingWindowManager,
+        SummarizationStrategy as SummarizationStrategy,
+        TruncationStrategy as TruncationStrategy,
+        compress_text as compress_text,
+    )
+    from content_core.errors import (
+        ArchiveExtractionError as ArchiveExtractionError,
+        BinaryFanoutError as BinaryFanoutError,
+        BinaryNormalizationError as BinaryNormalizationError,
+        BinaryTooLargeError as BinaryTooLargeError,
+        ContentError as ContentError,
+        ConversionError as ConversionError,
+        CorruptFileError as CorruptFileError,
+        CorruptPdfError as CorruptPdfError,
+        EmailParseError as EmailParseError,
+        EmptyFileError as EmptyFileError,
+        EncryptedArchiveError as EncryptedArchiveError,
+        EncryptedDocumentError as EncryptedDocumentError,
+        EncryptedFileError as EncryptedFileError,
+        EncryptedMessageError as EncryptedMessageError,
+        EncryptedPdfError as EncryptedPdfError,
+        ExtractionError as ExtractionError,
+        ImageConversionError as ImageConversionError,
+        LLMError as LLMError,
+        LLMOutputError as LLMOutputError,
+        LLMUnavailableError as LLMUnavailableError,
+        LimitExceededError as LimitExceededError,
+        MissingDependencyError as MissingDependencyError,
+        OfficeConversionError as OfficeConversionError,
+        SourceError as SourceError,
+        StageTimeoutError as StageTimeoutError,
+        UnsafeArchiveError as UnsafeArchiveError,
+        UnsafeInputError as UnsafeInputError,
+        UnsupportedBinaryError as UnsupportedBinaryError,
+        UnsupportedFormatError as UnsupportedFormatError,
+    )
+    from content_core.extract import (
+        ExtractOptions as ExtractOptions,
+        ExtractedText as ExtractedText,
+        ExtractorRegistry as ExtractorRegistry,
+        PageSpan as PageSpan,
+        extract_text as extract_text,
+    )
+    from content_core.sources import (
+        ContentSource as ContentSource,
+        LocalFolderSource as LocalFolderSource,
+        LocalFolderSourceConfig as LocalFolderSourceConfig,
+        RawFile as RawFile,
+    )
+    from content_core.store import (
+        BlobStore as BlobStore,
+        ContentStore as ContentStore,
+    )
+    from content_core.tokens import (
+        ModelLimits as ModelLimits,
+        TokenEstimator as TokenEstimator,
+        count_tokens as count_tokens,
+        estimate_tokens as estimate_tokens,
+        get_model_limits as get_model_limits,
+    )
 
 # name -> subpackage that defines it. Keep each block sorted.
 _EXPORTS: dict[str, str] = {
@@ -77,7 +201,11 @@ _EXPORTS: dict[str, str] = {
     **{
         name: "content_core.extract"
         for name in (
-            "ExtractOptions", "ExtractedText", "ExtractorRegistry", "PageSpan", "extract_text"
+            "ExtractOptions",
+            "ExtractedText",
+            "ExtractorRegistry",
+            "PageSpan",
+            "extract_text",
         )
     },
     # tokens
@@ -156,14 +284,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:  # Any: the exported object, whatever its type
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'content_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -25,19 +25,17 @@ from content_core.binary.artifact import BinaryArtifact, kind_for
 from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
-from content_core.binary.sniff import sniff_media_type
+from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.extract import PageSpan, extract_text
+from content_core.formats import default_formats
 from content_core.sandbox import TaskFailure, shared_pool
-from content_core.store.blobs import BlobStore
+from content_core.store.blobs import BlobStore, sha256_hex
 
 __all__ = ["TEXT_STATUSES", "ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
 
 _log = logging.getLogger(__name__)
 
-_SNIFF_PREFIX_BYTES = 1024 * 1024
-# Kinds whose bytes are containers or pictures: no text of their own.
-_NO_TEXT_KINDS = frozenset({"archive", "email", "image", "failure", "binary"})
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 # Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
 TEXT_STATUSES = (
@@ -72,7 +70,12 @@ class ProcessingConfig(BaseModel):
 
 
 class FileInput(BaseModel):
-    """One raw file to process: the caller's key, where its bytes are, and hints."""
+    """One raw file to process: the caller's key, where its bytes are, and hints.
+
+    `sha256` and `media_type` are what the caller already knows of the bytes (the `raw_files`
+    row has both): given, they are carried onto the records and never worked out again; the
+    raw file's record is then identified by `sha256` even when its worker dies.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -80,6 +83,8 @@ class FileInput(BaseModel):
     path: Path
     filename: str
     declared_type: str | None = None
+    sha256: str | None = None
+    media_type: str | None = None
 
 
 class ArtifactRecord(BaseModel):
@@ -227,7 +232,7 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
                               item.filename, "SourceError", f"cannot read {item.path}: {exc}",
                               "sniff")]
-    raw_id = hashlib.sha256(data).hexdigest()
+    raw_id = item.sha256 or sha256_hex(data)
     if not data:
         empty = EmptyFileError(f"{item.filename}: 0 bytes, nothing to extract")
         return [_error_record(raw_id, (), mt.EMPTY, item.filename, empty.error_type,
@@ -237,23 +242,31 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
     try:
         artifacts = asyncio.run(
             normalizer.normalise(
-                data, declared_media_type=item.declared_type, filename=item.filename
+                data,
+                declared_media_type=item.declared_type,
+                filename=item.filename,
+                media_type=item.media_type,
+                sha256=raw_id,
             )
         )
     except ContentError as exc:
-        media_type = sniff_media_type(data, filename=item.filename)
-        store.put(data)
+        media_type = item.media_type or sniff_media_type(data, filename=item.filename)
+        store.put(data, blob_id=raw_id)
         return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
                               exc.message, "normalise", kind=kind_for(media_type))]
-    return _records(artifacts, store)
+    return _records(artifacts, store, raw_id, task.binary)
 
 
-def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[ArtifactRecord]:
+def _records(
+    artifacts: list[BinaryArtifact], store: BlobStore, raw_id: str, limits: BinaryConfig
+) -> list[ArtifactRecord]:
     records: list[ArtifactRecord | None] = [None] * len(artifacts)
     ids: list[str] = []
     for artifact in artifacts:
-        if artifact.error_type is not None and not artifact.bytes:
-            parent = artifact.derived_from[-1] if artifact.derived_from else ""
+        if not artifact.derived_from:  # the raw file itself: its id is known
+            ids.append(store.put(artifact.bytes, blob_id=raw_id))
+        elif artifact.error_type is not None and not artifact.bytes:
+            parent = artifact.derived_from[-1]
             ids.append(failure_id(parent, artifact.filename, artifact.error_message or ""))
         else:
             ids.append(store.put(artifact.bytes))
@@ -280,14 +293,14 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
                 "stage": "normalise",
             })
             continue
-        # An SVG is a picture, but its <title>/<desc>/<text> elements are real text.
-        is_svg = artifact.media_type == mt.SVG
-        if artifact.rendition or (artifact.kind in _NO_TEXT_KINDS and not is_svg):
+        # Whether a format has text of its own is its declaration (pictures and containers
+        # have none; an SVG picture does).
+        if artifact.rendition or not default_formats().yields_text(artifact.media_type):
             records[index] = base
             continue
         fallbacks = [artifacts[i] for i in renditions.get(ids[index], [])
                      if artifacts[i].media_type == mt.PDF]
-        records[index] = _with_text(artifact, base, fallbacks)
+        records[index] = _with_text(artifact, base, fallbacks, limits)
     unique: list[ArtifactRecord] = []
     emitted: set[str] = set()
     for record in records:
@@ -299,16 +312,23 @@ def _records(artifacts: list[BinaryArtifact], store: BlobStore) -> list[Artifact
 
 
 def _with_text(
-    artifact: BinaryArtifact, base: ArtifactRecord, fallbacks: list[BinaryArtifact]
+    artifact: BinaryArtifact,
+    base: ArtifactRecord,
+    fallbacks: list[BinaryArtifact],
+    limits: BinaryConfig,
 ) -> ArtifactRecord:
-    """Extract the text of a document artifact, falling back on its PDF rendition (legacy
-    Office formats, password-decrypted PDFs)."""
+    """Extract the text of a document artifact under `limits`, falling back on its PDF
+    rendition (legacy Office formats, password-decrypted PDFs)."""
     try:
-        extracted = extract_text(artifact.bytes, artifact.media_type, filename=artifact.filename)
+        extracted = extract_text(
+            artifact.bytes, artifact.media_type, filename=artifact.filename, options=limits
+        )
     except ContentError as exc:
         for rendition in fallbacks:
             try:
-                extracted = extract_text(rendition.bytes, mt.PDF, filename=rendition.filename)
+                extracted = extract_text(
+                    rendition.bytes, mt.PDF, filename=rendition.filename, options=limits
+                )
             except ContentError:
                 continue
             break
@@ -372,23 +392,28 @@ def _content_error_names() -> frozenset[str]:
     return frozenset(name for name in names if not name.startswith("Worker"))
 
 
+def _identity(item: FileInput, failure: TaskFailure) -> tuple[str, str]:
+    """The id and media type of a raw file nobody could process: the caller's when it gave
+    them, else worked out here from the file (hashed in blocks, nothing parsed)."""
+    artifact_id, media_type = item.sha256, item.media_type
+    try:
+        if artifact_id is None:
+            with item.path.open("rb") as handle:
+                artifact_id = hashlib.file_digest(handle, "sha256").hexdigest()
+        if media_type is None:
+            media_type = sniff_file(item.path, item.filename)
+    except OSError:
+        artifact_id = artifact_id or failure_id("", item.key, failure.message)
+        media_type = media_type or mt.OCTET_STREAM
+    return artifact_id, media_type
+
+
 def _worker_failure(
     item: FileInput, failure: TaskFailure, *, override_stage: str | None = None
 ) -> ArtifactRecord:
-    """The record of a file whose worker timed out or died: identified from its bytes, read
-    here without parsing anything but a bounded prefix."""
-    digest = hashlib.sha256()
-    prefix = b""
-    try:
-        with item.path.open("rb") as handle:
-            prefix = handle.read(_SNIFF_PREFIX_BYTES)
-            digest.update(prefix)
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        artifact_id = digest.hexdigest()
-    except OSError:
-        artifact_id = failure_id("", item.key, failure.message)
-    media_type = sniff_media_type(prefix, filename=item.filename) if prefix else mt.OCTET_STREAM
+    """The record of a file whose worker timed out or died (or that is over `max_bytes`),
+    identified by what the caller knows of it, or else from its bytes without parsing."""
+    artifact_id, media_type = _identity(item, failure)
     # Our own errors are facts about the file. Anything else (a time limit, a dead worker, an
     # exception nobody translated, a full disk) is marked "worker": callers treat those rows
     # as transient and retry them instead of caching them.

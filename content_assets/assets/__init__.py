@@ -1,10 +1,12 @@
-"""The six pipeline assets, in pipeline order."""
+"""The six pipeline assets, in pipeline order, and the checks of their tables."""
 
+from content_assets.assets.checks import build_table_checks
 from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.assets.extractions import agentic_extractions, merged_extractions
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.assets.raw_files import raw_files
+from content_core.store import PIPELINE_TABLES
 
 ALL_ASSETS = [
     raw_files,
@@ -14,3 +16,5 @@ ALL_ASSETS = [
     agentic_extractions,
     merged_extractions,
 ]
+
+ALL_ASSET_CHECKS = [build_table_checks(table) for table in PIPELINE_TABLES]

@@ -1,13 +1,22 @@
 """Turn a stage report into the MaterializeResult every asset returns."""
 
+from typing import TYPE_CHECKING
+
 import dagster as dg
 
 from content_core.ingest import StageReport
 
+if TYPE_CHECKING:
+    AssetResult = dg.MaterializeResult[None]
+else:
+    # Dagster reads the annotation and knows an asset with checks returns a MaterializeResult
+    # only by the bare class, so the parameter is for type checkers alone.
+    AssetResult = dg.MaterializeResult
 
-def to_result(
-    report: StageReport, check_results: list[dg.AssetCheckResult] | None = None
-) -> dg.MaterializeResult:
+__all__ = ["AssetResult", "to_result"]
+
+
+def to_result(report: StageReport) -> AssetResult:
     """Row counts, the stage's figures and a Markdown preview as asset metadata."""
     metadata: dict[str, dg.RawMetadataValue] = {
         "dagster/row_count": report.rows,
@@ -16,4 +25,4 @@ def to_result(
         "preview": dg.MetadataValue.md(report.preview_markdown),
         **report.figures,
     }
-    return dg.MaterializeResult(metadata=metadata, check_results=check_results or [])
+    return dg.MaterializeResult(metadata=metadata)

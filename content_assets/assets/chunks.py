@@ -2,11 +2,13 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ChunkerResource, ContentStoreResource
 from content_core.ingest import build_chunks
+from content_core.store import CHUNKS
 
 
 @dg.asset(
@@ -14,10 +16,11 @@ from content_core.ingest import build_chunks
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[normalised_artifacts],
+    metadata=table_metadata(CHUNKS),
 )
 def chunks(
     context: dg.AssetExecutionContext, store: ContentStoreResource, chunker: ChunkerResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per chunk of every artifact with text: content, exact character offsets into the
     artifact text (`source_start`, `source_end`), page, breadcrumb, exact cl100k token count and
     the chunker's fingerprint. Chunk ids are stable across reruns."""

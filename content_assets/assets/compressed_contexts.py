@@ -2,11 +2,13 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.partitions import ingest_batches
 from content_assets.resources import CompressorResource, ContentStoreResource
 from content_core.ingest import build_compressed_contexts
+from content_core.store import COMPRESSED_CONTEXTS
 
 
 @dg.asset(
@@ -14,10 +16,11 @@ from content_core.ingest import build_compressed_contexts
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[normalised_artifacts],
+    metadata=table_metadata(COMPRESSED_CONTEXTS),
 )
 def compressed_contexts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, compressor: CompressorResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per document (artifact with text): its text compressed to `max_tokens` by the
     configured strategy, with the token counts before and after."""
     report = build_compressed_contexts(

@@ -2,11 +2,13 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
 from content_assets.assets.chunks import chunks
 from content_assets.partitions import ingest_batches
 from content_assets.resources import AgentResource, ContentStoreResource
 from content_core.ingest import build_extractions, build_merged_extractions
+from content_core.store import AGENTIC_EXTRACTIONS, MERGED_EXTRACTIONS
 
 
 @dg.asset(
@@ -14,11 +16,12 @@ from content_core.ingest import build_extractions, build_merged_extractions
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[chunks],
+    metadata=table_metadata(AGENTIC_EXTRACTIONS),
     retry_policy=dg.RetryPolicy(max_retries=2, delay=10),
 )
 def agentic_extractions(
     context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per chunk and extraction schema: the agent's validated JSON output, the model,
     the cache key, and the tokens it cost. Outputs are cached by chunk text, schema, model and
     prompt, so a rerun with nothing changed makes no agent call."""
@@ -30,10 +33,11 @@ def agentic_extractions(
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[agentic_extractions],
+    metadata=table_metadata(MERGED_EXTRACTIONS),
 )
 def merged_extractions(
     context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per document and schema: the per-chunk outputs merged by the configured strategy,
     with provenance saying which chunk gave which item."""
     report = build_merged_extractions(store.get_store(), context.partition_key, agent.to_core())

@@ -2,13 +2,13 @@
 
 import dagster as dg
 
-from content_assets.assets._result import to_result
+from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
 from content_assets.assets.raw_files import raw_files
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource, NormaliserResource
 from content_core.ingest import build_normalised_artifacts
-
-FAILURE_CHECK = "normalised_artifacts_failure_ratio"
+from content_core.store import NORMALISED_ARTIFACTS
 
 
 @dg.asset(
@@ -16,11 +16,11 @@ FAILURE_CHECK = "normalised_artifacts_failure_ratio"
     group_name="content",
     kinds={"parquet", "duckdb"},
     deps=[raw_files],
-    check_specs=[dg.AssetCheckSpec(FAILURE_CHECK, asset="normalised_artifacts")],
+    metadata=table_metadata(NORMALISED_ARTIFACTS),
 )
 def normalised_artifacts(
     context: dg.AssetExecutionContext, store: ContentStoreResource, normaliser: NormaliserResource
-) -> dg.MaterializeResult:
+) -> AssetResult:
     """One row per artifact: the raw file itself, archive members, email bodies and attachments,
     converted images and Office renders, each with `derived_from` back to its raw file, its
     media type, page count and extracted text. A file that cannot be read is a row with
@@ -28,11 +28,4 @@ def normalised_artifacts(
     report = build_normalised_artifacts(
         store.get_store(), context.partition_key, normaliser.to_core()
     )
-    ratio = report.failures / max(report.rows, 1)
-    check = dg.AssetCheckResult(
-        check_name=FAILURE_CHECK,
-        passed=ratio <= normaliser.max_failure_ratio,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={"failure_ratio": ratio, "threshold": normaliser.max_failure_ratio},
-    )
-    return to_result(report, [check])
+    return to_result(report)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from content_core.agents.base import Agent
 from content_core.chunking.base import Chunk
 from content_core.compression.strategies import render_template
 
@@ -75,13 +76,13 @@ class BatchProcessor:
 
     async def process(
         self,
-        agent: Any,
+        agent: Agent,
         chunks: Sequence[Chunk | str],
         prompt_template: str = "{content}",
         **kwargs: Any,
     ) -> Any:
         """Run `agent` over `chunks`; return the items in order (or the aggregator's value)."""
-        # Any: agent is any object with `async run(prompt, **kwargs)`; kwargs are its options.
+        # Any: kwargs are the agent's own options; the aggregator's value is the caller's.
         semaphore = asyncio.Semaphore(self.concurrency)
         total = len(chunks)
 

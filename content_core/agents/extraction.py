@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from content_core.agents.base import usage_of
+from content_core.agents.base import Agent, usage_of
 from content_core.agents.batch import BatchItem, BatchProcessor
 from content_core.agents.cache import CachedOutput, ExtractionCache, cache_key
 from content_core.agents.merge import MergeStrategy, amerge_results
@@ -68,7 +68,10 @@ class AgentConfig(BaseModel):
     # a StageTimeoutError row (the merge falls back to the deterministic one).
     chunk_timeout_s: float = Field(default=300.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
-    merge_strategy: str = MergeStrategy.CONCATENATE_LIST.value
+    # Neighbouring chunks share their overlap, so an item found there comes back twice: the
+    # pipeline merges with MERGE_JSON, which de-duplicates, rather than the seed's
+    # CONCATENATE_LIST, which keeps every repeat.
+    merge_strategy: str = MergeStrategy.MERGE_JSON.value
 
     @field_validator("merge_strategy")
     @classmethod
@@ -155,9 +158,8 @@ class MergedExtraction(BaseModel):
     provenance_json: str
 
 
-def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Any:
+def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Agent:
     """Return the agent `config` describes, producing instances of `schema`."""
-    # Any: OfflineExtractor or OpenAICompatibleAgent, both honouring the agent contract.
     if config.kind == "offline":
         return OfflineExtractor(schema)
     return OpenAICompatibleAgent(
@@ -199,7 +201,7 @@ def run_extractions(
     config: AgentConfig,
     *,
     cache_dir: Path,
-    agent: Any = None,
+    agent: Agent | None = None,
     raise_on_outage: bool = True,
 ) -> ExtractionRun:
     """Extract from every chunk: cached outputs are reused, the rest go through the agent.
@@ -225,11 +227,10 @@ async def arun_extractions(
     config: AgentConfig,
     *,
     cache_dir: Path,
-    agent: Any = None,
+    agent: Agent | None = None,
     raise_on_outage: bool = True,
 ) -> ExtractionRun:
     """The async form of `run_extractions`."""
-    # Any: any object honouring the agent contract.
     schema = load_schema(config.schema_path)
     template = _template(config.prompt, schema)
     sname = schema_name(schema)
@@ -268,7 +269,7 @@ async def arun_extractions(
     calls = 0
     if todo:
         own_agent = agent is None
-        runner = build_agent(config, schema) if own_agent else agent
+        runner = build_agent(config, schema) if agent is None else agent
         # Identical chunks (the same boilerplate in many files) render to one prompt: it is
         # sent once and its answer serves, and is cached for, every key that asked for it.
         items_by_prompt: dict[str, list[int]] = {}
@@ -337,8 +338,7 @@ class _BudgetedAgent:
     the size of a chunk and its linear-time rules.
     """
 
-    def __init__(self, agent: Any, timeout_s: float, stage: str, unit: str) -> None:
-        # Any: any object honouring the agent contract.
+    def __init__(self, agent: Agent, timeout_s: float, stage: str, unit: str) -> None:
         self.agent = agent
         self.timeout_s = timeout_s
         self.stage = stage
@@ -363,9 +363,8 @@ class _CachingAgent:
     """
 
     def __init__(
-        self, agent: Any, cache: ExtractionCache, keys: dict[str, list[str]], model: str
+        self, agent: Agent, cache: ExtractionCache, keys: dict[str, list[str]], model: str
     ) -> None:
-        # Any: any object honouring the agent contract.
         self.agent = agent
         self.cache = cache
         self.keys = keys
@@ -463,7 +462,7 @@ async def _amerge_extractions(
         key = (record.path, record.artifact_id, record.schema_name)
         groups.setdefault(key, []).append(record)
     strategy = MergeStrategy(config.merge_strategy)
-    agent: Any = None
+    agent: _BudgetedAgent | None = None
     schema: type[BaseModel] | None = None
     if strategy is MergeStrategy.LLM_MERGE and config.kind == "openai":
         schema = load_schema(config.schema_path)
@@ -475,7 +474,7 @@ async def _amerge_extractions(
             *(_merge_group(group, strategy, agent, schema, config) for group in groups.values())
         )
     finally:
-        if isinstance(agent, _BudgetedAgent) and isinstance(agent.agent, OpenAICompatibleAgent):
+        if agent is not None and isinstance(agent.agent, OpenAICompatibleAgent):
             await agent.agent.aclose()
     return list(rows)
 
@@ -483,7 +482,7 @@ async def _amerge_extractions(
 async def _merge_group(
     group: list[ExtractionRecord],
     strategy: MergeStrategy,
-    agent: Any,
+    agent: Agent | None,
     schema: type[BaseModel] | None,
     config: AgentConfig,
 ) -> MergedExtraction:

@@ -1,8 +1,11 @@
 """Merging per-chunk results into one per document: concatenate, deep JSON merge, or LLM merge.
 
-Rules shared by every strategy: list items are de-duplicated structurally (strings compared
-case- and whitespace-insensitively, objects by canonical JSON); a scalar keeps the first
-non-null value in chunk order; provenance records which chunk gave each kept value or item.
+As the seed defines them: CONCATENATE_LIST concatenates lists (repeats kept) and updates a
+nested dict with each later result's keys (a shallow `dict.update`); MERGE_JSON merges dicts
+recursively and concatenates lists, de-duplicating their items structurally (strings compared
+case- and whitespace-insensitively, objects by canonical JSON). In both a top-level scalar
+keeps the first non-null value in chunk order; provenance records which chunk gave each kept
+value or item.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from content_core.agents.base import Agent
 from content_core.compression.strategies import render_template
 from content_core.errors import LLMError, StageTimeoutError
 
@@ -36,7 +40,7 @@ JSON = Any
 class MergeStrategy(StrEnum):
     """How per-chunk results combine."""
 
-    CONCATENATE_LIST = "concatenate_list"  # lists concatenated, nested dicts merged one level
+    CONCATENATE_LIST = "concatenate_list"  # lists concatenated, nested dicts updated
     MERGE_JSON = "merge_json"  # lists concatenated, dicts merged recursively
     LLM_MERGE = "llm_merge"  # an agent reconciles the results; MERGE_JSON when it cannot
 
@@ -98,7 +102,12 @@ class _Merger:
             if current is None:
                 current = target[key] = {}
             if isinstance(current, dict):
-                self.add(current, value, source, path, depth + 1)
+                if self.deep:
+                    self.add(current, value, source, path, depth + 1)
+                else:  # the seed's shallow update: a later result's keys replace earlier ones
+                    for inner, item in value.items():
+                        current[inner] = item
+                        self.provenance[f"{path}.{inner}"] = source
             return
         if current is None and value is not None:
             target[key] = value
@@ -107,8 +116,12 @@ class _Merger:
             target[key] = value
 
     def _extend(self, current: list[JSON], values: list[JSON], source: str, path: str) -> None:
-        seen = self._seen.setdefault(path, {})
         sources = self.provenance.setdefault(path, [])
+        if not self.deep:  # CONCATENATE_LIST keeps every item, repeats included
+            current.extend(values)
+            sources.extend([source] for _ in values)
+            return
+        seen = self._seen.setdefault(path, {})
         for value in values:
             ident = _identity(value)
             position = seen.get(ident)
@@ -166,7 +179,7 @@ async def amerge_results(
     results: Sequence[JSON],
     strategy: MergeStrategy | str = MergeStrategy.LLM_MERGE,
     *,
-    agent: Any = None,
+    agent: Agent | None = None,
     schema: type[BaseModel] | None = None,
     prompt_template: str | None = None,
     sources: Sequence[str] | None = None,
@@ -178,7 +191,6 @@ async def amerge_results(
     result, or the agent fails or answers invalid output, the deterministic MERGE_JSON result
     is returned with `fallback=True`. Provenance is always the deterministic one.
     """
-    # Any: agent is any object with `async run(prompt)`.
     base = merge_with_provenance(results, strategy, sources=sources)
     if MergeStrategy(strategy) is not MergeStrategy.LLM_MERGE or agent is None or len(results) < 2:
         return base

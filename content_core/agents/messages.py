@@ -17,10 +17,11 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from content_core.agents.base import Agent
 from content_core.errors import ContentError, SourceError
 
 __all__ = [
@@ -157,11 +158,6 @@ class AttachmentStore:
         self.texts[file_id] = text
 
 
-class _Runner(Protocol):
-    # Any: an agent's result object; kwargs are the agent's own.
-    async def run(self, prompt: str, **kwargs: Any) -> Any: ...
-
-
 @dataclass
 class _Resolved:
     file_id: str
@@ -175,14 +171,15 @@ class _Preparer:
         self,
         capabilities: ModelCapabilities,
         attachments: AttachmentStore | None,
-        vision_agent: _Runner | None,
-        audio_agent: _Runner | None,
+        vision_agent: Agent | None,
+        audio_agent: Agent | None,
     ) -> None:
         self.caps = capabilities
         self.attachments = attachments or AttachmentStore()
         self.vision_agent = vision_agent
         self.audio_agent = audio_agent
         self.cache: dict[str, list[Part]] = {}  # file id -> prepared parts, for this call only
+        self.agent_failures = 0  # a file whose agent failed is not saved as its text
 
     async def message(self, message: Mapping[str, Any]) -> ChatMessage:
         role = str(message.get("role", "user"))
@@ -237,6 +234,7 @@ class _Preparer:
         if wrapper and (preview := self.attachments.get_text(file_id)) is not None:
             parts: list[Part] = [TextPart(text=preview)]
         else:
+            failures = self.agent_failures
             try:
                 resolved = resolve()
                 parts = await self.process(resolved)
@@ -245,7 +243,7 @@ class _Preparer:
                 parts = [TextPart(text=f"[file {file_id} could not be read: {exc.message}]")]
             else:
                 texts = [p.text for p in parts if isinstance(p, TextPart)]
-                if wrapper and len(texts) == len(parts):
+                if wrapper and len(texts) == len(parts) and failures == self.agent_failures:
                     self.attachments.save_text(file_id, "\n".join(texts))
         self.cache[file_id] = parts
         return parts
@@ -299,8 +297,16 @@ class _Preparer:
                     {"type": "image_url", "image_url": {"url": url}},
                 ],
             }
-            result = await self.vision_agent.run(_DESCRIBE_PROMPT, messages=[message])
-            return f"[image {name}: {result.output}]"
+            try:
+                result = await self.vision_agent.run(_DESCRIBE_PROMPT, messages=[message])
+                return f"[image {name}: {result.output}]"
+            except Exception as exc:  # the agent is foreign code; the seed goes on regardless
+                logger.warning("vision agent failed on image %s: %r", name, exc)
+                self.agent_failures += 1
+                return (
+                    f"[image {name}: description failed ({_failure(exc)}); "
+                    f"{_image_summary(item.data, item.media_type)}]"
+                )
         return f"[image {name}: {_image_summary(item.data, item.media_type)}]"
 
     async def audio(self, data: str, fmt: str, name: str = "audio") -> list[Part]:
@@ -314,11 +320,24 @@ class _Preparer:
                     {"type": "input_audio", "input_audio": {"data": data, "format": fmt}},
                 ],
             }
-            result = await self.audio_agent.run(_TRANSCRIBE_PROMPT, messages=[message])
-            return [TextPart(text=f"[audio {name} transcript]\n{result.output}")]
+            try:
+                result = await self.audio_agent.run(_TRANSCRIBE_PROMPT, messages=[message])
+                return [TextPart(text=f"[audio {name} transcript]\n{result.output}")]
+            except Exception as exc:  # the agent is foreign code; the seed goes on regardless
+                logger.warning("audio agent failed on %s: %r", name, exc)
+                self.agent_failures += 1
+                return [
+                    TextPart(text=f"[audio {name} ({fmt}): transcription failed ({_failure(exc)})]")
+                ]
         return [
             TextPart(text=f"[audio {name} ({fmt}): not included, the model has no audio input]")
         ]
+
+
+def _failure(exc: Exception) -> str:
+    """An agent's failure as the model reads it: the error type, and its message if any."""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _sniff_audio(data: bytes) -> str | None:
@@ -389,14 +408,16 @@ async def prepare_messages(
     capabilities: ModelCapabilities,
     *,
     attachments: AttachmentStore | None = None,
-    vision_agent: _Runner | None = None,
-    audio_agent: _Runner | None = None,
+    vision_agent: Agent | None = None,
+    audio_agent: Agent | None = None,
 ) -> list[ChatMessage]:
     """Return `messages` with every part converted to `text`, `image_url` or `input_audio`.
 
     Files come from `attachments` (ids in `__uploader://id` style URLs or `file_id`) or from
     data URLs (`file_data`); nothing is downloaded. A file that cannot be read becomes a text
-    part saying so, never a `file` part. Each file is processed once per call.
+    part saying so, never a `file` part. Each file is processed once per call. As the seed
+    says, a failing vision or audio agent is logged and the messages are still prepared: the
+    part becomes text naming the failure (an image keeps its plain summary).
     """
     # Any: messages are chat JSON from a client.
     preparer = _Preparer(capabilities, attachments, vision_agent, audio_agent)

@@ -6,8 +6,7 @@ not load Pillow, pypdf or the archive libraries.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from content_core._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "ArchiveUnpacker": "content_core.binary.archives",
@@ -30,14 +29,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:  # Any: the exported object, whatever its type
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'content_core.binary' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -36,8 +36,32 @@ from content_core.errors import (
     UnsafeArchiveError,
     UnsupportedBinaryError,
 )
+from content_core.formats import Format, NormaliseStep, Signature
 
-__all__ = ["ArchiveMember", "ArchiveUnpacker", "ExpansionBudget", "check_zip_package", "safe_name"]
+__all__ = [
+    "FORMATS",
+    "ArchiveMember",
+    "ArchiveUnpacker",
+    "ExpansionBudget",
+    "check_zip_package",
+    "safe_name",
+]
+
+
+def _archive(name: str, media_type: str, extension: str, *signatures: Signature) -> Format:
+    return Format(name=name, media_types=(media_type,), kind="archive", yields_text=False,
+                  normalise=NormaliseStep.UNPACK_ARCHIVE, signatures=signatures,
+                  extension=extension)
+
+
+# Containers: their text is in their members' rows. Zip and tar are told by `sniff`'s family
+# sniffers (a zip may be an Office package; tar has no magic at offset 0).
+FORMATS = (
+    _archive("zip", mt.ZIP, ".zip"),
+    _archive("tar", mt.TAR, ".tar"),
+    _archive("gzip", mt.GZIP, ".gz", Signature(b"\x1f\x8b")),
+    _archive("7z", mt.SEVEN_ZIP, ".7z", Signature(b"7z\xbc\xaf\x27\x1c")),
+)
 
 _CHUNK = 64 * 1024
 

@@ -6,7 +6,7 @@ import builtins
 
 from pydantic import BaseModel, ConfigDict
 
-from content_core.binary import media_types as mt
+from content_core.formats import default_formats
 
 __all__ = ["BinaryArtifact", "kind_for"]
 
@@ -39,49 +39,7 @@ class BinaryArtifact(BaseModel):
     notes: tuple[str, ...] = ()
 
 
-_KINDS: dict[str, str] = {
-    mt.PDF: "pdf",
-    mt.DOCX: "docx",
-    mt.XLSX: "xlsx",
-    mt.PPTX: "pptx",
-    mt.DOCM: "docx",
-    mt.XLSM: "xlsx",
-    mt.PPTM: "pptx",
-    mt.ODT: "odt",
-    mt.ODS: "ods",
-    mt.ODP: "odp",
-    mt.EPUB: "epub",
-    mt.DOC: "doc",
-    mt.XLS: "xls",
-    mt.PPT: "ppt",
-    mt.RTF: "rtf",
-    mt.WORDPERFECT: "wordperfect",
-    mt.WORDML_2003: "wordml",
-    mt.SPREADSHEETML_2003: "spreadsheetml",
-    mt.EML: "email",
-    mt.MSG: "email",
-    mt.ZIP: "archive",
-    mt.TAR: "archive",
-    mt.GZIP: "archive",
-    mt.SEVEN_ZIP: "archive",
-    mt.HTML: "html",
-    mt.XHTML: "html",
-    mt.MARKDOWN: "markdown",
-    mt.CSV: "csv",
-    mt.TSV: "tsv",
-    mt.JSON: "json",
-    mt.NDJSON: "json",
-    mt.XML: "xml",
-    mt.RSS: "xml",
-    mt.PLAIN: "text",
-    mt.EMPTY: "empty",
-}
-
-
 def kind_for(media_type: str) -> str:
-    """Return the canonical kind token for a media type ("pdf", "image", "archive", ...)."""
-    if media_type in _KINDS:
-        return _KINDS[media_type]
-    if media_type.startswith("image/"):
-        return "image"
-    return "binary"
+    """Return the canonical kind token for a media type ("pdf", "image", "archive", ...), as
+    its format declares it (`content_core.formats`); "binary" for bytes of no known format."""
+    return default_formats().kind_for(media_type)

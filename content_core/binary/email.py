@@ -47,8 +47,18 @@ from content_core.errors import (
     EncryptedMessageError,
     MissingDependencyError,
 )
+from content_core.formats import Format, NormaliseStep
 
-__all__ = ["EmailUnpacker", "UnpackedEmail"]
+__all__ = ["FORMATS", "EmailUnpacker", "UnpackedEmail"]
+
+# Messages: their text is in the rows of their body and attachments. EML is told by its header
+# lines (`sniff_text`), MSG by its OLE2 streams (`sniff`).
+FORMATS = (
+    Format(name="eml", media_types=(mt.EML,), kind="email", yields_text=False,
+           normalise=NormaliseStep.UNPACK_EMAIL, extension=".eml"),
+    Format(name="msg", media_types=(mt.MSG,), kind="email", yields_text=False,
+           normalise=NormaliseStep.UNPACK_EMAIL, extension=".msg"),
+)
 
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
 _PGP_ARMOR = b"-----BEGIN PGP MESSAGE-----"

@@ -28,17 +28,58 @@ from content_core.binary.isobmff import ContainerSummary, read_container
 from content_core.binary.sequences import first_sequence_frame
 from content_core.binary.svg_render import render_svg
 from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
+from content_core.formats import Format, NormaliseStep, Signature
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["ImageNormalizer", "NormalisedImage"]
+__all__ = ["FORMATS", "ImageNormalizer", "NormalisedImage"]
 
 _PASS_THROUGH = frozenset({mt.PNG, mt.JPEG, mt.GIF, mt.WEBP})
 _HEIF_FAMILY = frozenset({mt.HEIC, mt.HEIF, mt.AVIF})
 # Formats whose frames are separate pictures (pages), not an animation.
 _PAGED = frozenset({mt.TIFF, mt.HEIC, mt.HEIF})
 _MAX_NOTE_CHARS = 2000
+
+
+def _is_webp(data: bytes) -> bool:
+    return data.startswith(b"RIFF") and data[8:12] == b"WEBP"
+
+
+def _is_bmp(data: bytes) -> bool:
+    head = data[:64]
+    if len(head) < 26 or not head.startswith(b"BM"):
+        return False
+    declared_size, _, offset, dib_size = struct.unpack_from("<IIII", head, 2)
+    # "BM" starts ordinary text too, so require a coherent header: a known DIB header size
+    # and a pixel offset inside the file.
+    return dib_size in (12, 40, 52, 56, 64, 108, 124) and 14 + dib_size <= offset <= max(
+        len(data), declared_size
+    )
+
+
+def _image(name: str, media_type: str, extension: str, *signatures: Signature) -> Format:
+    return Format(name=name, media_types=(media_type,), kind="image", yields_text=False,
+                  normalise=NormaliseStep.CONVERT_IMAGE, signatures=signatures,
+                  extension=extension)
+
+
+# Pictures: no text of their own (a scan needs OCR). HEIC, HEIF and AVIF are told apart by
+# their ISO-BMFF brands (`sniff`'s family sniffer); SVG is declared with its text extractor.
+FORMATS = (
+    _image("png", mt.PNG, ".png", Signature(b"\x89PNG\r\n\x1a\n")),
+    _image("jpeg", mt.JPEG, ".jpg", Signature(b"\xff\xd8\xff")),
+    _image("gif", mt.GIF, ".gif", Signature(b"GIF87a"), Signature(b"GIF89a")),
+    Format(name="webp", media_types=(mt.WEBP,), kind="image", yields_text=False,
+           normalise=NormaliseStep.CONVERT_IMAGE, sniff=_is_webp, extension=".webp"),
+    _image("tiff", mt.TIFF, ".tif", Signature(b"II*\x00"), Signature(b"MM\x00*"),
+           Signature(b"II+\x00"), Signature(b"MM\x00+")),
+    Format(name="bmp", media_types=(mt.BMP,), kind="image", yields_text=False,
+           normalise=NormaliseStep.CONVERT_IMAGE, sniff=_is_bmp, extension=".bmp"),
+    _image("heic", mt.HEIC, ".heic"),
+    _image("heif", mt.HEIF, ".heif"),
+    _image("avif", mt.AVIF, ".avif"),
+)
 
 
 class NormalisedImage(BaseModel):

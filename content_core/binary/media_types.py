@@ -1,20 +1,19 @@
 """Media-type strings used across content_core: one constant per format, no charset suffix.
 
 The values match column 2 of the corpus manifest (minus any `; charset=` part), so that the
-sniffer, the normaliser and the text extractors agree on spelling.
+sniffer, the normaliser and the text extractors agree on spelling. Which family a type belongs
+to (image, archive, text, ...) is declared by its format (`content_core.formats`), not here.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "ARCHIVE_MEDIA_TYPES",
     "AVIF",
     "BMP",
     "CSV",
     "DOC",
     "DOCM",
     "DOCX",
-    "EMAIL_MEDIA_TYPES",
     "EML",
     "EMPTY",
     "EPUB",
@@ -23,7 +22,6 @@ __all__ = [
     "HEIC",
     "HEIF",
     "HTML",
-    "IMAGE_MEDIA_TYPES",
     "JPEG",
     "JSON",
     "MARKDOWN",
@@ -46,7 +44,6 @@ __all__ = [
     "SPREADSHEETML_2003",
     "SVG",
     "TAR",
-    "TEXT_MEDIA_TYPES",
     "TIFF",
     "TSV",
     "WEBP",
@@ -118,17 +115,6 @@ SVG = "image/svg+xml"
 
 OCTET_STREAM = "application/octet-stream"
 EMPTY = "application/x-empty"  # 0 bytes: nothing to sniff, nothing to extract
-
-TEXT_MEDIA_TYPES: frozenset[str] = frozenset(
-    {PLAIN, MARKDOWN, HTML, XHTML, CSV, TSV, JSON, NDJSON, XML, RSS, RTF, WORDML_2003,
-     SPREADSHEETML_2003}
-)
-IMAGE_MEDIA_TYPES: frozenset[str] = frozenset(
-    {PNG, JPEG, GIF, WEBP, TIFF, BMP, HEIC, HEIF, AVIF, SVG}
-)
-ARCHIVE_MEDIA_TYPES: frozenset[str] = frozenset({ZIP, TAR, GZIP, SEVEN_ZIP})
-EMAIL_MEDIA_TYPES: frozenset[str] = frozenset({EML, MSG})
-
 
 def base_media_type(value: str) -> str:
     """Return `value` lower-cased without parameters: "Text/CSV; charset=utf-8" -> "text/csv"."""

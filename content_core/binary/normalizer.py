@@ -14,12 +14,12 @@ from pathlib import PurePosixPath
 
 from content_core.binary import media_types as mt
 from content_core.binary.archives import ArchiveUnpacker
-from content_core.binary.artifact import BinaryArtifact, kind_for
+from content_core.binary.artifact import BinaryArtifact
 from content_core.binary.budget import ExpansionBudget
 from content_core.binary.config import BinaryConfig
 from content_core.binary.email import EmailUnpacker
 from content_core.binary.images import ImageNormalizer
-from content_core.binary.office import OFFICE_MEDIA_TYPES, NoOpOfficeConverter, OfficeConverter
+from content_core.binary.office import NoOpOfficeConverter, OfficeConverter
 from content_core.binary.pdf_guard import PdfGuard
 from content_core.binary.sniff import decode_text_sample, sniff_media_type
 from content_core.binary.textpdf import text_to_pdf
@@ -33,15 +33,11 @@ from content_core.errors import (
     ImageConversionError,
     UnsupportedBinaryError,
 )
+from content_core.formats import FormatRegistry, NormaliseStep, Package, default_formats
 
 __all__ = ["BinaryNormalizer", "failure_id"]
 
 _log = logging.getLogger(__name__)
-
-_ZIP_PACKAGES = frozenset(
-    {mt.DOCX, mt.DOCM, mt.XLSX, mt.XLSM, mt.PPTX, mt.PPTM, mt.ODT, mt.ODS, mt.ODP, mt.EPUB}
-)
-_WRAPPABLE_TEXT = frozenset({mt.PLAIN, mt.MARKDOWN, mt.CSV, mt.TSV})
 
 
 def failure_id(parent_id: str, name: str, error: str) -> str:
@@ -70,6 +66,7 @@ class BinaryNormalizer:
     Args:
         config: limits and switches; defaults to `BinaryConfig()`.
         office: the Office converter (see `build_office_converter`); defaults to no conversion.
+        formats: the formats that decide each media type's step; `default_formats()` if None.
     """
 
     def __init__(
@@ -77,8 +74,10 @@ class BinaryNormalizer:
         *,
         config: BinaryConfig | None = None,
         office: OfficeConverter | None = None,
+        formats: FormatRegistry | None = None,
     ) -> None:
         self.config = config or BinaryConfig()
+        self.formats = formats if formats is not None else default_formats()
         self.office: OfficeConverter = office or NoOpOfficeConverter()
         self.pdf_guard = PdfGuard(
             max_pages=self.config.max_pdf_pages, passwords=self.config.passwords
@@ -98,11 +97,15 @@ class BinaryNormalizer:
         *,
         declared_media_type: str | None = None,
         filename: str | None = None,
+        media_type: str | None = None,
+        sha256: str | None = None,
     ) -> list[BinaryArtifact]:
         """Return the artifacts of `data`: the raw file itself first, then renditions and
         members (recursively), each with its `derived_from` ancestry.
 
         The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
+        A caller that already sniffed the bytes (`media_type`) or hashed them (`sha256`, the
+        raw file's id in `derived_from`) passes what it has, and it is not worked out again.
         Failures of members are returned as artifacts with `error_type` set, and so is a raw
         file whose failure comes with notes (an image container that holds no decodable
         image, with what it declares).
@@ -119,11 +122,11 @@ class BinaryNormalizer:
                 f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}",
                 limit="max_bytes", value=len(data), maximum=self.config.max_bytes,
             )
-        media_type = sniff_media_type(data, filename=filename)
+        media_type = media_type or sniff_media_type(data, filename=filename, formats=self.formats)
         if declared_media_type and mt.base_media_type(declared_media_type) != media_type:
             _log.debug("%s: declared %s, sniffed %s", name, declared_media_type, media_type)
         if not self.config.normalize_enabled:
-            return [_artifact(data, media_type, name, ())]
+            return [_artifact(data, media_type, self.formats.kind_for(media_type), name, ())]
         walk = _Walk(
             budget=ExpansionBudget(
                 max_bytes=self.config.max_uncompressed_bytes,
@@ -131,7 +134,7 @@ class BinaryNormalizer:
                 max_ratio=self.config.max_compression_ratio,
             )
         )
-        await self._visit(walk, data, media_type, name, (), 0, member_name=None)
+        await self._visit(walk, data, media_type, name, (), 0, member_name=None, digest=sha256)
         return walk.out
 
     # ------------------------------------------------------------------------------ walking
@@ -146,15 +149,18 @@ class BinaryNormalizer:
         depth: int,
         *,
         member_name: str | None,
+        digest: str | None = None,
     ) -> None:
         """Append the artifact for `data` and everything derived from it; raise only at the
-        root (depth 0), record the error on the artifact below it."""
-        digest = _sha256(data)
+        root (depth 0), record the error on the artifact below it. `digest` is the SHA-256 of
+        `data` when the caller has it."""
+        digest = digest or _sha256(data)
         if digest in walk.seen:
             return
         walk.seen.add(digest)
         index = len(walk.out)
-        artifact = _artifact(data, media_type, name, parents, member_name=member_name)
+        kind = self.formats.kind_for(media_type)
+        artifact = _artifact(data, media_type, kind, name, parents, member_name=member_name)
         walk.out.append(artifact)
         try:
             page_count = await self._handle(walk, artifact, depth, digest)
@@ -197,75 +203,90 @@ class BinaryNormalizer:
                 f"{name}: {len(data)} bytes, over max_bytes={self.config.max_bytes}",
                 limit="max_bytes", value=len(data), maximum=self.config.max_bytes,
             )
-        if media_type == mt.PDF:
+        fmt = self.formats.get(media_type)
+        if fmt is None:
+            raise UnsupportedBinaryError(
+                f"{name}: no normaliser for {media_type}", media_type=media_type
+            )
+        if fmt.package is not None:
+            check_not_encrypted_package(data, media_type, name)
+            if fmt.package is Package.ZIP:
+                check_zip_package(data, walk.budget, filename=name)
+        step = fmt.normalise
+        if step is NormaliseStep.GUARD_PDF:
             report = self.pdf_guard.check(data, filename=name)
             if report.decrypted is not None:
-                self._rendition(walk, artifact, report.decrypted, mt.PDF, ".pdf", report.page_count)
+                self._rendition(
+                    walk, artifact, digest, report.decrypted, mt.PDF, ".pdf", report.page_count
+                )
             return report.page_count
-        if media_type in mt.IMAGE_MEDIA_TYPES:
-            try:
-                image = self.images.normalise(data, media_type, filename=name)
-            except ImageConversionError as exc:
-                if media_type != mt.SVG:
-                    # What the container still declares (sizes, EXIF) stays on the failed row.
-                    walk.notes[digest] = self.images.describe(data, media_type)
-                    raise
-                # The drawing cannot be rendered, but its text is read from the XML: the
-                # failed render is a note on the row, not the row's error.
-                walk.notes[digest] = (f"{exc.error_class}: {exc.message}",)
-                return None
-            if image.converted:
-                suffix = ".pdf" if image.media_type == mt.PDF else ".png"
-                self._rendition(walk, artifact, image.data, image.media_type, suffix,
-                                image.page_count)
-            return image.page_count
-        if media_type in mt.ARCHIVE_MEDIA_TYPES:
-            await self._unpack_archive(walk, artifact, depth)
+        if step is NormaliseStep.CONVERT_IMAGE:
+            return self._image(walk, artifact, digest, keeps_text=fmt.yields_text)
+        if step is NormaliseStep.UNPACK_ARCHIVE:
+            await self._unpack_archive(walk, artifact, digest, depth)
             return None
-        if media_type in mt.EMAIL_MEDIA_TYPES:
-            await self._unpack_email(walk, artifact, depth)
+        if step is NormaliseStep.UNPACK_EMAIL:
+            await self._unpack_email(walk, artifact, digest, depth)
             return None
-        if media_type in OFFICE_MEDIA_TYPES or media_type == mt.EPUB:
-            return await self._office(walk, artifact)
-        if media_type == mt.OLE2:
-            check_not_encrypted_package(data, media_type, name)
-        if media_type in mt.TEXT_MEDIA_TYPES:
-            if self.config.wrap_text_as_pdf and media_type in _WRAPPABLE_TEXT:
-                text = decode_text_sample(data) or ""
-                pdf = text_to_pdf(text)
-                pages = self.pdf_guard.check(pdf, filename=name).page_count
-                self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
-            return None
-        raise UnsupportedBinaryError(
-            f"{name}: no normaliser for {media_type}", media_type=media_type
-        )
+        if step is NormaliseStep.RENDER_OFFICE:
+            return await self._office(walk, artifact, digest)
+        if not fmt.handlers:
+            # Sniffed, but nothing reads it (a compound file of no known kind, a plug-in that
+            # declares a type without an extractor): a recorded failure, never a silent row.
+            raise UnsupportedBinaryError(
+                f"{name}: no handler reads {media_type}", media_type=media_type
+            )
+        if fmt.text_to_pdf and self.config.wrap_text_as_pdf:
+            text = decode_text_sample(data) or ""
+            pdf = text_to_pdf(text)
+            pages = self.pdf_guard.check(pdf, filename=name).page_count
+            self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
+        return None
 
-    async def _office(self, walk: _Walk, artifact: BinaryArtifact) -> int | None:
+    def _image(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, *, keeps_text: bool
+    ) -> int | None:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
-        if media_type in _ZIP_PACKAGES:
-            check_not_encrypted_package(data, media_type, name)
-            check_zip_package(data, walk.budget, filename=name)
-        if media_type == mt.EPUB:
+        try:
+            image = self.images.normalise(data, media_type, filename=name)
+        except ImageConversionError as exc:
+            if not keeps_text:
+                # What the container still declares (sizes, EXIF) stays on the failed row.
+                walk.notes[digest] = self.images.describe(data, media_type)
+                raise
+            # A picture with text of its own (SVG) cannot be rendered, but its text is still
+            # read: the failed render is a note on the row, not the row's error.
+            walk.notes[digest] = (f"{exc.error_class}: {exc.message}",)
             return None
+        if image.converted:
+            suffix = ".pdf" if image.media_type == mt.PDF else ".png"
+            self._rendition(walk, artifact, digest, image.data, image.media_type, suffix,
+                            image.page_count)
+        return image.page_count
+
+    async def _office(self, walk: _Walk, artifact: BinaryArtifact, digest: str) -> int | None:
+        data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         try:
             pdf = await self.office.convert(data, media_type=media_type, filename=name)
         except ContentError as exc:
             # The document still yields text natively; the failed rendering is recorded.
-            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            self._failure(walk, artifact, digest, f"{_stem(name)}.pdf", exc)
             return None
         if pdf is None:
             return None
         try:
             pages = self.pdf_guard.check(pdf, filename=f"{_stem(name)}.pdf").page_count
         except BinaryNormalizationError as exc:
-            self._failure(walk, artifact, f"{_stem(name)}.pdf", exc)
+            self._failure(walk, artifact, digest, f"{_stem(name)}.pdf", exc)
             return None
-        self._rendition(walk, artifact, pdf, mt.PDF, ".pdf", pages)
+        self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
         return pages
 
-    async def _unpack_archive(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+    async def _unpack_archive(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, depth: int
+    ) -> None:
         self._check_depth(artifact, depth)
-        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        chain = (*artifact.derived_from, digest)
         members = self.archives.unpack(
             artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
         )
@@ -284,9 +305,11 @@ class BinaryNormalizer:
             # Some members are already out: keep them and record why the rest is missing.
             walk.out.append(_failure_artifact(chain, f"{artifact.filename} (rest)", exc))
 
-    async def _unpack_email(self, walk: _Walk, artifact: BinaryArtifact, depth: int) -> None:
+    async def _unpack_email(
+        self, walk: _Walk, artifact: BinaryArtifact, digest: str, depth: int
+    ) -> None:
         self._check_depth(artifact, depth)
-        chain = (*artifact.derived_from, _sha256(artifact.bytes))
+        chain = (*artifact.derived_from, digest)
         unpacked = self.emails.unpack(
             artifact.bytes, artifact.media_type, walk.budget, filename=artifact.filename
         )
@@ -313,7 +336,7 @@ class BinaryNormalizer:
     async def _visit_member(
         self, walk: _Walk, data: bytes, name: str, chain: tuple[str, ...], depth: int
     ) -> None:
-        media_type = sniff_media_type(data, filename=name)
+        media_type = sniff_media_type(data, filename=name, formats=self.formats)
         await self._visit(walk, data, media_type, name, chain, depth + 1, member_name=name)
 
     def _check_depth(self, artifact: BinaryArtifact, depth: int) -> None:
@@ -332,6 +355,7 @@ class BinaryNormalizer:
         self,
         walk: _Walk,
         source: BinaryArtifact,
+        source_id: str,
         data: bytes,
         media_type: str,
         suffix: str,
@@ -346,17 +370,17 @@ class BinaryNormalizer:
                 bytes=data,
                 media_type=media_type,
                 filename=f"{_stem(source.filename)}{suffix}",
-                kind=kind_for(media_type),
+                kind=self.formats.kind_for(media_type),
                 page_count=page_count,
-                derived_from=(*source.derived_from, _sha256(source.bytes)),
+                derived_from=(*source.derived_from, source_id),
                 rendition=True,
             )
         )
 
     def _failure(
-        self, walk: _Walk, source: BinaryArtifact, name: str, error: ContentError
+        self, walk: _Walk, source: BinaryArtifact, source_id: str, name: str, error: ContentError
     ) -> None:
-        chain = (*source.derived_from, _sha256(source.bytes))
+        chain = (*source.derived_from, source_id)
         failed = _failure_artifact(chain, name, error)
         walk.out.append(failed.model_copy(update={"rendition": True}))
 
@@ -364,6 +388,7 @@ class BinaryNormalizer:
 def _artifact(
     data: bytes,
     media_type: str,
+    kind: str,
     name: str,
     parents: tuple[str, ...],
     *,
@@ -373,7 +398,7 @@ def _artifact(
         bytes=data,
         media_type=media_type,
         filename=name,
-        kind=kind_for(media_type),
+        kind=kind,
         derived_from=parents,
         member_name=member_name,
     )

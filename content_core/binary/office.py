@@ -17,13 +17,13 @@ import tempfile
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from content_core.binary import media_types as mt
 from content_core.binary.config import BinaryConfig
 from content_core.errors import MissingDependencyError, OfficeConversionError
+from content_core.formats import NormaliseStep, default_formats
 from content_core.sandbox import is_process_alive
 
 __all__ = [
-    "OFFICE_MEDIA_TYPES",
+    "OFFICE_MEDIA_TYPES",  # noqa: F822 - derived in __getattr__
     "GotenbergConverter",
     "LibreOfficeConverter",
     "NoOpOfficeConverter",
@@ -31,30 +31,21 @@ __all__ = [
     "build_office_converter",
 ]
 
-OFFICE_MEDIA_TYPES: frozenset[str] = frozenset(
-    {mt.DOCX, mt.DOCM, mt.XLSX, mt.XLSM, mt.PPTX, mt.PPTM, mt.ODT, mt.ODS, mt.ODP, mt.DOC,
-     mt.XLS, mt.PPT, mt.RTF, mt.WORDPERFECT}
-)
+def __getattr__(name: str) -> frozenset[str]:
+    # OFFICE_MEDIA_TYPES (a seed name) is derived from the formats that declare the
+    # render-to-PDF step, so it is computed on first use rather than kept by hand.
+    if name == "OFFICE_MEDIA_TYPES":
+        return default_formats().media_types(NormaliseStep.RENDER_OFFICE)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-# The renderer picks its import filter from the extension, so inputs are named by their sniffed
-# type, never by the (untrusted) file name.
-_EXTENSIONS = {
-    mt.DOCX: ".docx",
-    mt.DOCM: ".docm",
-    mt.XLSX: ".xlsx",
-    mt.XLSM: ".xlsm",
-    mt.PPTX: ".pptx",
-    mt.PPTM: ".pptm",
-    mt.ODT: ".odt",
-    mt.ODS: ".ods",
-    mt.ODP: ".odp",
-    mt.DOC: ".doc",
-    mt.XLS: ".xls",
-    mt.PPT: ".ppt",
-    mt.RTF: ".rtf",
-    # LibreOffice reads WordPerfect through libwpd.
-    mt.WORDPERFECT: ".wpd",
-}
+
+def _office_extension(media_type: str) -> str | None:
+    """The extension a renderer needs to pick its import filter: inputs are named by their
+    sniffed type, never by the (untrusted) file name."""
+    fmt = default_formats().get(media_type)
+    if fmt is None or fmt.normalise is not NormaliseStep.RENDER_OFFICE:
+        return None
+    return fmt.extension
 
 
 @runtime_checkable
@@ -117,7 +108,7 @@ class LibreOfficeConverter:
                 f"LibreOffice ({self.soffice_path}) is not installed; "
                 "apt-get install libreoffice-writer libreoffice-calc libreoffice-impress"
             )
-        extension = _EXTENSIONS.get(media_type)
+        extension = _office_extension(media_type)
         if extension is None:
             raise OfficeConversionError(f"{filename or media_type}: not an Office type")
         loop_key = id(asyncio.get_running_loop())
@@ -263,7 +254,7 @@ class GotenbergConverter:
         """
         import httpx
 
-        extension = _EXTENSIONS.get(media_type)
+        extension = _office_extension(media_type)
         if extension is None:
             raise OfficeConversionError(f"{filename or media_type}: not an Office type")
         name = filename or "document"

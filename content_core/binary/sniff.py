@@ -3,6 +3,10 @@
 The declared type and the file name are never trusted for the format family. The file name is
 consulted only where bytes cannot decide: markdown versus plain text, CSV versus TSV versus plain
 text, and which OOXML type an encrypted (OLE2-wrapped) Office package holds.
+
+Order: the magic numbers each format declares (`content_core.formats`, plug-ins included),
+then the family sniffers here (ISO-BMFF brands, zip and OLE2 members, tar, a PDF after junk),
+then the text shapes (`sniff_text`).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import io
 import struct
 import zipfile
 import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from content_core.binary import media_types as mt
 from content_core.binary.sniff_text import (
@@ -19,13 +25,15 @@ from content_core.binary.sniff_text import (
     file_suffix,
     sniff_text,
 )
+from content_core.formats import Format, Package
 
-__all__ = ["OLE2_MAGIC", "decode_text_sample", "sniff_media_type"]
+if TYPE_CHECKING:
+    from content_core.formats import FormatRegistry
+
+__all__ = ["FORMATS", "OLE2_MAGIC", "decode_text_sample", "sniff_file", "sniff_media_type"]
 
 # The compound-file header: legacy Office files, .msg, and encrypted OOXML packages.
 OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_SEVEN_ZIP_MAGIC = b"7z\xbc\xaf\x27\x1c"
-
 _HEIC_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs"})
 _HEIF_BRANDS = frozenset({b"mif1", b"msf1", b"mif2"})
 _AVIF_BRANDS = frozenset({b"avif", b"avis"})
@@ -74,15 +82,22 @@ _CONTENT_TYPES_PART = "[Content_Types].xml"
 # looked at, and how much of [Content_Types].xml is inflated.
 _MAX_LOCAL_HEADERS = 4096
 _CONTENT_TYPES_BYTES = 256 * 1024
-# WordPerfect 5.x-12 files start with this; byte 9 is the file type (10: a document).
-_WORDPERFECT_MAGIC = b"\xffWPC"
-_WORDPERFECT_DOCUMENT = 10
+
+# Sniff results that are no format of their own: a compound file whose streams match none of
+# DOC/XLS/PPT/MSG (it may still be an encrypted OOXML package, refused as such), and 0 bytes.
+FORMATS = (
+    Format(name="ole2", media_types=(mt.OLE2,), kind="binary", yields_text=False,
+           package=Package.OLE2),
+    Format(name="empty", media_types=(mt.EMPTY,), kind="empty", yields_text=False),
+)
 
 
 def sniff_media_type(
     data: bytes,
     default: str = mt.OCTET_STREAM,
     filename: str | None = None,
+    *,
+    formats: FormatRegistry | None = None,
 ) -> str:
     """Return the media type of `data`, judged from its content.
 
@@ -91,13 +106,19 @@ def sniff_media_type(
         default: returned when the bytes match no known binary format and do not look like text.
         filename: a hint used only to tell markdown/CSV/TSV/plain text apart and to name the
             OOXML type inside an encrypted Office package.
+        formats: the registry whose declared signatures are tried first (before the zip,
+            OLE2 and tar family sniffers and the text heuristics); `default_formats()` if None.
 
     Returns:
         A plain MIME type without parameters, one of the constants in `media_types`.
     """
     if not data:
         return mt.EMPTY
-    found = _sniff_binary(data, filename)
+    if formats is None:
+        from content_core.formats import default_formats
+
+        formats = default_formats()
+    found = formats.sniff(data) or _sniff_binary(data, filename)
     if found is not None:
         return found
     text = decode_text_sample(data[:TEXT_SAMPLE_BYTES])
@@ -106,40 +127,31 @@ def sniff_media_type(
     return sniff_text(text, data, filename)
 
 
+# Zip and OLE2 containers keep their directory anywhere up to the end of the file, so a file is
+# sniffed whole, up to this size (a bigger one by its head: the normaliser refuses it anyway).
+_SNIFF_FILE_MAX_BYTES = 256 << 20
+
+
+def sniff_file(path: Path, filename: str | None = None) -> str:
+    """Return the media type of the file at `path`, sniffed from its bytes as
+    `sniff_media_type` does: a prefix would take a large DOCX for a plain zip."""
+    with path.open("rb") as handle:
+        return sniff_media_type(handle.read(_SNIFF_FILE_MAX_BYTES), filename=filename)
+
+
 # --------------------------------------------------------------------------------------------
 # Binary formats
 
 
 def _sniff_binary(data: bytes, filename: str | None) -> str | None:
+    """The family sniffers: formats told by their structure rather than a fixed magic."""
     head = data[:64]
-    if head.startswith(b"%PDF-"):
-        return mt.PDF
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return mt.PNG
-    if head.startswith(b"\xff\xd8\xff"):
-        return mt.JPEG
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return mt.GIF
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return mt.WEBP
-    if head.startswith((b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+")):
-        return mt.TIFF
-    if _is_bmp(head, len(data)):
-        return mt.BMP
     if head[4:8] == b"ftyp":
         return _sniff_isobmff(data)
-    if head.startswith(_SEVEN_ZIP_MAGIC):
-        return mt.SEVEN_ZIP
-    if head.startswith(b"\x1f\x8b"):
-        return mt.GZIP
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
         return _sniff_zip(data)
     if head.startswith(OLE2_MAGIC):
         return _sniff_ole2(data, filename)
-    if head.startswith(b"{\\rtf"):
-        return mt.RTF
-    if head.startswith(_WORDPERFECT_MAGIC) and len(head) > 9:
-        return mt.WORDPERFECT if head[9] == _WORDPERFECT_DOCUMENT else None
     if _is_tar(data):
         return mt.TAR
     # The PDF header may follow up to 1 KiB of junk (mail or HTTP leftovers), but markup
@@ -148,17 +160,6 @@ def _sniff_binary(data: bytes, filename: str | None) -> str | None:
     if position > 0 and b"<" not in data[:position]:
         return mt.PDF
     return None
-
-
-def _is_bmp(head: bytes, size: int) -> bool:
-    if len(head) < 26 or not head.startswith(b"BM"):
-        return False
-    declared_size, _, offset, dib_size = struct.unpack_from("<IIII", head, 2)
-    # "BM" starts ordinary text too, so require a coherent header: a known DIB header size
-    # and a pixel offset inside the file.
-    return dib_size in (12, 40, 52, 56, 64, 108, 124) and 14 + dib_size <= offset <= max(
-        size, declared_size
-    )
 
 
 def _sniff_isobmff(data: bytes) -> str | None:

@@ -1,12 +1,15 @@
-"""The one chunk record shared by every chunker, and the Chunker protocol."""
+"""The one chunk record shared by every chunker, the Chunker protocol, and how a chunker
+declares itself to the registry (`ChunkerSpec`)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Chunk", "Chunker"]
+__all__ = ["Chunk", "ChunkBudget", "Chunker", "ChunkerOptions", "ChunkerSpec"]
 
 
 class Chunk(BaseModel):
@@ -57,3 +60,50 @@ class Chunker(Protocol):
     def chunk(self, content: str) -> list[Chunk]:
         """Split `content` into chunks."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkBudget:
+    """The settings every chunker gets from the pipeline: sizes in exact tokens of
+    `encoding_name`."""
+
+    chunk_size: int
+    chunk_overlap: int
+    encoding_name: str
+
+
+class ChunkerOptions(BaseModel):
+    """A chunker's own settings (none by default); a chunker with settings subclasses this.
+
+    The pipeline passes them as `ChunkingConfig(options={...})`, validated against this model
+    when the config is built.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+OptionsT = TypeVar("OptionsT", bound=ChunkerOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkerSpec(Generic[OptionsT]):
+    """One chunker as the registry knows it: its name, its options model and its factory.
+
+    A chunker module declares one (`SPEC = ChunkerSpec(...)`); the built-in ones are listed
+    once in `content_core.chunking.registry`, and other packages expose theirs through the
+    entry point group `content_pipeline.chunkers` (`name = "package.module:SPEC"`).
+    """
+
+    name: str
+    options: type[OptionsT]
+    # Builds the pipeline's chunker: sizes count exact tokens.
+    factory: Callable[[ChunkBudget, OptionsT], Chunker]
+    summary: str = ""
+    # FFAI's `get_chunker(name, **kwargs)` form (sizes in characters unless a tokenizer is
+    # given); None lets get_chunker build through the factory instead. Any: each chunker's
+    # own keyword arguments.
+    keywords: Callable[..., Chunker] | None = None
+
+    def build(self, budget: ChunkBudget, options: OptionsT) -> Chunker:
+        """The chunker for `budget` and `options`."""
+        return self.factory(budget, options)

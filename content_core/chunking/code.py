@@ -10,14 +10,17 @@ import ast
 import re
 from collections.abc import Sequence
 
+from pydantic import Field
+
 from content_core.chunking._common import LINE, PARAGRAPH, WORD
 from content_core.chunking._engine import Level, Pattern, Positions
 from content_core.chunking._mdscan import line_starts
 from content_core.chunking._measure import CharDoc, TokenDoc
+from content_core.chunking.base import ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.chunking.recursive import FixedSizeChunker
 from content_core.tokens import TokenEstimator
 
-__all__ = ["CodeChunker", "code_boundaries"]
+__all__ = ["CODE_SPEC", "CodeChunker", "CodeOptions", "code_boundaries"]
 
 _MODIFIERS = (
     r"(?:export|default|public|private|protected|internal|static|async|abstract|final|pub"
@@ -159,3 +162,27 @@ class CodeChunker(FixedSizeChunker):
 
     def _levels_for(self, doc: CharDoc | TokenDoc) -> Sequence[tuple[Level, float]]:
         return code_boundaries(doc.text, self.language)
+
+
+class CodeOptions(ChunkerOptions):
+    """The code chunker's own settings."""
+
+    language: str | None = Field(default=None, description="Language, or None to detect.")
+
+
+def _build_code(budget: ChunkBudget, options: CodeOptions) -> CodeChunker:
+    return CodeChunker(
+        chunk_size=budget.chunk_size,
+        chunk_overlap=budget.chunk_overlap,
+        language=options.language,
+        tokenizer=TokenEstimator(encoding_name=budget.encoding_name),
+    )
+
+
+CODE_SPEC = ChunkerSpec(
+    "code",
+    CodeOptions,
+    _build_code,
+    "Cuts source code at function and class boundaries.",
+    CodeChunker,
+)

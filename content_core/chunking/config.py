@@ -7,20 +7,13 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["CHUNKER_NAMES", "ChunkingConfig"]
+from content_core.chunking.base import ChunkerOptions
+from content_core.chunking.registry import chunker_spec
 
-# Every name build_chunker accepts: the FFAI registry's names plus Firefly's TextChunker
-# strategies.
-CHUNKER_NAMES: tuple[str, ...] = (
-    "character",
-    "recursive",
-    "markdown",
-    "code",
-    "hierarchical",
-    "token",
-    "sentence",
-    "paragraph",
-)
+__all__ = ["ChunkingConfig", "OptionValue"]
+
+# A chunker option as a person sets it (launchpad, environment, JSON).
+OptionValue = str | int | float | bool | None
 
 
 class ChunkingConfig(BaseModel):
@@ -38,10 +31,12 @@ class ChunkingConfig(BaseModel):
         default=512, ge=16, description="Most tokens per chunk, prefix included."
     )
     chunk_overlap: int = Field(default=64, ge=0, description="Most tokens shared by neighbours.")
-    min_body_tokens: int = Field(default=10, ge=0, description="Markdown: merge thinner sections.")
-    breadcrumb_separator: str = " > "
-    parent_chunk_size: int = Field(default=2048, ge=16, description="Hierarchical: parent size.")
-    language: str | None = Field(default=None, description="Code: language, or None to detect.")
+    options: dict[str, OptionValue] = Field(
+        default_factory=dict,
+        description="The chunker's own settings, checked against the options model it "
+        "registers (markdown: min_body_tokens, breadcrumb_separator; code: language; "
+        "hierarchical: parent_chunk_size).",
+    )
     encoding_name: str = "cl100k_base"
     timeout_s: float = Field(
         default=60.0,
@@ -53,20 +48,25 @@ class ChunkingConfig(BaseModel):
     @field_validator("chunker")
     @classmethod
     def _known_chunker(cls, value: str) -> str:
-        name = value.strip().lower()
-        if name not in CHUNKER_NAMES:
-            raise ValueError(f"unknown chunker {value!r}; choose one of {', '.join(CHUNKER_NAMES)}")
-        return name
+        return chunker_spec(value).name
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> ChunkingConfig:
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("chunk_overlap must be smaller than chunk_size")
+        self.resolved_options()  # unknown or invalid options fail here, not in a worker
         return self
+
+    def resolved_options(self) -> ChunkerOptions:
+        """`options` validated by the chunker's own model, defaults filled in."""
+        options: ChunkerOptions = chunker_spec(self.chunker).options.model_validate(self.options)
+        return options
 
     def fingerprint(self) -> str:
         """A short stable hash of every setting but the time budget (16 hex digits), used in
         chunk ids."""
-        settings = self.model_dump(mode="json", exclude={"timeout_s"})
+        settings = self.model_dump(mode="json", exclude={"timeout_s", "options"})
+        # Resolved, so naming a default explicitly or not gives the same chunks and ids.
+        settings["options"] = self.resolved_options().model_dump(mode="json")
         payload = json.dumps(settings, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from content_core.chunking._common import (
     LINE,
     MIN_TOKEN_BUDGET,
@@ -17,10 +19,10 @@ from content_core.chunking._common import (
 from content_core.chunking._engine import Level, Positions, Span, pack
 from content_core.chunking._mdscan import Section, markdown_sections
 from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
-from content_core.chunking.base import Chunk
+from content_core.chunking.base import Chunk, ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.tokens import DEFAULT_ENCODING, TokenEstimator
 
-__all__ = ["MarkdownChunker"]
+__all__ = ["MARKDOWN_SPEC", "MarkdownChunker", "MarkdownOptions"]
 
 _ELLIPSIS = "\u2026"
 # The breadcrumb may take at most this share of the budget; the body keeps the rest.
@@ -171,3 +173,36 @@ class MarkdownChunker:
         if not crumb.strip():
             return "", "", 0
         return crumb, crumb + "\n\n", size
+
+
+class MarkdownOptions(ChunkerOptions):
+    """The Markdown chunker's own settings."""
+
+    min_body_tokens: int = Field(default=10, ge=0, description="Merge thinner sections.")
+    breadcrumb_separator: str = " > "
+
+
+def _build_markdown(budget: ChunkBudget, options: MarkdownOptions) -> MarkdownChunker:
+    return MarkdownChunker(
+        max_chunk_tokens=budget.chunk_size,
+        chunk_overlap=budget.chunk_overlap,
+        min_body_tokens=options.min_body_tokens,
+        breadcrumb_separator=options.breadcrumb_separator,
+        encoding_name=budget.encoding_name,
+    )
+
+
+def _markdown_keywords(**kwargs: Any) -> MarkdownChunker:  # Any: the class's own arguments
+    # FFAI's registry form counts characters, with FFAI's default sizes.
+    kwargs.setdefault("chunk_size", 500)
+    kwargs.setdefault("chunk_overlap", 50)
+    return MarkdownChunker(**kwargs)
+
+
+MARKDOWN_SPEC = ChunkerSpec(
+    "markdown",
+    MarkdownOptions,
+    _build_markdown,
+    "Sections at headings, each chunk prefixed with its heading breadcrumb.",
+    _markdown_keywords,
+)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import Field
+
 from content_core.chunking._common import (
     LINE,
     MIN_TOKEN_BUDGET,
@@ -21,10 +23,19 @@ from content_core.chunking._common import (
 )
 from content_core.chunking._engine import Level, Span, pack
 from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
-from content_core.chunking.base import Chunk
+from content_core.chunking.base import Chunk, ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.tokens import TokenEstimator
 
-__all__ = ["CharacterChunker", "FixedSizeChunker", "HierarchicalChunker", "RecursiveChunker"]
+__all__ = [
+    "CHARACTER_SPEC",
+    "CharacterChunker",
+    "FixedSizeChunker",
+    "HIERARCHICAL_SPEC",
+    "HierarchicalChunker",
+    "HierarchicalOptions",
+    "RECURSIVE_SPEC",
+    "RecursiveChunker",
+]
 
 # A cut must fill at least this share of the window before a boundary is preferred to the
 # budget's edge; below it the chunk is cut where the budget runs out.
@@ -189,3 +200,59 @@ class HierarchicalChunker(FixedSizeChunker):
                     }
                 )
         return spans_to_chunks(doc, spans, metadata={"chunker": self.name}, extra=extra)
+
+
+class HierarchicalOptions(ChunkerOptions):
+    """The hierarchical chunker's own settings."""
+
+    parent_chunk_size: int = Field(
+        default=2048, ge=16, description="Tokens per parent (at least chunk_size)."
+    )
+
+
+def _build_character(budget: ChunkBudget, _: ChunkerOptions) -> CharacterChunker:
+    return CharacterChunker(
+        chunk_size=budget.chunk_size,
+        chunk_overlap=budget.chunk_overlap,
+        tokenizer=TokenEstimator(encoding_name=budget.encoding_name),
+    )
+
+
+def _build_recursive(budget: ChunkBudget, _: ChunkerOptions) -> RecursiveChunker:
+    return RecursiveChunker(
+        chunk_size=budget.chunk_size,
+        chunk_overlap=budget.chunk_overlap,
+        tokenizer=TokenEstimator(encoding_name=budget.encoding_name),
+    )
+
+
+def _build_hierarchical(budget: ChunkBudget, options: HierarchicalOptions) -> HierarchicalChunker:
+    return HierarchicalChunker(
+        chunk_size=budget.chunk_size,
+        chunk_overlap=budget.chunk_overlap,
+        parent_chunk_size=max(options.parent_chunk_size, budget.chunk_size),
+        tokenizer=TokenEstimator(encoding_name=budget.encoding_name),
+    )
+
+
+CHARACTER_SPEC = ChunkerSpec(
+    "character",
+    ChunkerOptions,
+    _build_character,
+    "Fixed-size windows, cut where the budget runs out.",
+    CharacterChunker,
+)
+RECURSIVE_SPEC = ChunkerSpec(
+    "recursive",
+    ChunkerOptions,
+    _build_recursive,
+    "Cuts at paragraphs, then lines, then sentences.",
+    RecursiveChunker,
+)
+HIERARCHICAL_SPEC = ChunkerSpec(
+    "hierarchical",
+    HierarchicalOptions,
+    _build_hierarchical,
+    "Child chunks that each carry their larger parent.",
+    HierarchicalChunker,
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 from typing import Literal as TypingLiteral
 
 from content_core.chunking._common import (
@@ -16,10 +17,17 @@ from content_core.chunking._common import (
 )
 from content_core.chunking._engine import Level, pack
 from content_core.chunking._measure import TokenMeasure
-from content_core.chunking.base import Chunk
+from content_core.chunking.base import Chunk, ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.tokens import DEFAULT_ENCODING, TokenEstimator
 
-__all__ = ["DocumentSplitter", "Strategy", "TextChunker"]
+__all__ = [
+    "DocumentSplitter",
+    "PARAGRAPH_SPEC",
+    "SENTENCE_SPEC",
+    "Strategy",
+    "TOKEN_SPEC",
+    "TextChunker",
+]
 
 Strategy = TypingLiteral["token", "sentence", "paragraph"]
 
@@ -86,6 +94,25 @@ class TextChunker:
             f"strategy={self.strategy!r})"
         )
 
+
+def _text_spec(strategy: Strategy, summary: str) -> ChunkerSpec[ChunkerOptions]:
+    def build(budget: ChunkBudget, _: ChunkerOptions) -> TextChunker:
+        return TextChunker(
+            chunk_size=budget.chunk_size,
+            chunk_overlap=budget.chunk_overlap,
+            strategy=strategy,
+            encoding_name=budget.encoding_name,
+        )
+
+    def keywords(**kwargs: Any) -> TextChunker:  # Any: TextChunker's own keyword arguments
+        return TextChunker(strategy=strategy, **kwargs)
+
+    return ChunkerSpec(strategy, ChunkerOptions, build, summary, keywords)
+
+
+TOKEN_SPEC = _text_spec("token", "Cuts where the token budget runs out.")
+SENTENCE_SPEC = _text_spec("sentence", "Packs whole sentences.")
+PARAGRAPH_SPEC = _text_spec("paragraph", "Packs whole paragraphs.")
 
 _DEFAULT_SEPARATOR = r"\f|\n-{3,}\n|\n={3,}\n"
 

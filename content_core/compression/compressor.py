@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from content_core.compression._text import default_estimator, truncate_to_tokens
-from content_core.compression.strategies import CompressionStrategy
+from content_core.compression.strategies import CompressionStrategy, TruncationStrategy
 from content_core.tokens import TokenEstimator
 
 __all__ = ["ContextCompressor"]
@@ -14,7 +14,8 @@ class ContextCompressor:
 
     The estimator (exact cl100k_base by default) decides whether the text fits; a strategy's
     result that still overshoots (an LLM summary is only asked to be short) is cut at a word
-    boundary, so `compress` always returns text within `max_tokens` by the estimator's count.
+    boundary, so `compress` always returns text within `max_tokens` by the estimator's count;
+    a truncation keeps its suffix marker.
     """
 
     def __init__(
@@ -32,4 +33,15 @@ class ContextCompressor:
         if self.estimator.fits(text, max_tokens):
             return text
         reduced = await self.strategy.compress(text, max_tokens)
+        if self.estimator.fits(reduced, max_tokens):
+            return reduced
+        if isinstance(self.strategy, TruncationStrategy):
+            # Its cut was sized by its own (heuristic) count; cutting its output again would
+            # lose the "..." marker, so cut the text once more by this count, marker kept
+            # (unless the budget is too small for any text beside it).
+            marked = truncate_to_tokens(
+                text, max_tokens, self.estimator, suffix=self.strategy.suffix
+            )
+            if marked:
+                return marked
         return truncate_to_tokens(reduced, max_tokens, self.estimator)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from content_core.compression._text import default_estimator, pack_spans, truncate_to_tokens
 from content_core.errors import LLMOutputError
 from content_core.tokens import TokenEstimator
+
+if TYPE_CHECKING:  # the agents package imports this module: no import cycle at run time
+    from content_core.agents.base import Agent
 
 __all__ = [
     "CompressionStrategy",
@@ -88,8 +91,7 @@ class SummarizationStrategy:
     by default it is `agents/prompts/summarize.md`.
     """
 
-    def __init__(self, agent: Any, *, system_instruction: str | None = None) -> None:
-        # Any: any object honouring the agent contract (ours, pydantic-ai's, a user's).
+    def __init__(self, agent: Agent, *, system_instruction: str | None = None) -> None:
         self.agent = agent
         self.system_instruction = system_instruction or _read_prompt("summarize")
 
@@ -117,7 +119,7 @@ class MapReduceStrategy:
 
     def __init__(
         self,
-        agent: Any,
+        agent: Agent,
         *,
         chunk_size: int = 4000,
         chunk_overlap: int = 200,
@@ -127,7 +129,6 @@ class MapReduceStrategy:
         max_rounds: int = 3,
         estimator: TokenEstimator | None = None,
     ) -> None:
-        # Any: any object honouring the agent contract.
         if chunk_size <= 0 or chunk_overlap < 0 or chunk_overlap >= chunk_size:
             raise ValueError("need chunk_size > chunk_overlap >= 0")
         self.agent = agent

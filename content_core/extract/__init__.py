@@ -6,7 +6,8 @@ result = extract_text(data, "application/pdf", filename="report.pdf")
 result.text, result.pages  # one PageSpan per PDF page
 ```
 
-Built-in handlers, in dispatch order (priority, then registration):
+Each format module declares its `FORMATS` (see `content_core.formats`); the registry is derived
+from them. Built-in handlers, in dispatch order (priority, then registration):
 
 | handler  | media types                  | library             | pages      |
 | -------- | ---------------------------- | ------------------- | ---------- |
@@ -34,7 +35,8 @@ Built-in handlers, in dispatch order (priority, then registration):
 
 Zip-based packages pass `_zipguard` first (then `_ooxml` rewrites Strict and variant
 packages for the Office libraries); XML passes `_xmlsafe`; every result passes
-`build_text`/`clean_text` (no NUL, no lone surrogates). Limits live in `ExtractOptions`.
+`build_text`/`clean_text` (no NUL, no lone surrogates). Limits live in `ExtractOptions`, the
+same model as `BinaryConfig`.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from content_core.extract.base import (
     clean_text,
 )
 from content_core.extract.registry import ExtractorRegistry
+from content_core.formats import default_formats
 
 __all__ = [
     "Blob",
@@ -67,66 +70,11 @@ __all__ = [
     "extract_text",
 ]
 
-# Priorities: specific formats 100, second-choice parsers of a format 90, formats that are
-# also valid text (Markdown, CSV, JSON, XML, HTML) 50, the plain-text catch-all 0.
-PRIORITY_SPECIFIC = 100
-PRIORITY_FALLBACK = 90
-PRIORITY_TEXT_FORMAT = 50
-PRIORITY_CATCH_ALL = 0
-
-
-def _build_default_registry() -> ExtractorRegistry:
-    from content_core.extract.csv import CsvExtractor
-    from content_core.extract.doc import DocExtractor
-    from content_core.extract.docx import DocxExtractor
-    from content_core.extract.epub import EpubExtractor
-    from content_core.extract.html import HtmlExtractor
-    from content_core.extract.json import JsonExtractor
-    from content_core.extract.markdown import MarkdownExtractor
-    from content_core.extract.odf import OdfExtractor
-    from content_core.extract.pdf import PdfiumExtractor
-    from content_core.extract.pdf_fallback import PypdfExtractor
-    from content_core.extract.ppt import PptExtractor
-    from content_core.extract.pptx import PptxExtractor
-    from content_core.extract.rtf import RtfExtractor
-    from content_core.extract.spreadsheetml import SpreadsheetXmlExtractor
-    from content_core.extract.svg import SvgTextExtractor
-    from content_core.extract.text import PlainTextExtractor
-    from content_core.extract.wordml import WordXmlExtractor
-    from content_core.extract.wordperfect import WordPerfectExtractor
-    from content_core.extract.xls import XlsExtractor
-    from content_core.extract.xlsx import XlsxExtractor
-    from content_core.extract.xml import XmlExtractor
-
-    registry = ExtractorRegistry()
-    registry.register(PdfiumExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(PypdfExtractor(), priority=PRIORITY_FALLBACK)
-    registry.register(DocxExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(XlsxExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(PptxExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(OdfExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(EpubExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(DocExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(WordPerfectExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(XlsExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(PptExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(WordXmlExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(SpreadsheetXmlExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(SvgTextExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(RtfExtractor(), priority=PRIORITY_SPECIFIC)
-    registry.register(HtmlExtractor(), priority=PRIORITY_TEXT_FORMAT)
-    registry.register(CsvExtractor(), priority=PRIORITY_TEXT_FORMAT)
-    registry.register(JsonExtractor(), priority=PRIORITY_TEXT_FORMAT)
-    registry.register(XmlExtractor(), priority=PRIORITY_TEXT_FORMAT)
-    registry.register(MarkdownExtractor(), priority=PRIORITY_TEXT_FORMAT)
-    registry.register(PlainTextExtractor(), priority=PRIORITY_CATCH_ALL)
-    return registry
-
-
 @functools.cache
 def default_registry() -> ExtractorRegistry:
-    """Return the shared registry with every built-in handler registered."""
-    return _build_default_registry()
+    """Return the shared registry: every extractor of `default_formats()` (built-in formats
+    and installed plug-ins), in their declared priorities."""
+    return default_formats().extractor_registry()
 
 
 def extract_text(

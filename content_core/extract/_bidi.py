@@ -25,7 +25,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from content_core.errors import MissingDependencyError
+# The pure-Python implementation: unlike the Rust one it also mirrors brackets at right-to-left
+# levels, which undoes the mirroring PDFium applies to the runs it turns.
+from bidi.algorithm import get_display
 
 __all__ = ["PlacedChar", "has_rtl", "logical_text"]
 
@@ -86,14 +88,6 @@ def _line_text(line: list[PlacedChar]) -> str:
 
 
 def _get_display(visual: str, *, base_dir: str) -> str:
-    try:
-        # The pure-Python implementation: unlike the Rust one it also mirrors brackets at
-        # right-to-left levels, which undoes the mirroring PDFium applies to the runs it turns.
-        from bidi.algorithm import get_display
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "python-bidi is not installed (a core dependency: pip install python-bidi)"
-        ) from exc
     return str(get_display(visual, base_dir=base_dir))
 
 

@@ -6,13 +6,14 @@ DuckDB and JSON consumers reject (NUL, lone surrogates) and computes page spans.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from content_core.binary.config import BinaryConfig
 
 __all__ = [
     "PAGE_SEPARATOR",
@@ -68,28 +69,10 @@ class ExtractedText(BaseModel):
     handler: str
 
 
-class ExtractOptions(BaseModel):
-    """Limits and switches applied by every extractor; the defaults suit a laptop."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_uncompressed_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
-    """Budget for everything decompressed out of one zip-based document (DOCX, XLSX, ...)."""
-    max_compression_ratio: int = Field(default=200, gt=0)
-    """A zip member that inflates more than this many times its stored size is refused."""
-    max_zip_members: int = Field(default=10_000, gt=0)
-    max_pages: int = Field(default=10_000, gt=0)
-    """PDF pages or slides read at most; later ones are dropped (and logged)."""
-    max_table_cells: int = Field(default=2_000_000, gt=0)
-    """Cells read from one spreadsheet or CSV file; the rest is cut with a marker line."""
-    max_json_depth: int = Field(default=256, gt=0)
-    max_xml_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
-    include_comments: bool = True
-    """Include reviewer comments (DOCX) and speaker notes (PPTX, ODP)."""
-
-    def fingerprint(self) -> str:
-        """Return a short hash of every option, stored with results that depend on them."""
-        return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()[:16]
+# One set of limits: extraction reads the limits normalisation runs under (the old separate
+# model disagreed on pages and the unzip budget, and never reached extraction in the pipeline).
+ExtractOptions = BinaryConfig
+"""The limits and switches every extractor receives: `BinaryConfig` under its extraction name."""
 
 
 class SniffInfo(BaseModel):

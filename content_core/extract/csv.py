@@ -10,8 +10,9 @@ from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._decode import decode_bytes
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
-__all__ = ["CsvExtractor", "sniff_delimiter"]
+__all__ = ["FORMATS", "CsvExtractor", "sniff_delimiter"]
 
 _CSV_TYPES = frozenset({mt.CSV, "application/csv", "text/x-csv"})
 _TSV_TYPES = frozenset({mt.TSV})
@@ -86,3 +87,12 @@ class CsvExtractor:
                 f"not parseable as delimited text: {exc}", media_type=blob.info.media_type
             ) from exc
         return build_text([table], handler=self.name, paged=False)
+
+
+_EXTRACTOR = Handler(CsvExtractor(), PRIORITY_TEXT_FORMAT)
+FORMATS = (
+    Format(name="csv", media_types=(mt.CSV,), kind="csv", handlers=(_EXTRACTOR,),
+           extension=".csv", text_to_pdf=True),
+    Format(name="tsv", media_types=(mt.TSV,), kind="tsv", handlers=(_EXTRACTOR,),
+           extension=".tsv", text_to_pdf=True),
+)

@@ -16,13 +16,15 @@ from __future__ import annotations
 import io
 import re
 import struct
-from typing import Any
+
+import olefile
 
 from content_core.binary import media_types as mt
-from content_core.errors import EncryptedFileError, ExtractionError, MissingDependencyError
+from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
-__all__ = ["DocExtractor"]
+__all__ = ["FORMATS", "DocExtractor"]
 
 _WORD_IDENT = 0xA5EC
 _WORD6_IDENT = 0xA5DC
@@ -66,15 +68,6 @@ _WORD6_CODE_PAGES = {
     0x2F: "cp1251", 0x1E: "cp874", 0x2A: "cp1258",
 }
 
-
-def _load_olefile() -> Any:  # Any: the olefile module, imported lazily
-    try:
-        import olefile
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "olefile is not installed (a core dependency: pip install olefile)"
-        ) from exc
-    return olefile
 
 
 def _fail(reason: str) -> ExtractionError:
@@ -136,7 +129,6 @@ def read_doc_text(data: bytes) -> str:
         EncryptedFileError: the document is password-protected.
         ExtractionError: the file is not a readable Word binary document.
     """
-    olefile = _load_olefile()
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
             word = ole.openstream("WordDocument").read()
@@ -231,3 +223,6 @@ class DocExtractor:
         except struct.error as exc:
             raise _fail(f"truncated structure: {exc}") from exc
         return build_text([text], handler=self.name, paged=False)
+
+
+FORMATS = office_formats(Handler(DocExtractor()), "doc", (".doc", mt.DOC), package=None)

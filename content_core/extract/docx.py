@@ -12,15 +12,18 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import docx
+
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.errors import ExtractionError
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
-__all__ = ["DocxExtractor", "render_word_xml"]
+__all__ = ["FORMATS", "DocxExtractor", "render_word_xml"]
 
 _DOCX_TYPES = frozenset(
     {
@@ -52,15 +55,6 @@ _SKIP_TAGS = frozenset(
 _NOTE_TAGS = frozenset({f"{_W}footnote", f"{_W}endnote"})
 _PART_ORDER = ("header", "footnotes", "endnotes", "comments", "footer")
 
-
-def _load_docx() -> Any:  # Any: the python-docx module, imported lazily
-    try:
-        import docx
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "python-docx is not installed (a core dependency: pip install python-docx)"
-        ) from exc
-    return docx
 
 
 def _inline_text(element: Any, out: list[str]) -> None:
@@ -260,7 +254,6 @@ class DocxExtractor:
             ExtractionError: the package is not a readable Word document.
             MissingDependencyError: python-docx is not installed.
         """
-        docx = _load_docx()
         archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
         data = as_plain_package(blob.data, archive, WORD_VARIANTS, WORD_MAIN)
         try:
@@ -287,3 +280,8 @@ class DocxExtractor:
             seen_headers.add(text)
             (before if kind == "header" else after).append(text)
         return build_text([join_blocks(before + body + after)], handler=self.name, paged=False)
+
+
+FORMATS = office_formats(
+    Handler(DocxExtractor()), "docx", (".docx", mt.DOCX), (".docm", mt.DOCM)
+)

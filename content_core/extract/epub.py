@@ -16,8 +16,9 @@ from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.html import declared_charset, html_to_markdown
+from content_core.formats import Format, Handler, Package
 
-__all__ = ["EpubExtractor"]
+__all__ = ["FORMATS", "EpubExtractor"]
 
 _CONTAINER = "META-INF/container.xml"
 _HTML_TYPES = frozenset({"application/xhtml+xml", "text/html"})
@@ -78,3 +79,10 @@ class EpubExtractor:
             html = decode_bytes(data, declared=declared_charset(data))
             chapters.append(html_to_markdown(html))
         return build_text(["\n\n".join(c for c in chapters if c)], handler=self.name, paged=False)
+
+
+# A zip package read natively (no renderer takes books).
+FORMATS = (
+    Format(name="epub", media_types=(mt.EPUB,), kind="epub", handlers=(Handler(EpubExtractor()),),
+           package=Package.ZIP, extension=".epub"),
+)

@@ -12,12 +12,15 @@ import re
 import warnings
 from typing import Any
 
+from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+from markdownify import MarkdownConverter
+
 from content_core.binary import media_types as mt
-from content_core.errors import MissingDependencyError
 from content_core.extract._decode import decode_html, markup_charset
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
-__all__ = ["HtmlExtractor", "html_to_markdown"]
+__all__ = ["FORMATS", "HtmlExtractor", "html_to_markdown"]
 
 _HTML_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
 _DROPPED_TAGS = (
@@ -35,31 +38,19 @@ _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _MAX_SRC_CHARS = 2048
 
 
-def _converter_class() -> Any:  # Any: a markdownify.MarkdownConverter subclass
-    try:
-        from markdownify import MarkdownConverter
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "markdownify is not installed (a core dependency: pip install markdownify)"
-        ) from exc
+class _Converter(MarkdownConverter):
+    """markdownify with images reduced to alt text when their source is inline data."""
 
-    class _Converter(MarkdownConverter):
-        """markdownify with images reduced to alt text when their source is inline data."""
-
-        def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
-            alt = " ".join((el.attrs.get("alt") or "").split())
-            src = el.attrs.get("src") or ""
-            if src.startswith("data:") or len(src) > _MAX_SRC_CHARS:
-                return f"![{alt}]" if alt else ""
-            return f"![{alt}]({src})"
-
-    return _Converter
+    def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        alt = " ".join((el.attrs.get("alt") or "").split())
+        src = el.attrs.get("src") or ""
+        if src.startswith("data:") or len(src) > _MAX_SRC_CHARS:
+            return f"![{alt}]" if alt else ""
+        return f"![{alt}]({src})"
 
 
 def html_to_markdown(html: str) -> str:
     """Return Markdown for `html`, with scripts, styles and embedded objects removed."""
-    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
-
     with warnings.catch_warnings():
         # XHTML (an XML declaration first) is read with the HTML parser on purpose: the
         # converter needs HTML tag names, and lxml's HTML parser copes with both.
@@ -67,7 +58,7 @@ def html_to_markdown(html: str) -> str:
         soup = BeautifulSoup(html, "lxml")
     for tag in soup(_DROPPED_TAGS):
         tag.decompose()
-    converter = _converter_class()(heading_style="ATX", bullets="-", escape_misc=False)
+    converter = _Converter(heading_style="ATX", bullets="-", escape_misc=False)
     markdown = str(converter.convert_soup(soup))
     return _BLANK_LINES.sub("\n\n", markdown).strip()
 
@@ -90,3 +81,9 @@ class HtmlExtractor:
         """Return the page as Markdown (headings, lists, links, tables)."""
         html = decode_html(blob.data, transport=blob.info.charset)
         return build_text([html_to_markdown(html)], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="html", media_types=(mt.HTML, mt.XHTML), kind="html",
+           handlers=(Handler(HtmlExtractor(), PRIORITY_TEXT_FORMAT),), extension=".html"),
+)

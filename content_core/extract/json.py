@@ -14,8 +14,9 @@ from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError, LimitExceededError
 from content_core.extract._decode import decode_bytes
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
-__all__ = ["JsonExtractor", "json_depth"]
+__all__ = ["FORMATS", "JsonExtractor", "json_depth"]
 
 _JSON_TYPES = frozenset({mt.JSON, "application/ld+json", "text/json"})
 _NDJSON_TYPES = frozenset({mt.NDJSON, "application/jsonl", "application/x-jsonlines"})
@@ -76,3 +77,9 @@ class JsonExtractor:
         else:
             parts = [_pretty(text, options, media_type)]
         return build_text(["\n\n".join(parts)], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="json", media_types=(mt.JSON, mt.NDJSON), kind="json",
+           handlers=(Handler(JsonExtractor(), PRIORITY_TEXT_FORMAT),), extension=".json"),
+)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from content_core.binary import media_types as mt
 from content_core.extract._decode import decode_bytes
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
-__all__ = ["MarkdownExtractor"]
+__all__ = ["FORMATS", "MarkdownExtractor"]
 
 _MARKDOWN_TYPES = frozenset({mt.MARKDOWN, "text/x-markdown"})
 
@@ -24,3 +25,10 @@ class MarkdownExtractor:
         """Return the decoded Markdown source."""
         text = decode_bytes(blob.data, declared=blob.info.charset)
         return build_text([text], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="markdown", media_types=(mt.MARKDOWN,), kind="markdown",
+           handlers=(Handler(MarkdownExtractor(), PRIORITY_TEXT_FORMAT),), extension=".md",
+           text_to_pdf=True),
+)

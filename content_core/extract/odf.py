@@ -18,8 +18,9 @@ from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
-__all__ = ["OdfExtractor"]
+__all__ = ["FORMATS", "OdfExtractor"]
 
 _ODF_TYPES = frozenset(
     {
@@ -222,7 +223,7 @@ class OdfExtractor:
     def _slides(self, presentation: Any, walker: _Walker, options: ExtractOptions) -> ExtractedText:
         pages: list[str] = []
         for number, page in enumerate(presentation.iter(f"{_DRAW}page"), start=1):
-            if number > options.max_pages:
+            if number > options.max_pdf_pages:
                 break
             blocks = [f"## Slide {number}", *walker.blocks(page)]
             notes = page.find(f"{_PRESENTATION}notes")
@@ -232,3 +233,11 @@ class OdfExtractor:
                     blocks.append("Notes:\n" + text)
             pages.append(join_blocks(blocks))
         return build_text(pages, handler=self.name, paged=True)
+
+
+_HANDLER = Handler(OdfExtractor())
+FORMATS = (
+    *office_formats(_HANDLER, "odt", (".odt", mt.ODT)),
+    *office_formats(_HANDLER, "ods", (".ods", mt.ODS)),
+    *office_formats(_HANDLER, "odp", (".odp", mt.ODP)),
+)

@@ -9,28 +9,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import pypdfium2 as pdfium
+
 from content_core.binary import media_types as mt
-from content_core.errors import CorruptPdfError, EncryptedPdfError, MissingDependencyError
+from content_core.errors import CorruptPdfError, EncryptedPdfError
 from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.extract.pdf_fallback import PDF_TYPES, PypdfExtractor
+from content_core.formats import PRIORITY_FALLBACK, Format, Handler, NormaliseStep, Signature
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PDF_TYPES", "PdfiumExtractor"]
+__all__ = ["FORMATS", "PDF_TYPES", "PdfiumExtractor"]
 
-PDF_TYPES = frozenset({mt.PDF, "application/x-pdf"})
 # PDFium's FPDF_GetLastError code for a wrong or missing password.
 _PDFIUM_ERR_PASSWORD = 4
 
-
-def _load_pdfium() -> Any:  # Any: the pypdfium2 module, imported lazily
-    try:
-        import pypdfium2
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "pypdfium2 is not installed (a core dependency: pip install pypdfium2)"
-        ) from exc
-    return pypdfium2
 
 
 class PdfiumExtractor:
@@ -43,13 +37,12 @@ class PdfiumExtractor:
         return info.media_type in PDF_TYPES
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
-        """Return one page span per page (up to `options.max_pages`).
+        """Return one page span per page (up to `options.max_pdf_pages`).
 
         Raises:
             EncryptedPdfError: the PDF needs a password.
             CorruptPdfError: PDFium cannot open the file.
         """
-        pdfium = _load_pdfium()
         try:
             document = pdfium.PdfDocument(blob.data)
         except pdfium.PdfiumError as exc:
@@ -69,11 +62,13 @@ class PdfiumExtractor:
             if has_forms:
                 document.init_forms()
             count = len(document)
-            if count > options.max_pages:
-                logger.warning("PDF has %d pages; reading the first %d", count, options.max_pages)
+            if count > options.max_pdf_pages:
+                logger.warning(
+                    "PDF has %d pages; reading the first %d", count, options.max_pdf_pages
+                )
             pages = [
                 _page_text(pdfium, document, index, forms=has_forms)
-                for index in range(min(count, options.max_pages))
+                for index in range(min(count, options.max_pdf_pages))
             ]
         except pdfium.PdfiumError as exc:
             raise CorruptPdfError(
@@ -174,3 +169,11 @@ def _wide_string(raw: Any, getter: Any, env: Any, annot: Any) -> str:
     buffer = ctypes.create_string_buffer(size)
     getter(env, annot, ctypes.cast(buffer, ctypes.POINTER(raw.FPDF_WCHAR)), size)
     return buffer.raw[: size - 2].decode("utf-16-le", errors="replace").strip()
+
+
+# PDFium first; pypdf reads some files PDFium refuses.
+FORMATS = (
+    Format(name="pdf", media_types=(mt.PDF,), kind="pdf", normalise=NormaliseStep.GUARD_PDF,
+           handlers=(Handler(PdfiumExtractor()), Handler(PypdfExtractor(), PRIORITY_FALLBACK)),
+           signatures=(Signature(b"%PDF-"),), extension=".pdf"),
+)

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import Any
 
-from content_core.errors import CorruptPdfError, EncryptedPdfError, MissingDependencyError
+import pypdf
+
+from content_core.binary import media_types as mt
+from content_core.errors import CorruptPdfError, EncryptedPdfError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.extract.pdf import PDF_TYPES
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PypdfExtractor"]
+__all__ = ["PDF_TYPES", "PypdfExtractor"]
 
+# The sniffed type and the alias older senders declare.
+PDF_TYPES = frozenset({mt.PDF, "application/x-pdf"})
 
-def _load_pypdf() -> Any:  # Any: the pypdf module, imported lazily
-    try:
-        import pypdf
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "pypdf is not installed (a core dependency: pip install pypdf)"
-        ) from exc
-    return pypdf
 
 
 class PypdfExtractor:
@@ -35,13 +30,12 @@ class PypdfExtractor:
         return info.media_type in PDF_TYPES
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
-        """Return one page span per page (up to `options.max_pages`).
+        """Return one page span per page (up to `options.max_pdf_pages`).
 
         Raises:
             EncryptedPdfError: the PDF needs a password.
             CorruptPdfError: pypdf cannot parse the file.
         """
-        pypdf = _load_pypdf()
         media_type = blob.info.media_type
         try:
             reader = pypdf.PdfReader(io.BytesIO(blob.data))
@@ -52,9 +46,8 @@ class PypdfExtractor:
                     stage="extract",
                 )
             count = len(reader.pages)
-            pages = [
-                reader.pages[i].extract_text() or "" for i in range(min(count, options.max_pages))
-            ]
+            read = min(count, options.max_pdf_pages)
+            pages = [reader.pages[i].extract_text() or "" for i in range(read)]
         except pypdf.errors.FileNotDecryptedError as exc:
             raise EncryptedPdfError(
                 "PDF is encrypted", media_type=media_type, stage="extract"

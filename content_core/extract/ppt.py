@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import io
 import struct
-from typing import Any
+
+import olefile
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.errors import ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
-__all__ = ["PptExtractor"]
+__all__ = ["FORMATS", "PptExtractor"]
 
 _CONTAINER_VERSION = 0xF
 _SLIDE = 0x03EE
@@ -29,15 +31,6 @@ _TEXT_BYTES = 0x0FA8
 _MAX_DEPTH = 64
 _HEADER = struct.Struct("<HHI")
 
-
-def _load_olefile() -> Any:  # Any: the olefile module, imported lazily
-    try:
-        import olefile
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "olefile is not installed (a core dependency: pip install olefile)"
-        ) from exc
-    return olefile
 
 
 class _Collector:
@@ -97,7 +90,6 @@ def read_ppt_slides(data: bytes) -> list[str]:
     Raises:
         ExtractionError: not a readable PowerPoint binary file.
     """
-    olefile = _load_olefile()
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
             stream = ole.openstream("PowerPoint Document").read()
@@ -130,6 +122,9 @@ class PptExtractor:
             raise ExtractionError(f"truncated record: {exc}", media_type=mt.PPT) from exc
         pages = [
             f"## Slide {number}\n\n{text}"
-            for number, text in enumerate(slides[: options.max_pages], start=1)
+            for number, text in enumerate(slides[: options.max_pdf_pages], start=1)
         ]
         return build_text(pages, handler=self.name, paged=True)
+
+
+FORMATS = office_formats(Handler(PptExtractor()), "ppt", (".ppt", mt.PPT), package=None)

@@ -8,8 +8,10 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import pptx
+
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.errors import ExtractionError
 from content_core.extract._cells import cell_to_str
 from content_core.extract._ooxml import (
     PRESENTATION_MAIN,
@@ -19,10 +21,11 @@ from content_core.extract._ooxml import (
 from content_core.extract._tables import markdown_table
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PptxExtractor"]
+__all__ = ["FORMATS", "PptxExtractor"]
 
 _PPTX_TYPES = frozenset(
     {
@@ -36,15 +39,6 @@ _PPTX_TYPES = frozenset(
 _MAX_GROUP_DEPTH = 32
 _MAX_CHART_ROWS = 1000
 
-
-def _load_pptx() -> Any:  # Any: the python-pptx module, imported lazily
-    try:
-        import pptx
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "python-pptx is not installed (a core dependency: pip install python-pptx)"
-        ) from exc
-    return pptx
 
 
 def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
@@ -161,14 +155,13 @@ class PptxExtractor:
                 zip checks (a limit, overlapping entries, a password).
             ExtractionError: python-pptx cannot read the presentation.
         """
-        pptx = _load_pptx()
         archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
         data = as_plain_package(blob.data, archive, PRESENTATION_VARIANTS, PRESENTATION_MAIN)
         pages: list[str] = []
         try:
             presentation = pptx.Presentation(io.BytesIO(data))
             for number, slide in enumerate(presentation.slides, start=1):
-                if number > options.max_pages:
+                if number > options.max_pdf_pages:
                     break
                 blocks = [f"## Slide {number}", *_shape_blocks(slide.shapes)]
                 if options.include_comments and slide.has_notes_slide:
@@ -183,3 +176,8 @@ class PptxExtractor:
                 media_type=blob.info.media_type,
             ) from exc
         return build_text(pages, handler=self.name, paged=True)
+
+
+FORMATS = office_formats(
+    Handler(PptxExtractor()), "pptx", (".pptx", mt.PPTX), (".pptm", mt.PPTM)
+)

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+
+from striprtf import striprtf
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.errors import ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Format, Handler, NormaliseStep, Signature
 
-__all__ = ["RtfExtractor"]
+__all__ = ["FORMATS", "RtfExtractor"]
 
 _RTF_TYPES = frozenset({mt.RTF, "text/rtf"})
 _CODEPAGE = re.compile(rb"\\ansicpg(\d{3,5})")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
-
-def _load_striprtf() -> Any:  # Any: the striprtf.striprtf module, imported lazily
-    try:
-        from striprtf import striprtf
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "striprtf is not installed (a core dependency: pip install striprtf)"
-        ) from exc
-    return striprtf
 
 
 def _codepage(data: bytes) -> str:
@@ -37,6 +31,9 @@ def _codepage(data: bytes) -> str:
             return "cp1252"
         return name
     return "cp1252"
+
+# striprtf ships no annotations: its one function, typed here.
+_rtf_to_text: Callable[..., str] = striprtf.rtf_to_text
 
 
 class RtfExtractor:
@@ -54,12 +51,19 @@ class RtfExtractor:
         Raises:
             ExtractionError: striprtf cannot parse the file.
         """
-        striprtf = _load_striprtf()
         source = blob.data.decode("latin-1")  # RTF is 7-bit; \\'xx escapes carry the rest
         try:
-            text = striprtf.rtf_to_text(source, encoding=_codepage(blob.data), errors="replace")
+            text = _rtf_to_text(source, encoding=_codepage(blob.data), errors="replace")
         except (ValueError, IndexError, KeyError, UnicodeError) as exc:
             raise ExtractionError(
                 f"striprtf cannot parse the RTF: {exc}", media_type=blob.info.media_type
             ) from exc
         return build_text([_BLANK_LINES.sub("\n\n", text)], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="rtf", media_types=(mt.RTF,), kind="rtf",
+           normalise=NormaliseStep.RENDER_OFFICE, handlers=(Handler(RtfExtractor()),),
+           extension=".rtf",
+           signatures=(Signature(b"{\\rtf"),)),
+)

@@ -16,8 +16,9 @@ from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Format, Handler
 
-__all__ = ["SpreadsheetXmlExtractor"]
+__all__ = ["FORMATS", "SpreadsheetXmlExtractor"]
 
 _SS = "{urn:schemas-microsoft-com:office:spreadsheet}"
 _MAX_COLUMNS = 16_384  # Excel's last column, XFD
@@ -92,3 +93,9 @@ class SpreadsheetXmlExtractor:
             rows = _rows(table) if table is not None else iter(())
             pages.append(sheet_markdown(sheet.get(f"{_SS}Name"), rows, budget))
         return build_text(pages, handler=self.name, paged=True)
+
+
+FORMATS = (
+    Format(name="spreadsheetml", media_types=(mt.SPREADSHEETML_2003,), kind="spreadsheetml",
+           handlers=(Handler(SpreadsheetXmlExtractor()),), extension=".xml"),
+)

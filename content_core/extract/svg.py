@@ -12,8 +12,9 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Format, Handler, NormaliseStep
 
-__all__ = ["SvgTextExtractor"]
+__all__ = ["FORMATS", "SvgTextExtractor"]
 
 _TEXT_ELEMENTS = frozenset({"title", "desc", "text"})
 # Inside <text>: a <tspan> or <textPath> placed with its own x, y or dy starts a new line.
@@ -69,3 +70,10 @@ def _element_lines(element: Any) -> list[str]:  # Any: an lxml element
     walk(element, True)
     lines = (" ".join(line.split()) for line in "".join(pieces).split("\n"))
     return [line for line in lines if line]
+
+
+# A picture (rendered to PNG by the image normaliser) whose text elements are real text.
+FORMATS = (
+    Format(name="svg", media_types=(mt.SVG,), kind="image", normalise=NormaliseStep.CONVERT_IMAGE,
+           handlers=(Handler(SvgTextExtractor()),), extension=".svg"),
+)

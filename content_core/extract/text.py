@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from content_core.binary import media_types as mt
 from content_core.extract._decode import decode_bytes
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_CATCH_ALL, Format, Handler
 
-__all__ = ["PlainTextExtractor"]
+__all__ = ["FORMATS", "PlainTextExtractor"]
 
 # Non-`text/*` types whose bytes are text: the structured handlers (JSON, XML, ...) rank
 # ahead, and this one takes over when they fail on malformed input.
@@ -48,3 +50,11 @@ class PlainTextExtractor:
         """Return the decoded text of `blob`."""
         text = decode_bytes(blob.data, declared=blob.info.charset)
         return build_text([text], handler=self.name, paged=False)
+
+
+# The catch-all: any text no other handler reads (and plain text itself).
+FORMATS = (
+    Format(name="text", media_types=(mt.PLAIN,), kind="text",
+           handlers=(Handler(PlainTextExtractor(), PRIORITY_CATCH_ALL),), extension=".txt",
+           text_to_pdf=True),
+)

@@ -18,8 +18,9 @@ from content_core.extract._tables import join_blocks
 from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.docx import render_word_xml
+from content_core.formats import Format, Handler
 
-__all__ = ["WordXmlExtractor"]
+__all__ = ["FORMATS", "WordXmlExtractor"]
 
 _W2003 = "{http://schemas.microsoft.com/office/word/2003/wordml}"
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -84,3 +85,9 @@ class WordXmlExtractor:
                     seen.add(text)
                     parts.append(text)
         return build_text([join_blocks(parts)], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="wordml", media_types=(mt.WORDML_2003,), kind="wordml",
+           handlers=(Handler(WordXmlExtractor()),), extension=".xml"),
+)

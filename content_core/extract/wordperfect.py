@@ -17,8 +17,9 @@ import struct
 from content_core.binary import media_types as mt
 from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Format, Handler, NormaliseStep
 
-__all__ = ["WordPerfectExtractor", "read_wordperfect_text"]
+__all__ = ["FORMATS", "WordPerfectExtractor", "is_wordperfect_document", "read_wordperfect_text"]
 
 _MAGIC = b"\xffWPC"
 _HEADER_BYTES = 16
@@ -212,3 +213,17 @@ class WordPerfectExtractor:
             ExtractionError: not a readable WordPerfect document.
         """
         return build_text([read_wordperfect_text(blob.data)], handler=self.name, paged=False)
+
+
+# LibreOffice reads WordPerfect through libwpd.
+def is_wordperfect_document(data: bytes) -> bool:
+    """Return True for a WordPerfect 5.x-12 document (not a WordPerfect macro or resource)."""
+    return data.startswith(_MAGIC) and len(data) > 9 and data[9] == _DOCUMENT_FILE_TYPE
+
+
+FORMATS = (
+    Format(name="wordperfect", media_types=(mt.WORDPERFECT,), kind="wordperfect",
+           normalise=NormaliseStep.RENDER_OFFICE, handlers=(Handler(WordPerfectExtractor()),),
+           extension=".wpd",
+           sniff=is_wordperfect_document),
+)

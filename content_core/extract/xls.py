@@ -6,22 +6,16 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
+import xlrd
+
 from content_core.binary import media_types as mt
-from content_core.errors import EncryptedFileError, ExtractionError, MissingDependencyError
+from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
-__all__ = ["XlsExtractor"]
+__all__ = ["FORMATS", "XlsExtractor"]
 
-
-def _load_xlrd() -> Any:  # Any: the xlrd module, imported lazily
-    try:
-        import xlrd
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "xlrd is not installed (a core dependency: pip install xlrd)"
-        ) from exc
-    return xlrd
 
 
 class XlsExtractor:
@@ -40,7 +34,6 @@ class XlsExtractor:
             EncryptedFileError: the workbook is password-protected.
             ExtractionError: xlrd cannot read the workbook.
         """
-        xlrd = _load_xlrd()
         media_type = blob.info.media_type
         budget = CellBudget(options.max_table_cells)
         pages: list[str] = []
@@ -102,3 +95,6 @@ class _NullLog:
 
     def flush(self) -> None:
         return None
+
+
+FORMATS = office_formats(Handler(XlsExtractor()), "xls", (".xls", mt.XLS), package=None)

@@ -8,16 +8,18 @@ million rows by sixteen thousand columns, and openpyxl would pad every row to th
 from __future__ import annotations
 
 import io
-from typing import Any
+
+import openpyxl
 
 from content_core.binary import media_types as mt
-from content_core.errors import ExtractionError, MissingDependencyError
+from content_core.errors import ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._ooxml import as_plain_package
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import Handler, office_formats
 
-__all__ = ["XlsxExtractor"]
+__all__ = ["FORMATS", "XlsxExtractor"]
 
 _XLSX_TYPES = frozenset(
     {
@@ -27,15 +29,6 @@ _XLSX_TYPES = frozenset(
     }
 )
 
-
-def _load_openpyxl() -> Any:  # Any: the openpyxl module, imported lazily
-    try:
-        import openpyxl
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "openpyxl is not installed (a core dependency: pip install openpyxl)"
-        ) from exc
-    return openpyxl
 
 
 class XlsxExtractor:
@@ -55,7 +48,6 @@ class XlsxExtractor:
                 zip checks (a limit, overlapping entries, a password).
             ExtractionError: openpyxl cannot read the workbook.
         """
-        openpyxl = _load_openpyxl()
         archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
         data = as_plain_package(blob.data, archive)
         budget = CellBudget(options.max_table_cells)
@@ -78,3 +70,8 @@ class XlsxExtractor:
                 f"openpyxl cannot read the workbook: {exc}", media_type=blob.info.media_type
             ) from exc
         return build_text(pages, handler=self.name, paged=True)
+
+
+FORMATS = office_formats(
+    Handler(XlsxExtractor()), "xlsx", (".xlsx", mt.XLSX), (".xlsm", mt.XLSM)
+)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from content_core.binary import media_types as mt
 from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
-__all__ = ["XmlExtractor"]
+__all__ = ["FORMATS", "XmlExtractor"]
 
 _XML_TYPES = frozenset({mt.XML, "text/xml", mt.RSS, "application/atom+xml"})
 
@@ -45,3 +46,9 @@ class XmlExtractor:
         etree.indent(root, space="  ")
         text = etree.tostring(root, encoding="unicode")
         return build_text([text], handler=self.name, paged=False)
+
+
+FORMATS = (
+    Format(name="xml", media_types=(mt.XML, mt.RSS), kind="xml",
+           handlers=(Handler(XmlExtractor(), PRIORITY_TEXT_FORMAT),), extension=".xml"),
+)

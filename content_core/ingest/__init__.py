@@ -1,5 +1,6 @@
 """Batch ingestion: discovery into manifests, and the stage functions the assets call."""
 
+from content_core.ingest.checks import BATCH_CHECKS, CheckOutcome, CheckRule, check_batch
 from content_core.ingest.discovery import (
     BatchManifest,
     ManifestEntry,
@@ -19,7 +20,10 @@ from content_core.ingest.stages import (
 )
 
 __all__ = [
+    "BATCH_CHECKS",
     "BatchManifest",
+    "CheckOutcome",
+    "CheckRule",
     "ManifestEntry",
     "PendingBatches",
     "PipelineConfig",
@@ -30,6 +34,7 @@ __all__ = [
     "build_merged_extractions",
     "build_normalised_artifacts",
     "build_raw_files",
+    "check_batch",
     "discover_pending",
     "run_batch",
 ]

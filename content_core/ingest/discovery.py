@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from content_core.ingest.hashing import HashCache, read_stable
 from content_core.ingest.known import SNAPSHOT_EVERY, load_latest, save_snapshot
 from content_core.sources import EntrySource
-from content_core.store import ContentStore
+from content_core.store import BatchRow, ContentStore
 
 __all__ = ["BatchManifest", "ManifestEntry", "PendingBatches", "discover_pending"]
 
@@ -58,13 +58,6 @@ class BatchManifest(BaseModel):
     source_root: str
     seq: int
     entries: tuple[ManifestEntry, ...]
-
-    def counts(self) -> dict[str, int]:
-        """Number of entries per change kind."""
-        result = {"added": 0, "modified": 0, "deleted": 0}
-        for entry in self.entries:
-            result[entry.change] += 1
-        return result
 
 
 @contextmanager
@@ -263,20 +256,20 @@ def _write_manifest(store: ContentStore, batch: BatchManifest) -> None:
     store.write_manifest(
         batch.batch_id,
         [
-            {
-                "batch_id": batch.batch_id,
-                "source_id": batch.source_id,
-                "path": entry.path,
-                "path_bytes": entry.path_bytes,
-                "batch_seq": batch.seq,
-                "source_root": batch.source_root,
-                "change": entry.change,
-                "size_bytes": entry.size_bytes,
-                "signature": entry.signature,
-                "sha256": entry.sha256,
-                "declared_type": entry.declared_type,
-                "discovered_at": now,
-            }
+            BatchRow(
+                batch_id=batch.batch_id,
+                source_id=batch.source_id,
+                path=entry.path,
+                path_bytes=entry.path_bytes,
+                batch_seq=batch.seq,
+                source_root=batch.source_root,
+                change=entry.change,
+                size_bytes=entry.size_bytes,
+                signature=entry.signature,
+                sha256=entry.sha256,
+                declared_type=entry.declared_type,
+                discovered_at=now,
+            )
             for entry in batch.entries
         ],
     )

@@ -100,7 +100,7 @@ def read_stable(
                 data = handle.read(_SMALL_ENTRY + 1)
                 size, sha256 = len(data), sha256_hex(data)
                 if size == before.size_bytes and not store.blobs.has(sha256):
-                    store.blobs.put(data)
+                    store.blobs.put(data, blob_id=sha256)
             else:
                 sha256, size = store.blobs.put_stream(handle)
         after = source.stat_entry(path_bytes)

@@ -3,19 +3,27 @@ what an earlier batch already produced from the same bytes under the same config
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import PurePosixPath
 from typing import Any
 
 from content_core.ingest.report import StageReport, preview
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
-from content_core.store import NORMALISED_ARTIFACTS, RAW_FILES, ContentStore
+from content_core.store import (
+    NORMALISED_ARTIFACTS,
+    RAW_FILES,
+    SCHEMAS,
+    ContentStore,
+    NormalisedArtifactRow,
+    PageRange,
+    rows_from_table,
+)
 
 __all__ = ["build_normalised_artifacts", "normalisation_fingerprint"]
 
-# Per-batch columns; everything else in a row depends only on the raw bytes and the config.
-_BATCH_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
 # Worker failures (time limit, memory cap) may pass on a retry, so they are never reused.
 _TRANSIENT_STAGE = "worker"
 
@@ -29,59 +37,81 @@ def normalisation_fingerprint(config: ProcessingConfig) -> str:
     return hashlib.sha256(f"{config.fingerprint()}:{version}".encode()).hexdigest()[:16]
 
 
-def _record_row(record: ArtifactRecord, raw_sha256: str, fingerprint: str) -> dict[str, Any]:
-    return {
-        **record.model_dump(exclude={"derived_from", "pages"}),
-        "derived_from": list(record.derived_from),
-        "pages": [page.model_dump() for page in record.pages],
-        "raw_sha256": raw_sha256,
-        "fingerprint": fingerprint,
-    }
+def _artifact_row(
+    record: ArtifactRecord, raw: Mapping[str, Any], fingerprint: str
+) -> NormalisedArtifactRow:
+    """The row of one record, under the raw file's path it was processed for."""
+    # Any: values of a raw_files row read back from Parquet, keyed by column name.
+    return NormalisedArtifactRow(
+        batch_id=raw["batch_id"],
+        source_id=raw["source_id"],
+        path=raw["path"],
+        path_bytes=raw["path_bytes"],
+        artifact_id=record.artifact_id,
+        derived_from=record.derived_from,
+        kind=record.kind,
+        media_type=record.media_type,
+        filename=record.filename,
+        page_count=record.page_count,
+        text=record.text,
+        pages=tuple(PageRange(p.page, p.start, p.end) for p in record.pages),
+        text_status=record.text_status,
+        error_type=record.error_type,
+        error_message=record.error_message,
+        stage=record.stage,
+        notes=record.notes,
+        raw_sha256=raw["sha256"],
+        fingerprint=fingerprint,
+    )
 
 
 def _reusable(
     store: ContentStore, shas: list[str], fingerprint: str
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[NormalisedArtifactRow]]:
     """Rows an earlier normalisation made from these bytes, one (batch, path) group per sha."""
     if not shas:
         return {}
+    columns = ", ".join(SCHEMAS[NORMALISED_ARTIFACTS].names)
     table = store.query(
-        f"SELECT * FROM {NORMALISED_ARTIFACTS} "
+        f"SELECT {columns} FROM {NORMALISED_ARTIFACTS} "
         "WHERE raw_sha256 IN (SELECT unnest(?::VARCHAR[])) AND fingerprint = ? "
         "QUALIFY dense_rank() OVER (PARTITION BY raw_sha256 ORDER BY batch_id DESC, path) = 1",
         [shas, fingerprint],
     )
-    found: dict[str, list[dict[str, Any]]] = {}
-    for row in table.to_pylist():
-        found.setdefault(row["raw_sha256"], []).append(
-            {k: v for k, v in row.items() if k not in _BATCH_COLUMNS}
-        )
+    found: dict[str, list[NormalisedArtifactRow]] = {}
+    for row in rows_from_table(NormalisedArtifactRow, table):
+        found.setdefault(row.raw_sha256, []).append(row)
     return {
         sha: rows
         for sha, rows in found.items()
-        if not any(r["stage"] == _TRANSIENT_STAGE for r in rows)
+        if not any(r.stage == _TRANSIENT_STAGE for r in rows)
     }
 
 
-def _for_path(artifact: dict[str, Any], batch_id: str, raw: dict[str, Any]) -> dict[str, Any]:
+def _for_path(
+    artifact: NormalisedArtifactRow, batch_id: str, raw: Mapping[str, Any]
+) -> NormalisedArtifactRow:
     """An artifact row under one path: rows belong to paths, so the file's own row is named
     after this path even when its bytes were normalised under another name (a copy, a rename)."""
-    row = {
-        **artifact,
-        "batch_id": batch_id,
-        "source_id": raw["source_id"],
-        "path": raw["path"],
-        "path_bytes": raw["path_bytes"],
-    }
-    if not artifact["derived_from"]:
-        row["filename"] = PurePosixPath(raw["path"]).name
-    return row
+    # Any: values of a raw_files row read back from Parquet, keyed by column name.
+    return dataclasses.replace(
+        artifact,
+        batch_id=batch_id,
+        source_id=raw["source_id"],
+        path=raw["path"],
+        path_bytes=raw["path_bytes"],
+        filename=artifact.filename if artifact.derived_from else PurePosixPath(raw["path"]).name,
+    )
 
 
 def build_normalised_artifacts(
     store: ContentStore, batch_id: str, config: ProcessingConfig
 ) -> StageReport:
-    """normalised_artifacts: the fan-out of every raw file, text extracted, failures as rows."""
+    """normalised_artifacts: the fan-out of every raw file, text extracted, failures as rows.
+
+    Each raw file's sha256 and sniffed media type come from its raw_files row and are carried
+    onto its rows, never hashed or sniffed again.
+    """
     raw = [
         row
         for row in store.read_rows(RAW_FILES, batch_id).to_pylist()
@@ -100,13 +130,15 @@ def build_normalised_artifacts(
             path=store.blobs.path(sha),
             filename=PurePosixPath(unique[sha]["path"]).name,
             declared_type=unique[sha]["declared_type"],
+            sha256=sha,
+            media_type=unique[sha]["media_type"],
         )
         for sha in todo
     ]
     for sha, records in zip(
         todo, process_files(inputs, config, blob_store=store.blobs), strict=True
     ):
-        by_sha[sha] = [_record_row(record, sha, fingerprint) for record in records]
+        by_sha[sha] = [_artifact_row(record, unique[sha], fingerprint) for record in records]
     rows = [
         _for_path(artifact, batch_id, row) for row in raw for artifact in by_sha[row["sha256"]]
     ]
@@ -115,13 +147,13 @@ def build_normalised_artifacts(
         table=NORMALISED_ARTIFACTS,
         batch_id=batch_id,
         rows=count,
-        failures=sum(1 for r in rows if r["error_type"]),
+        failures=sum(1 for r in rows if r.error_type),
         figures={
             "files": len(raw),
             "processed": len(todo),
             "reused": len(unique) - len(todo),
-            "with_text": sum(1 for r in rows if r["text"]),
-            "characters": sum(len(r["text"] or "") for r in rows),
+            "with_text": sum(1 for r in rows if r.text),
+            "characters": sum(len(r.text or "") for r in rows),
         },
         preview_markdown=preview(rows, ["path", "kind", "media_type", "page_count", "error_type"]),
     )

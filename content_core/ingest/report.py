@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from content_core.store import TableRow
 
 __all__ = ["StageReport", "preview"]
 
@@ -60,7 +61,14 @@ def _text_cell(text: str) -> str:
     return text if len(text) <= _WIDTH else text[: _WIDTH - 3] + "..."
 
 
-def preview(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], limit: int = 5) -> str:
+def _value(row: TableRow | Mapping[str, object], column: str) -> object:
+    """A column of a row model, or of a row read back as a mapping (an unknown one raises)."""
+    return row[column] if isinstance(row, Mapping) else getattr(row, column)
+
+
+def preview(
+    rows: Sequence[TableRow | Mapping[str, object]], columns: Sequence[str], limit: int = 5
+) -> str:
     """A small Markdown table of the first rows, values shortened, for the Dagster UI.
 
     One table row per row whatever the values hold (newlines, pipes, Markdown syntax): every
@@ -69,11 +77,13 @@ def preview(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], limit: in
     if not rows:
         return "_no rows_"
 
-    def cell(column: str, value: Any) -> str:
+    def cell(column: str, value: object) -> str:
         text = "" if value is None else str(value)
         text = _name_cell(text) if column in _NAME_COLUMNS else _text_cell(text)
         return _MARKDOWN.sub(r"\\\1", text)
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(c, r.get(c)) for c in columns) + " |" for r in rows[:limit]]
+    lines += [
+        "| " + " | ".join(cell(c, _value(r, c)) for c in columns) + " |" for r in rows[:limit]
+    ]
     return "\n".join(lines)

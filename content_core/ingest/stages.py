@@ -21,9 +21,9 @@ from content_core.agents import (
     merge_extractions,
     run_extractions,
 )
-from content_core.binary import sniff_media_type
+from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
-from content_core.compression import CompressionConfig
+from content_core.compression import CompressionConfig, CompressionResult
 from content_core.ingest.bounded import chunk_documents, compress_documents
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
@@ -36,7 +36,12 @@ from content_core.store import (
     MERGED_EXTRACTIONS,
     NORMALISED_ARTIFACTS,
     RAW_FILES,
+    AgenticExtractionRow,
+    ChunkRow,
+    CompressedContextRow,
     ContentStore,
+    MergedExtractionRow,
+    RawFileRow,
 )
 
 __all__ = [
@@ -48,11 +53,6 @@ __all__ = [
     "build_raw_files",
     "run_batch",
 ]
-
-# Zip and OLE2 containers keep their directory anywhere up to the end of the file, so sniffing
-# sees the whole file; past this size only the head (the normaliser refuses such files anyway).
-_SNIFF_MAX_BYTES = 256 << 20
-
 
 R = TypeVar("R")
 
@@ -68,44 +68,38 @@ class PipelineConfig(BaseModel):
     agent: AgentConfig = Field(default_factory=AgentConfig)
 
 
+# The raw_files columns that are the manifest entry's own.
+_FROM_MANIFEST = (
+    "source_id", "path", "path_bytes", "batch_seq", "change", "size_bytes", "sha256",
+    "declared_type",
+)
+
+
 def build_raw_files(store: ContentStore, batch_id: str) -> StageReport:
-    """raw_files: one row per manifest entry, with the media type sniffed from the pinned bytes."""
-    manifest = store.read_manifest(batch_id).to_pylist()
+    """raw_files: one row per manifest entry, with the media type sniffed from the pinned bytes
+    (the one sniff of the raw file: later stages carry it)."""
     rows = []
-    for entry in manifest:
-        mime_type = None
+    for entry in store.read_manifest(batch_id).to_pylist():
+        media_type = None
         if entry["sha256"] is not None:
-            with open(store.blobs.path(entry["sha256"]), "rb") as handle:
-                data = handle.read(_SNIFF_MAX_BYTES)
-            mime_type = sniff_media_type(
-                data, default="application/octet-stream", filename=entry["path"]
-            )
+            media_type = sniff_file(store.blobs.path(entry["sha256"]), entry["path"])
         rows.append(
-            {
-                "batch_id": batch_id,
-                "source_id": entry["source_id"],
-                "path": entry["path"],
-                "path_bytes": entry["path_bytes"],
-                "batch_seq": entry["batch_seq"],
-                "change": entry["change"],
-                "size_bytes": entry["size_bytes"],
-                "sha256": entry["sha256"],
-                "mime_type": mime_type,
-                "declared_type": entry["declared_type"],
+            RawFileRow(
+                **{column: entry[column] for column in _FROM_MANIFEST},
+                batch_id=batch_id,
+                media_type=media_type,
                 # The bytes were fetched into the blob store at discovery: a rerun keeps it.
-                "fetched_at": entry["discovered_at"],
-            }
+                fetched_at=entry["discovered_at"],
+            )
         )
     count = store.write_rows(RAW_FILES, batch_id, rows)
-    changes = {
-        c: sum(1 for r in rows if r["change"] == c) for c in ("added", "modified", "deleted")
-    }
+    changes = {c: sum(1 for r in rows if r.change == c) for c in ("added", "modified", "deleted")}
     return StageReport(
         table=RAW_FILES,
         batch_id=batch_id,
         rows=count,
-        figures={**changes, "bytes": sum(r["size_bytes"] or 0 for r in rows)},
-        preview_markdown=preview(rows, ["path", "change", "mime_type", "size_bytes"]),
+        figures={**changes, "bytes": sum(r.size_bytes or 0 for r in rows)},
+        preview_markdown=preview(rows, ["path", "change", "media_type", "size_bytes"]),
     )
 
 
@@ -113,6 +107,18 @@ def _documents(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
     """Artifacts of the batch that carry text: the documents later stages work on."""
     rows = store.read_rows(NORMALISED_ARTIFACTS, batch_id).to_pylist()
     return [r for r in rows if r["text"] and not r["error_type"]]
+
+
+def _doc_keys(batch_id: str, doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The key columns of a row about one document (an artifact under one path)."""
+    # Any: values of a row read back from Parquet, keyed by column name.
+    return {
+        "batch_id": batch_id,
+        "source_id": doc["source_id"],
+        "path": doc["path"],
+        "path_bytes": doc["path_bytes"],
+        "artifact_id": doc["artifact_id"],
+    }
 
 
 def _once_per_artifact(
@@ -140,7 +146,7 @@ def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
 def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> StageReport:
     """chunks: every document split by the configured chunker, with offsets, page and tokens."""
     fingerprint = config.fingerprint()
-    rows: list[dict[str, Any]] = []
+    rows: list[ChunkRow] = []
     seen: set[tuple[str, str, str]] = set()
     docs = []
     for doc in _documents(store, batch_id):
@@ -159,36 +165,32 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
         for chunk in chunks:
             metadata = dict(chunk.metadata)
             rows.append(
-                {
-                    "batch_id": batch_id,
-                    "source_id": doc["source_id"],
-                    "path": doc["path"],
-                    "path_bytes": doc["path_bytes"],
-                    "artifact_id": doc["artifact_id"],
-                    "chunk_id": _chunk_id(doc["artifact_id"], fingerprint, chunk.index),
-                    "index": chunk.index,
-                    "total_chunks": chunk.total_chunks,
-                    "content": chunk.content,
-                    "source_start": chunk.source_start,
-                    "source_end": chunk.source_end,
-                    "token_count": metadata.get("token_count"),
-                    "overlap_tokens": chunk.overlap_tokens,
-                    "page_start": _page_of(pages, chunk.source_start),
+                ChunkRow(
+                    **_doc_keys(batch_id, doc),
+                    chunk_id=_chunk_id(doc["artifact_id"], fingerprint, chunk.index),
+                    index=chunk.index,
+                    total_chunks=chunk.total_chunks,
+                    content=chunk.content,
+                    source_start=chunk.source_start,
+                    source_end=chunk.source_end,
+                    token_count=metadata.get("token_count"),
+                    overlap_tokens=chunk.overlap_tokens,
+                    page_start=_page_of(pages, chunk.source_start),
                     # The last character's page: a chunk that runs onto page 2 ends there.
-                    "page_end": _page_of(pages, max(chunk.source_end - 1, chunk.source_start)),
-                    "breadcrumb": metadata.get("breadcrumb"),
-                    "chunker": config.chunker,
-                    "chunker_fingerprint": fingerprint,
-                    "metadata": json.dumps(metadata, sort_keys=True, default=str),
-                }
+                    page_end=_page_of(pages, max(chunk.source_end - 1, chunk.source_start)),
+                    breadcrumb=metadata.get("breadcrumb"),
+                    chunker=config.chunker,
+                    chunker_fingerprint=fingerprint,
+                    metadata=json.dumps(metadata, sort_keys=True, default=str),
+                )
             )
     count = store.write_rows(CHUNKS, batch_id, rows)
-    tokens = [r.get("token_count") or 0 for r in rows]
+    tokens = [r.token_count or 0 for r in rows]
     return StageReport(
         table=CHUNKS,
         batch_id=batch_id,
         rows=count,
-        failures=sum(1 for r in rows if r.get("error_type")),
+        failures=sum(1 for r in rows if r.error_type),
         figures={
             "strategy": config.chunker,
             "chunk_size": config.chunk_size,
@@ -202,69 +204,70 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
     )
 
 
+# The columns of a chunk's content: null on the row of a document that could not be chunked.
+# Any: spread into ChunkRow, whose fields type the columns (each one nullable).
+_NO_CHUNK_CONTENT: dict[str, Any] = dict.fromkeys(
+    (
+        "index", "total_chunks", "content", "source_start", "source_end", "token_count",
+        "overlap_tokens", "page_start", "page_end", "breadcrumb", "metadata",
+    ),
+    None,
+)
+
+
 def _chunk_failure_row(
     batch_id: str,
     doc: Mapping[str, Any],
     fingerprint: str,
     config: ChunkingConfig,
     failure: TaskFailure,
-) -> dict[str, Any]:
+) -> ChunkRow:
     """The one chunks row of a document that could not be chunked: its keys, no content."""
-    return {
-        "batch_id": batch_id,
-        "source_id": doc["source_id"],
-        "path": doc["path"],
-        "path_bytes": doc["path_bytes"],
-        "artifact_id": doc["artifact_id"],
-        "chunk_id": _chunk_id(doc["artifact_id"], fingerprint, -1),
-        "chunker": config.chunker,
-        "chunker_fingerprint": fingerprint,
-        "error_type": failure.error_type,
-        "error_message": failure.message,
-    }
+    return ChunkRow(
+        **_doc_keys(batch_id, doc),
+        chunk_id=_chunk_id(doc["artifact_id"], fingerprint, -1),
+        **_NO_CHUNK_CONTENT,
+        chunker=config.chunker,
+        chunker_fingerprint=fingerprint,
+        error_type=failure.error_type,
+        error_message=failure.message,
+    )
 
 
 def build_compressed_contexts(
     store: ContentStore, batch_id: str, config: CompressionConfig
 ) -> StageReport:
     """compressed_contexts: one row per document, its text fitted to the token budget."""
-    rows: list[dict[str, Any]] = []
+    rows: list[CompressedContextRow] = []
     docs = _documents(store, batch_id)
     # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
     results = _once_per_artifact(docs, lambda texts: compress_documents(texts, config))
     for doc, result in zip(docs, results, strict=True):
-        keys = {
-            "batch_id": batch_id,
-            "source_id": doc["source_id"],
-            "path": doc["path"],
-            "path_bytes": doc["path_bytes"],
-            "artifact_id": doc["artifact_id"],
-            "strategy": config.strategy,
-            "max_tokens": config.max_tokens,
-        }
-        if isinstance(result, TaskFailure):
-            rows.append({**keys, "error_type": result.error_type, "error_message": result.message})
-            continue
+        failed = result if isinstance(result, TaskFailure) else None
+        done = result if isinstance(result, CompressionResult) else None
         rows.append(
-            {
-                **keys,
-                "strategy": result.strategy,
-                "tokens_before": result.tokens_before,
-                "tokens_after": result.tokens_after,
-                "text": result.text,
-            }
+            CompressedContextRow(
+                **_doc_keys(batch_id, doc),
+                strategy=done.strategy if done else config.strategy,
+                max_tokens=config.max_tokens,
+                tokens_before=done.tokens_before if done else None,
+                tokens_after=done.tokens_after if done else None,
+                text=done.text if done else None,
+                error_type=failed.error_type if failed else None,
+                error_message=failed.message if failed else None,
+            )
         )
     count = store.write_rows(COMPRESSED_CONTEXTS, batch_id, rows)
     return StageReport(
         table=COMPRESSED_CONTEXTS,
         batch_id=batch_id,
         rows=count,
-        failures=sum(1 for r in rows if r.get("error_type")),
+        failures=sum(1 for r in rows if r.error_type),
         figures={
             "strategy": config.strategy,
             "max_tokens": config.max_tokens,
-            "tokens_before": sum(r.get("tokens_before") or 0 for r in rows),
-            "tokens_after": sum(r.get("tokens_after") or 0 for r in rows),
+            "tokens_before": sum(r.tokens_before or 0 for r in rows),
+            "tokens_after": sum(r.tokens_after or 0 for r in rows),
         },
         preview_markdown=preview(rows, ["path", "tokens_before", "tokens_after", "text"]),
     )
@@ -274,8 +277,6 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
     """agentic_extractions: the agent's validated output for every chunk (cached by content)."""
     # A document that could not be chunked has one failure row and nothing to extract from.
     chunk_rows = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
-    source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in chunk_rows}
-    bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in chunk_rows}
     items = [
         ExtractionInput(
             chunk_id=r["chunk_id"],
@@ -289,31 +290,30 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
         for r in chunk_rows
     ]
     run = run_extractions(items, config, cache_dir=store.root / "cache" / "extractions")
+    # Records come back in input order: each carries its chunk row's keys.
     rows = [
-        {
-            "batch_id": batch_id,
-            "source_id": source_of[(record.artifact_id, record.path)],
-            "path_bytes": bytes_of[(record.artifact_id, record.path)],
-            **record.model_dump(),
-        }
-        for record in run.records
+        AgenticExtractionRow(
+            **_doc_keys(batch_id, chunk),
+            # Every other field of the record is a column; `cached` is run metadata.
+            **record.model_dump(exclude={"artifact_id", "path", "cached"}),
+        )
+        for chunk, record in zip(chunk_rows, run.records, strict=True)
     ]
     count = store.write_rows(AGENTIC_EXTRACTIONS, batch_id, rows)
-    failures = sum(1 for r in rows if r["error_type"])
     return StageReport(
         table=AGENTIC_EXTRACTIONS,
         batch_id=batch_id,
         rows=count,
-        failures=failures,
+        failures=sum(1 for r in rows if r.error_type),
         figures={
             "agent": config.kind,
-            "model": rows[0]["model"] if rows else (config.model or config.kind),
+            "model": rows[0].model if rows else (config.model or config.kind),
             "calls": run.calls,
             "cache_hits": run.cache_hits,
             "prompt_tokens": run.prompt_tokens,
             "completion_tokens": run.completion_tokens,
         },
-        preview_markdown=preview(rows, ["path", "schema_name", "cached", "output_json"]),
+        preview_markdown=preview(rows, ["path", "schema_name", "model", "output_json"]),
     )
 
 
@@ -322,21 +322,21 @@ def build_merged_extractions(
 ) -> StageReport:
     """merged_extractions: one row per document and schema, merging its chunks' outputs."""
     extraction_rows = store.read_rows(AGENTIC_EXTRACTIONS, batch_id).to_pylist()
-    source_of = {(r["artifact_id"], r["path"]): r["source_id"] for r in extraction_rows}
-    bytes_of = {(r["artifact_id"], r["path"]): r["path_bytes"] for r in extraction_rows}
     fields = set(ExtractionRecord.model_fields)
     records = [
         ExtractionRecord(**{k: v for k, v in r.items() if k in fields}) for r in extraction_rows
     ]
+    # One merged row per (path, artifact, schema) in order of first appearance: each carries
+    # the keys of its group's first row.
+    firsts: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in extraction_rows:
+        firsts.setdefault((r["path"], r["artifact_id"], r["schema_name"]), r)
     merged = merge_extractions(records, config)
     rows = [
-        {
-            "batch_id": batch_id,
-            "source_id": source_of[(m.artifact_id, m.path)],
-            "path_bytes": bytes_of[(m.artifact_id, m.path)],
-            **m.model_dump(),
-        }
-        for m in merged
+        MergedExtractionRow(
+            **_doc_keys(batch_id, first), **m.model_dump(exclude={"artifact_id", "path"})
+        )
+        for first, m in zip(firsts.values(), merged, strict=True)
     ]
     count = store.write_rows(MERGED_EXTRACTIONS, batch_id, rows)
     store.mark_finished(batch_id)
@@ -344,7 +344,7 @@ def build_merged_extractions(
         table=MERGED_EXTRACTIONS,
         batch_id=batch_id,
         rows=count,
-        failures=sum(1 for r in rows if r["error_count"]),
+        failures=sum(1 for r in rows if r.error_count),
         figures={"strategy": config.merge_strategy, "documents": count},
         preview_markdown=preview(rows, ["path", "schema_name", "chunk_count", "output_json"]),
     )

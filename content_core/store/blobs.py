@@ -30,9 +30,13 @@ class BlobStore:
         """True when the blob is stored."""
         return self.path(blob_id).is_file()
 
-    def put(self, data: bytes) -> str:
-        """Store `data` and return its blob id; concurrent writers of the same bytes are safe."""
-        blob_id = sha256_hex(data)
+    def put(self, data: bytes, *, blob_id: str | None = None) -> str:
+        """Store `data` and return its blob id; concurrent writers of the same bytes are safe.
+
+        `blob_id` is the SHA-256 of `data` when the caller has just computed it (discovery,
+        a raw file's row): the bytes are then not hashed a second time.
+        """
+        blob_id = blob_id or sha256_hex(data)
         target = self.path(blob_id)
         if target.is_file():
             return blob_id

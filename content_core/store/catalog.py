@@ -8,19 +8,12 @@ from pathlib import Path
 
 import duckdb
 
-from content_core.store.tables import (
-    AGENTIC_EXTRACTIONS,
-    BATCHES,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    MERGED_EXTRACTIONS,
-    NORMALISED_ARTIFACTS,
-    PIPELINE_TABLES,
-    RAW_FILES,
-)
+from content_core.store.layout import CATALOG_FILE
+from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 
 __all__ = [
     "CATALOG_FILE",
+    "CATALOG_STORAGE_VERSION",
     "COMPACTED_DIR",
     "catalog_statements",
     "connect_views",
@@ -28,18 +21,16 @@ __all__ = [
     "table_select",
 ]
 
-CATALOG_FILE = "content.duckdb"
+# The storage format of the catalog file: every DuckDB from 1.2 on reads it, and the views'
+# SQL is tested with 1.2. Fixed here, not left to the writer: DuckDB 2 writes its own newest
+# format, which older clients (the DuckDB CLI, DBeaver, R, an older Python module) refuse with
+# "Trying to read a database file with version number 69".
+CATALOG_STORAGE_VERSION = "v1.2.0"
 COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
 
 # Tables whose current_* view keeps only rows of each file's latest, undeleted version.
-_CURRENT_OF_RAW = (
-    NORMALISED_ARTIFACTS,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    AGENTIC_EXTRACTIONS,
-    MERGED_EXTRACTIONS,
-)
+_CURRENT_OF_RAW = tuple(table for table in PIPELINE_TABLES if table != RAW_FILES)
 
 
 def _quote(path: Path) -> str:
@@ -83,10 +74,15 @@ def table_select(root: Path, table: str) -> str:
     file and deleting the old ones duplicates nothing.
     """
     folder = Path(root).resolve() / "tables" / table
-    fresh = f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, union_by_name = true)"
+    # The batch=<id> folders are not Hive partitions to DuckDB: batch_id is a column already,
+    # and a second `batch` column would be a view column that no table model has.
+    fresh = (
+        f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, "
+        "union_by_name = true, hive_partitioning = false)"
+    )
     packed = (
         f"read_parquet({_quote(folder / COMPACTED_DIR / '*.parquet')}, "
-        "union_by_name = true, filename = '_file')"
+        "union_by_name = true, hive_partitioning = false, filename = '_file')"
     )
     return (
         f"WITH fresh AS (SELECT * FROM {fresh}), packed AS (SELECT * FROM {packed}), "
@@ -110,18 +106,24 @@ def ensure_catalog(root: Path) -> Path:
     """Make `<root>/content.duckdb` hold the current views, rewriting it only when they changed.
 
     The new catalog is built aside and renamed into place, so a user holding the old file open
-    in the DuckDB CLI is never blocked and keeps a working (old) catalog.
+    in the DuckDB CLI is never blocked and keeps a working (old) catalog. It is written in the
+    storage format of `CATALOG_STORAGE_VERSION`, so every DuckDB from 1.2 on opens it.
     """
     root = Path(root).resolve()
     statements = catalog_statements(root)
-    version = hashlib.sha256("\n".join(statements).encode()).hexdigest()
+    # The storage version is part of the key, so a catalog written in another format is rebuilt.
+    version = hashlib.sha256(
+        "\n".join([CATALOG_STORAGE_VERSION, *statements]).encode()
+    ).hexdigest()
     target = root / CATALOG_FILE
     version_file = root / _VERSION_FILE
     if target.is_file() and version_file.is_file() and version_file.read_text() == version:
         return target
     tmp = root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
-    connection = duckdb.connect(str(tmp))
+    connection = duckdb.connect(
+        str(tmp), config={"storage_compatibility_version": CATALOG_STORAGE_VERSION}
+    )
     try:
         for statement in statements:
             connection.execute(statement)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from content_core.store.blobs import BlobStore
 from content_core.store.catalog import (
@@ -17,6 +18,7 @@ from content_core.store.catalog import (
     ensure_catalog,
     table_select,
 )
+from content_core.store.rows import BatchRow, TableRow
 from content_core.store.tables import (
     BATCHES,
     PIPELINE_TABLES,
@@ -51,20 +53,19 @@ class ContentStore:
     def ensure_layout(self) -> None:
         """Create the folders, an empty file of each table's schema and the catalog (idempotent).
 
-        A view over a glob that matches no file cannot be created, hence the empty files.
+        A view over a glob that matches no file cannot be created, hence the empty files. They
+        are rewritten when the table's schema has changed since, so every view (unioned by
+        column name) has every column of the current row model even in an older store.
         """
         if self._ready:
             return
-        empty_manifest = self.root / "batches" / f"{_EMPTY}.parquet"
-        if not empty_manifest.is_file():
-            write_parquet_atomic(SCHEMAS[BATCHES].empty_table(), empty_manifest)
+        empties = [(BATCHES, self.root / "batches" / f"{_EMPTY}.parquet")]
         for table in PIPELINE_TABLES:
-            for empty in (
-                self.table_path(table, _EMPTY),
-                self._table_dir(table) / COMPACTED_DIR / f"{_EMPTY}.parquet",
-            ):
-                if not empty.is_file():
-                    write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
+            empties.append((table, self.table_path(table, _EMPTY)))
+            empties.append((table, self._table_dir(table) / COMPACTED_DIR / f"{_EMPTY}.parquet"))
+        for table, empty in empties:
+            if not empty.is_file() or not pq.read_schema(empty).equals(SCHEMAS[table]):
+                write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
         ensure_catalog(self.root)
         self._ready = True
 
@@ -83,14 +84,15 @@ class ContentStore:
 
     # -- writes -------------------------------------------------------------------------------
 
-    def write_rows(self, table: str, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Replace `table`'s rows for `batch_id` with `rows`; returns the row count."""
+    def write_rows(self, table: str, batch_id: str, rows: Sequence[TableRow]) -> int:
+        """Replace `table`'s rows for `batch_id` with `rows` (of the table's row model, see
+        `content_core.store.rows`); returns the row count."""
         self.ensure_layout()
         data = rows_to_table(table, rows)
         write_parquet_atomic(data, self.table_path(table, batch_id))
         return int(data.num_rows)
 
-    def write_manifest(self, batch_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    def write_manifest(self, batch_id: str, rows: Sequence[BatchRow]) -> None:
         """Write the discovery manifest of `batch_id` (replacing an identical earlier write)."""
         self.ensure_layout()
         write_parquet_atomic(rows_to_table(BATCHES, rows), self.manifest_path(batch_id))

@@ -1,15 +1,18 @@
-"""Arrow schemas of every table (the user-facing contract) and atomic Parquet writes."""
+"""Table names, the Arrow schema of every table (derived from its row model in rows.py, the
+user-facing contract) and atomic Parquet writes."""
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from content_core.store import rows as models
+from content_core.store.rows import TABLE_ROWS, TableRow, arrow_schema
 
 __all__ = [
     "AGENTIC_EXTRACTIONS",
@@ -20,6 +23,7 @@ __all__ = [
     "NORMALISED_ARTIFACTS",
     "PIPELINE_TABLES",
     "RAW_FILES",
+    "ROW_MODELS",
     "SCHEMAS",
     "conform",
     "read_parquet",
@@ -27,159 +31,36 @@ __all__ = [
     "write_parquet_atomic",
 ]
 
-BATCHES = "batches"
-RAW_FILES = "raw_files"
-NORMALISED_ARTIFACTS = "normalised_artifacts"
-CHUNKS = "chunks"
-COMPRESSED_CONTEXTS = "compressed_contexts"
-AGENTIC_EXTRACTIONS = "agentic_extractions"
-MERGED_EXTRACTIONS = "merged_extractions"
+# Each table is named by its row model; the constants are for code that names one table.
+BATCHES = models.BatchRow.TABLE
+RAW_FILES = models.RawFileRow.TABLE
+NORMALISED_ARTIFACTS = models.NormalisedArtifactRow.TABLE
+CHUNKS = models.ChunkRow.TABLE
+COMPRESSED_CONTEXTS = models.CompressedContextRow.TABLE
+AGENTIC_EXTRACTIONS = models.AgenticExtractionRow.TABLE
+MERGED_EXTRACTIONS = models.MergedExtractionRow.TABLE
 
-# The tables the assets write, in pipeline order.
-PIPELINE_TABLES = (
-    RAW_FILES,
-    NORMALISED_ARTIFACTS,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    AGENTIC_EXTRACTIONS,
-    MERGED_EXTRACTIONS,
-)
+# The tables the assets write, in pipeline order: every table but the discovery manifests.
+PIPELINE_TABLES = tuple(model.TABLE for model in TABLE_ROWS if model is not models.BatchRow)
 
-_TS = pa.timestamp("us", tz="UTC")
-_BATCH_KEYS = [
-    pa.field("batch_id", pa.string(), nullable=False),
-    pa.field("source_id", pa.string(), nullable=False),
-    pa.field("path", pa.string(), nullable=False),  # text form of path_bytes (`escape_path`)
-    # The exact bytes of the path as the filesystem gave them; null only in rows written before
-    # the column existed (their path was then valid UTF-8 and is these bytes decoded).
-    pa.field("path_bytes", pa.binary()),
-]
-_ERROR = [pa.field("error_type", pa.string()), pa.field("error_message", pa.string())]
-
-SCHEMAS: dict[str, pa.Schema] = {
-    # One row per file version in a discovery manifest; deletions are rows with change='deleted'.
-    BATCHES: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("batch_seq", pa.int64(), nullable=False),
-            pa.field("source_root", pa.string()),
-            pa.field("change", pa.string(), nullable=False),
-            pa.field("size_bytes", pa.int64()),
-            pa.field("signature", pa.string()),  # the source's change signature (with the size)
-            pa.field("sha256", pa.string()),
-            pa.field("declared_type", pa.string()),
-            pa.field("discovered_at", _TS),
-        ]
-    ),
-    RAW_FILES: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("batch_seq", pa.int64(), nullable=False),
-            pa.field("change", pa.string(), nullable=False),
-            pa.field("size_bytes", pa.int64()),
-            pa.field("sha256", pa.string()),
-            pa.field("mime_type", pa.string()),
-            pa.field("declared_type", pa.string()),
-            pa.field("fetched_at", _TS),
-        ]
-    ),
-    NORMALISED_ARTIFACTS: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("artifact_id", pa.string(), nullable=False),
-            pa.field("derived_from", pa.list_(pa.string())),
-            pa.field("kind", pa.string()),
-            pa.field("media_type", pa.string()),
-            pa.field("filename", pa.string()),
-            pa.field("page_count", pa.int32()),
-            pa.field("text", pa.large_string()),
-            pa.field(
-                "pages",
-                pa.list_(
-                    pa.struct(
-                        [
-                            pa.field("page", pa.int32()),
-                            pa.field("start", pa.int64()),
-                            pa.field("end", pa.int64()),
-                        ]
-                    )
-                ),
-            ),
-            pa.field("text_status", pa.string()),  # processing.TEXT_STATUSES
-            *_ERROR,
-            pa.field("stage", pa.string()),
-            pa.field("notes", pa.list_(pa.string())),  # facts that are not the row's error
-            pa.field("raw_sha256", pa.string()),  # the raw file's bytes this row came from
-            pa.field("fingerprint", pa.string()),  # configuration and code that made it
-        ]
-    ),
-    CHUNKS: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("artifact_id", pa.string(), nullable=False),
-            pa.field("chunk_id", pa.string(), nullable=False),
-            pa.field("index", pa.int32()),
-            pa.field("total_chunks", pa.int32()),
-            pa.field("content", pa.large_string()),
-            pa.field("source_start", pa.int64()),
-            pa.field("source_end", pa.int64()),
-            pa.field("token_count", pa.int32()),
-            pa.field("overlap_tokens", pa.int32()),
-            pa.field("page_start", pa.int32()),  # page of the first character
-            pa.field("page_end", pa.int32()),  # page of the last character
-            pa.field("breadcrumb", pa.string()),
-            pa.field("chunker", pa.string()),
-            pa.field("chunker_fingerprint", pa.string()),
-            pa.field("metadata", pa.string()),  # JSON
-            *_ERROR,  # a document that could not be chunked: one row, no content
-        ]
-    ),
-    COMPRESSED_CONTEXTS: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("artifact_id", pa.string(), nullable=False),
-            pa.field("strategy", pa.string()),
-            pa.field("max_tokens", pa.int32()),
-            pa.field("tokens_before", pa.int32()),
-            pa.field("tokens_after", pa.int32()),
-            pa.field("text", pa.large_string()),
-            *_ERROR,
-        ]
-    ),
-    AGENTIC_EXTRACTIONS: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("artifact_id", pa.string(), nullable=False),
-            pa.field("chunk_id", pa.string(), nullable=False),
-            pa.field("schema_name", pa.string()),
-            pa.field("model", pa.string()),
-            pa.field("cache_key", pa.string()),
-            pa.field("output_json", pa.large_string()),
-            *_ERROR,
-            pa.field("prompt_tokens", pa.int32()),
-            pa.field("completion_tokens", pa.int32()),
-        ]
-    ),
-    MERGED_EXTRACTIONS: pa.schema(
-        [
-            *_BATCH_KEYS,
-            pa.field("artifact_id", pa.string(), nullable=False),
-            pa.field("schema_name", pa.string()),
-            pa.field("model", pa.string()),
-            pa.field("strategy", pa.string()),
-            pa.field("output_json", pa.large_string()),
-            pa.field("chunk_count", pa.int32()),
-            pa.field("error_count", pa.int32()),
-            pa.field("provenance_json", pa.large_string()),
-        ]
-    ),
-}
+# The row model of each table: its Arrow schema and README columns come from it (rows.py).
+ROW_MODELS: dict[str, type[TableRow]] = {model.TABLE: model for model in TABLE_ROWS}
+SCHEMAS: dict[str, pa.Schema] = {table: arrow_schema(model) for table, model in ROW_MODELS.items()}
 
 
-def rows_to_table(table: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
-    """Build an Arrow table of `table`'s schema from row dicts (missing keys become null)."""
+def rows_to_table(table: str, rows: Sequence[TableRow]) -> pa.Table:
+    """Build an Arrow table of `table`'s schema from rows of its model.
+
+    Raises:
+        TypeError: a row is not of `table`'s model (a dict, another table's row).
+        pyarrow.ArrowInvalid: a value does not fit its column's type.
+    """
+    model = ROW_MODELS[table]
+    for row in rows:
+        if type(row) is not model:
+            raise TypeError(f"{table} takes {model.__name__} rows, not {type(row).__name__}")
     schema = SCHEMAS[table]
-    columns = {name: [row.get(name) for row in rows] for name in schema.names}
+    columns = {name: [getattr(row, name) for row in rows] for name in schema.names}
     return pa.Table.from_pydict(columns, schema=schema)
 
 
@@ -206,9 +87,21 @@ def read_parquet(path: Path, table: str) -> pa.Table:
     return conform(pq.read_table(path), table)
 
 
+# Columns renamed since rows were first written: old name -> current name.
+_RENAMED = {RAW_FILES: {"mime_type": "media_type"}}
+
+
 def conform(data: pa.Table, table: str) -> pa.Table:
-    """Cast `data` to `table`'s current schema, adding missing columns as nulls."""
+    """Cast `data` to `table`'s current schema: renamed columns take their current name,
+    missing columns are added as nulls, columns the table no longer has are left out."""
     schema = SCHEMAS[table]
+    renamed = _RENAMED.get(table, {})
+    if any(old in data.column_names and new not in data.column_names
+           for old, new in renamed.items()):
+        data = data.rename_columns([
+            renamed[name] if name in renamed and renamed[name] not in data.column_names else name
+            for name in data.column_names
+        ])
     missing = [name for name in schema.names if name not in data.column_names]
     for name in missing:
         data = data.append_column(schema.field(name), pa.nulls(len(data), schema.field(name).type))

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import IO
 
+import dagster as dg
+
 from content_assets.cli import main as cli_main
+from content_assets.triggers import WORKER_HOST_TAG, WORKER_PID_TAG
 from content_core.store import ContentStore
 
 _HOLDER = """
@@ -44,6 +49,14 @@ def test_ingest_while_catalog_is_held_open(inbox: Path, tmp_path: Path, monkeypa
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     (tmp_path / "dagster_home").mkdir()
     assert cli_main(["ingest", str(inbox)]) == 0
+    # Each run names the CLI's process, so a trigger can fail it should the CLI die mid-run.
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs()
+    assert runs and all(
+        (r.tags[WORKER_PID_TAG], r.tags[WORKER_HOST_TAG])
+        == (str(os.getpid()), socket.gethostname())
+        for r in runs
+    )
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(store.catalog_path)],
         stdin=subprocess.PIPE,

@@ -1,5 +1,5 @@
-"""Merge strategies: concatenation with structural de-dup, deep JSON merge, LLM merge with its
-deterministic fallback, and provenance of every kept value."""
+"""Merge strategies: concatenation keeping repeats, deep JSON merge with structural de-dup,
+LLM merge with its deterministic fallback, and provenance of every kept value."""
 
 from __future__ import annotations
 
@@ -49,13 +49,19 @@ from tests.support.chat_server import MALFORMED_MARKER, ChatServer
                 }
             },
         ),
-        (  # CONCATENATE_LIST merges nested dicts one level only: inner dicts keep the first
+        (  # CONCATENATE_LIST updates a nested dict (the seed's shallow merge): later keys win
             [
-                {"contract": {"terms": {"duration": "1 year"}}},
+                {"contract": {"terms": {"duration": "1 year"}, "party": "A"}},
                 {"contract": {"terms": {"renewal": "auto"}}},
+                {"contract": {"party": "B"}},
             ],
             MergeStrategy.CONCATENATE_LIST,
-            {"contract": {"terms": {"duration": "1 year"}}},
+            {"contract": {"terms": {"renewal": "auto"}, "party": "B"}},
+        ),
+        (  # CONCATENATE_LIST keeps repeated items: the seed concatenates, nothing is dropped
+            [{"skills": ["Python", "SQL"]}, {"skills": ["python", "SQL", "Go"]}],
+            MergeStrategy.CONCATENATE_LIST,
+            {"skills": ["Python", "SQL", "python", "SQL", "Go"]},
         ),
         (  # first non-null scalar wins; null never overwrites
             [{"title": None, "n": 0}, {"title": "Second", "n": 7}, {"title": "Third"}],
@@ -80,7 +86,8 @@ from tests.support.chat_server import MALFORMED_MARKER, ChatServer
     ids=[
         "seed-concat",
         "seed-deep",
-        "concat-shallow",
+        "concat-update",
+        "concat-repeats",
         "first-non-null",
         "dedup",
         "empty",
@@ -96,8 +103,10 @@ def test_merge_results(
 def test_merge_accepts_models_and_strategy_names() -> None:
     a = ExtractedFacts(title="A", emails=["x@y.org"])
     b = ExtractedFacts(title="B", emails=["X@y.org", "z@y.org"])
-    merged = merge_results([a, b], strategy="concatenate_list")
+    merged = merge_results([a, b], strategy="merge_json")
     assert merged["title"] == "A" and merged["emails"] == ["x@y.org", "z@y.org"]
+    merged = merge_results([a, b], strategy="concatenate_list")
+    assert merged["emails"] == ["x@y.org", "X@y.org", "z@y.org"]
     with pytest.raises(ValueError):
         merge_results([a], strategy="vote")
     with pytest.raises(TypeError):
@@ -112,6 +121,13 @@ def test_provenance_names_the_chunks_behind_each_value() -> None:
     )
     assert outcome.merged == {"title": "T", "tags": ["a", "b", "c"]}
     assert outcome.provenance == {"title": "c2", "tags": [["c1"], ["c1", "c2"], ["c2"]]}
+    concatenated = merge_with_provenance(
+        [{"tags": ["a"], "meta": {"k": 1}}, {"tags": ["a"], "meta": {"k": 2}}],
+        MergeStrategy.CONCATENATE_LIST,
+        sources=["c1", "c2"],
+    )
+    assert concatenated.merged == {"tags": ["a", "a"], "meta": {"k": 2}}
+    assert concatenated.provenance == {"tags": [["c1"], ["c2"]], "meta.k": "c2"}
     with pytest.raises(ValueError):
         merge_with_provenance([{}], sources=["a", "b"])
 
@@ -215,7 +231,10 @@ def test_merge_properties(results: list[dict[str, object]], strategy: MergeStrat
     outcome = merge_with_provenance(results, strategy)
     tags = outcome.merged.get("tags", [])
     normalised = [" ".join(str(t).split()).casefold() for t in tags]
-    assert len(normalised) == len(set(normalised)), "list items are unique after merging"
+    if strategy is MergeStrategy.CONCATENATE_LIST:
+        assert tags == [t for r in results for t in r["tags"]], "every item, in chunk order"
+    else:
+        assert len(normalised) == len(set(normalised)), "list items are unique after merging"
     if results:
         assert len(outcome.provenance["tags"]) == len(tags)
         # Every kept item names the first result it came from, first.

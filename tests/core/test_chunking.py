@@ -7,7 +7,6 @@ from pydantic import ValidationError
 
 import content_core
 from content_core.chunking import (
-    CHUNKER_NAMES,
     CharacterChunker,
     Chunk,
     Chunker,
@@ -89,7 +88,10 @@ def test_ffai_recursive_example_shape() -> None:
 
 
 def test_list_and_get_chunker() -> None:
-    assert list_chunkers() == ["character", "recursive", "markdown", "code", "hierarchical"]
+    # FFAI's five in FFAI's order, then Firefly's TextChunker strategies.
+    assert list_chunkers()[:5] == ["character", "recursive", "markdown", "code", "hierarchical"]
+    assert list_chunkers()[5:8] == ["token", "sentence", "paragraph"]
+    assert isinstance(get_chunker("sentence"), TextChunker)
     for name in list_chunkers():
         assert isinstance(get_chunker(name, chunk_size=200, chunk_overlap=20), Chunker)
     assert isinstance(get_chunker("recursive"), RecursiveChunker)
@@ -337,7 +339,24 @@ def test_chunking_config_defaults_and_fingerprint() -> None:
         config.chunk_size = 3  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("name", CHUNKER_NAMES)
+def test_chunker_options_are_checked_by_the_chunkers_own_model() -> None:
+    markdown = ChunkingConfig(options={"min_body_tokens": 0, "breadcrumb_separator": " / "})
+    chunker = build_chunker(markdown)
+    assert isinstance(chunker, MarkdownChunker)
+    assert (chunker.min_body_tokens, chunker.breadcrumb_separator) == (0, " / ")
+    assert markdown.fingerprint() != ChunkingConfig().fingerprint()
+    # Naming a default changes nothing, so it changes no chunk id.
+    explicit = ChunkingConfig(options={"min_body_tokens": 10})
+    assert explicit.fingerprint() == ChunkingConfig().fingerprint()
+    code = build_chunker(ChunkingConfig(chunker="code", options={"language": "go"}))
+    assert isinstance(code, CodeChunker) and code.language == "go"
+    with pytest.raises(ValidationError, match="language"):
+        ChunkingConfig(options={"language": "go"})  # markdown has no language option
+    with pytest.raises(ValidationError, match="min_body_tokens"):
+        ChunkingConfig(options={"min_body_tokens": -1})
+
+
+@pytest.mark.parametrize("name", list_chunkers())
 def test_build_chunker_records_exact_token_counts(name: str) -> None:
     text = SEED_MD * 20 + SEED_CODE * 10 + PYTHON_TEXT * 3
     chunker = build_chunker(ChunkingConfig(chunker=name, chunk_size=64, chunk_overlap=8))

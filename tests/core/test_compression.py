@@ -75,6 +75,21 @@ async def test_result_fits_budget_by_exact_count(
     assert out  # something survives even a one-token budget
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "zq-7x!/ab9:: " * 3000,  # many tokens per word: the heuristic cut overshoots
+        PROSE * 200,  # plain prose: the heuristic cut fits
+    ],
+    ids=["dense", "prose"],
+)
+async def test_compressor_with_truncation_keeps_the_marker(text: str) -> None:
+    out = await ContextCompressor(TruncationStrategy()).compress(text, max_tokens=100)
+    assert out.endswith("...")
+    assert text.startswith(out.removesuffix("..."))
+    assert 90 <= EXACT.estimate(out) <= 100  # the longest prefix that fits, not a short one
+
+
 async def test_truncation_keeps_the_beginning_and_appends_suffix() -> None:
     strategy = TruncationStrategy(tokens_per_word=1.0, suffix=" [more]")
     out = await strategy.compress(PROSE, max_tokens=12)

@@ -364,9 +364,9 @@ def test_raw_files_sniff_a_large_container_by_its_directory(
     (folder / "report.docx").write_bytes(buffer.getvalue())
     (batch_id,) = _discover(folder, store).discovered
     build_raw_files(store, batch_id)
-    rows = store.query("SELECT mime_type FROM raw_files").to_pylist()
+    rows = store.query("SELECT media_type FROM raw_files").to_pylist()
     assert rows == [
-        {"mime_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+        {"media_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
     ]
 
 

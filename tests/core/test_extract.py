@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
+from content_core.binary import BinaryConfig
 from content_core.errors import (
     EncryptedPdfError,
     ExtractionError,
@@ -25,6 +27,8 @@ from content_core.extract import (
     default_registry,
     extract_text,
 )
+from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.store.blobs import BlobStore
 from tests.core.extract_inputs import make_pdf
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -168,7 +172,7 @@ def test_pdf_fallback_parser_agrees() -> None:
 
 def test_pdf_page_limit() -> None:
     data = make_pdf([f"page {i}" for i in range(5)])
-    result = extract_text(data, "application/pdf", options=ExtractOptions(max_pages=2))
+    result = extract_text(data, "application/pdf", options=ExtractOptions(max_pdf_pages=2))
     assert len(result.pages) == 2
 
 
@@ -229,9 +233,26 @@ def test_docx_not_a_zip() -> None:
 
 def test_options_fingerprint_tracks_every_field() -> None:
     assert ExtractOptions().fingerprint() == ExtractOptions().fingerprint()
-    assert ExtractOptions(max_pages=5).fingerprint() != ExtractOptions().fingerprint()
+    assert ExtractOptions(max_pdf_pages=5).fingerprint() != ExtractOptions().fingerprint()
     with pytest.raises(ValueError):
         ExtractOptions(unknown_knob=1)  # type: ignore[call-arg]
+
+
+def test_one_set_of_limits_reaches_extraction_in_processing(tmp_path: Path) -> None:
+    # ExtractOptions is BinaryConfig: the limits a file is normalised under are the ones its
+    # text is read under (a JSON nested past max_json_depth is refused while extracting).
+    assert ExtractOptions is BinaryConfig
+    path = tmp_path / "deep.json"
+    path.write_bytes(b'{"a": [[[["QE9"]]]]}')
+    item = FileInput(key="k", path=path, filename="deep.json")
+    store = BlobStore(tmp_path / "store")
+    loose = ProcessingConfig(isolate=False)
+    ((row,),) = process_files([item], loose, blob_store=store)
+    assert row.error_type is None and "QE9" in (row.text or "")
+    strict = ProcessingConfig(binary=BinaryConfig(max_json_depth=3), isolate=False)
+    ((row,),) = process_files([item], strict, blob_store=store)
+    assert (row.error_type, row.stage) == ("LimitExceededError", "extract")
+    assert "max_json_depth=3" in (row.error_message or "")
 
 
 SAMPLE = "Grüße aus Köln, QE1 — 15 € bitte.\n" * 3

@@ -281,6 +281,7 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
                     at = rng.randrange(len(data))
                     data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
             try:
-                _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store)
+                _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store,
+                         normalizer.config)
             except ContentError:
                 continue

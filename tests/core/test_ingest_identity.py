@@ -7,18 +7,22 @@ says why, and chunks name the pages they span.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
+from content_core.binary import BinaryConfig
 from content_core.ingest import PipelineConfig, discover_pending, run_batch
 from content_core.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
-from tests.core.extract_inputs import make_pdf, make_zip
+from tests.core.extract_inputs import DOCX, make_pdf, make_zip
+from tests.fixtures.hostile import minimal_docx
 
 # Real stages, in this process: the worker pool is covered by the processing tests.
 CONFIG = PipelineConfig(processing=ProcessingConfig(isolate=False))
@@ -165,8 +169,8 @@ def test_a_zero_byte_file_is_an_empty_file_error_row(
     assert empty["text_status"] == "error"
     assert empty["kind"] == "empty" and empty["media_type"] == "application/x-empty"
     assert "0 bytes" in empty["error_message"]
-    raw = _rows(store, "SELECT path, mime_type FROM current_raw_files")
-    assert {r["path"]: r["mime_type"] for r in raw}[name] == "application/x-empty"
+    raw = _rows(store, "SELECT path, media_type FROM current_raw_files")
+    assert {r["path"]: r["media_type"] for r in raw}[name] == "application/x-empty"
     assert rows["ok.txt"]["text_status"] == "ok"
     assert set(_merged(store)) == {"ok.txt"}
 
@@ -220,3 +224,68 @@ def test_chunks_name_the_pages_they_span(tmp_path: Path, store: ContentStore) ->
         json.loads(chunk["metadata"])
     assert chunks[0]["page_start"] == 1
     assert chunks[-1]["page_end"] == 3
+
+
+class _RecordedSha256:
+    """`hashlib.sha256` that keeps what each hash object was fed, to count the hashes of a
+    file's bytes in a real run."""
+
+    fed: ClassVar[list[bytearray]] = []
+    real: ClassVar[Callable[..., Any]] = hashlib.sha256
+
+    def __init__(self, data: bytes = b"", **kwargs: Any) -> None:
+        self._hash = self.real(data, **kwargs)
+        self._fed = bytearray(data)
+        self.fed.append(self._fed)
+
+    def update(self, data: bytes) -> None:
+        self._hash.update(data)
+        self._fed += data
+
+    def __getattr__(self, name: str) -> Any:  # digest, hexdigest, name, ...
+        return getattr(self._hash, name)
+
+
+def test_sha256_media_type_and_source_id_travel_from_raw_files(
+    tmp_path: Path, store: ContentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each raw file is hashed once (at discovery) and sniffed once (raw_files): its id, type
+    and source reach every table, even for a 3 MiB DOCX refused in its worker, whose parts lie
+    past the first MiB (a sniff of a prefix would call it a zip)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(TEXT)
+    (folder / "paper.pdf").write_bytes(make_pdf(["QCY01 first page", "QCY02 second page"]))
+    (folder / "bundle.zip").write_bytes(make_zip({"inner.txt": TEXT.replace("QR7781", "QCY03")}))
+    (folder / "small.docx").write_bytes(minimal_docx("QCY04 small document"))
+    (folder / "big.docx").write_bytes(minimal_docx("QCY05 big", picture_bytes=3 << 20))
+    fed: list[bytearray] = []
+    monkeypatch.setattr(_RecordedSha256, "fed", fed)
+    monkeypatch.setattr(hashlib, "sha256", _RecordedSha256)
+    limits = ProcessingConfig(isolate=False, binary=BinaryConfig(max_bytes=2 << 20))
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
+    for batch_id in discover_pending(source, store, set(), time_budget_s=1e9).batch_ids:
+        run_batch(store, batch_id, CONFIG.model_copy(update={"processing": limits}))
+    monkeypatch.undo()
+
+    raw = {r["path"]: r for r in _rows(store, "SELECT * FROM current_raw_files")}
+    assert sorted(raw) == ["big.docx", "bundle.zip", "notes.txt", "paper.pdf", "small.docx"]
+    for path in raw:
+        data = (folder / path).read_bytes()
+        assert sum(1 for hashed in fed if hashed == data) == 1, path
+    assert raw["big.docx"]["media_type"] == DOCX
+    roots = _rows(
+        store, "SELECT * FROM current_normalised_artifacts WHERE len(derived_from) = 0"
+    )
+    assert sorted(r["path"] for r in roots) == sorted(raw)
+    for root in roots:
+        source_row = raw[root["path"]]
+        assert root["artifact_id"] == root["raw_sha256"] == source_row["sha256"], root["path"]
+        assert root["media_type"] == source_row["media_type"], root["path"]
+    big = next(r for r in roots if r["path"] == "big.docx")
+    assert (big["error_type"], big["kind"]) == ("LimitExceededError", "docx")
+    for view in ("normalised_artifacts", "chunks", "compressed_contexts",
+                 "agentic_extractions", "merged_extractions"):
+        rows = _rows(store, f"SELECT source_id, path, path_bytes FROM current_{view}")
+        assert rows and {r["source_id"] for r in rows} == {"docs"}, view
+        assert all(r["path_bytes"] == r["path"].encode() for r in rows), view

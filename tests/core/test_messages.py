@@ -17,7 +17,7 @@ from content_core.agents import (
 )
 from content_core.agents.messages import ImageURLPart, InputAudioPart, TextPart
 from tests.fixtures.corpus import CORPUS
-from tests.support.chat_server import ChatServer
+from tests.support.chat_server import ChatServer, Fault
 
 ALLOWED = {"text", "image_url", "input_audio"}
 
@@ -314,3 +314,60 @@ async def test_prepared_messages_go_straight_to_the_agent() -> None:
     sent = server.calls[0].body["messages"][0]["content"]
     assert [p["type"] for p in sent] == ["text", "text"]
     assert "harbour lanterns" in sent[1]["text"]
+
+
+class BrokenAgent:
+    """A user's own agent that fails every call, as a broken vision service would."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def run(self, prompt: str, **kwargs: object) -> object:
+        self.calls += 1
+        raise RuntimeError("vision service is down")
+
+
+async def test_a_failing_agent_is_logged_and_the_messages_are_still_prepared(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = AttachmentStore()
+    store.add("img", png(9, 4), filename="red.png")
+    agent = BrokenAgent()
+    # The audio agent is our OpenAI-compatible client against a server answering 500s.
+    with ChatServer() as server:
+        server.script(Fault(status=500), Fault(status=500))
+        transcriber = OpenAICompatibleAgent(
+            "whisperish", base_url=server.base_url, output_type=str, max_retries=1, backoff_s=0.01
+        )
+        out = await prepare_messages(
+            [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "what is this?"},
+                        file_part("__uploader://img"),
+                        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+                    ],
+                }
+            ],
+            ModelCapabilities(),
+            attachments=store,
+            vision_agent=agent,
+            audio_agent=transcriber,
+        )
+        await transcriber.aclose()
+    assert_model_ready(out)
+    text, image, audio = parts_of(out)
+    assert text == TextPart(text="what is this?")
+    assert isinstance(image, TextPart)
+    assert image.text.startswith("[image red.png: ")
+    assert "description failed (RuntimeError: vision service is down)" in image.text
+    assert "9x4 pixels" in image.text  # the plain summary the seed falls back to
+    assert isinstance(audio, TextPart)
+    assert "transcription failed (LLMUnavailableError" in audio.text
+    assert agent.calls == 1 and len(server.calls) == 2
+    failures = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("vision agent failed on image red.png" in m for m in failures)
+    assert any("audio agent failed" in m for m in failures)
+    # A failed description is not saved as the attachment's text: the next call tries again.
+    assert store.get_text("img") is None

@@ -331,3 +331,47 @@ def test_truncated_docx_is_a_corrupt_docx_row_not_a_zip(tmp_path: Path) -> None:
     assert (row.kind, row.media_type) == ("docx", inputs.DOCX)
     assert row.error_type == "CorruptFileError" and row.stage == "normalise"
     assert "not a readable zip package" in (row.error_message or "")
+
+
+def _large_docx(tmp_path: Path) -> FileInput:
+    """A 3 MiB DOCX whose parts and directory lie past its first MiB."""
+    from tests.fixtures.hostile import minimal_docx
+
+    return _write(tmp_path, "report.docx", minimal_docx("QCR01 body", picture_bytes=3 << 20))
+
+
+@pytest.mark.parametrize("carried", [True, False], ids=["from-raw-files", "bare-caller"])
+def test_a_large_docx_refused_in_its_worker_is_a_docx_row_not_a_zip(
+    tmp_path: Path, carried: bool
+) -> None:
+    """The row of a file no worker could process keeps the type raw_files sniffed from all of
+    its bytes (a bare caller's file is sniffed the same way), never a 1 MiB prefix's zip."""
+    item = _large_docx(tmp_path)
+    sha = hashlib.sha256(item.path.read_bytes()).hexdigest()
+    if carried:
+        item = item.model_copy(update={"sha256": sha, "media_type": inputs.DOCX})
+    config = ProcessingConfig(binary=BinaryConfig(max_bytes=1 << 20), isolate=False)
+    [[row]] = process_files([item], config, blob_store=BlobStore(tmp_path / "s"))
+    assert (row.error_type, row.stage) == ("LimitExceededError", "sniff")
+    assert (row.artifact_id, row.media_type, row.kind) == (sha, inputs.DOCX, "docx")
+
+
+@pytest.mark.parametrize("error_type", ["WorkerTimeoutError", "WorkerCrashedError"])
+def test_a_large_docx_whose_worker_died_is_a_docx_row(tmp_path: Path, error_type: str) -> None:
+    from content_core.processing import _worker_failure
+    from content_core.sandbox import TaskFailure
+
+    item = _large_docx(tmp_path)
+    row = _worker_failure(item, TaskFailure(error_type, "message"))
+    assert (row.media_type, row.kind, row.stage) == (inputs.DOCX, "docx", "worker")
+    assert row.artifact_id == hashlib.sha256(item.path.read_bytes()).hexdigest()
+
+
+def test_a_worker_that_times_out_reports_what_the_caller_knows(tmp_path: Path) -> None:
+    """A real timeout: the row takes the caller's id and type, without reading the file."""
+    heavy = _write(tmp_path, "heavy.heic", (CORPUS / "heic/example.heic").read_bytes())
+    known = heavy.model_copy(update={"sha256": "a" * 64, "media_type": "image/heic"})
+    config = ProcessingConfig(timeout_s=0.05, workers=1)
+    [[row]] = process_files([known], config, blob_store=BlobStore(tmp_path / "s"))
+    assert (row.error_type, row.stage) == ("WorkerTimeoutError", "worker")
+    assert (row.artifact_id, row.media_type, row.kind) == ("a" * 64, "image/heic", "image")

@@ -2,24 +2,69 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import shutil
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
+import pytest
 
-from content_core.store import CHUNKS, RAW_FILES, ContentStore, compact_store
+from content_core.store import (
+    CHUNKS,
+    PIPELINE_TABLES,
+    RAW_FILES,
+    ROW_MODELS,
+    SCHEMAS,
+    ChunkRow,
+    ContentStore,
+    RawFileRow,
+    compact_store,
+    rows_from_table,
+)
+from content_core.store.rows import columns_markdown
 
 
-def _raw_row(batch: str, path: str, seq: int, change: str = "added") -> dict[str, object]:
-    return {
-        "batch_id": batch,
-        "source_id": "src",
-        "path": path,
-        "batch_seq": seq,
-        "change": change,
-        "sha256": None if change == "deleted" else hashlib.sha256(path.encode()).hexdigest(),
-    }
+def _raw_row(batch: str, path: str, seq: int, change: str = "added") -> RawFileRow:
+    deleted = change == "deleted"
+    return RawFileRow(
+        batch_id=batch,
+        source_id="src",
+        path=path,
+        path_bytes=path.encode(),
+        batch_seq=seq,
+        change=change,
+        size_bytes=None if deleted else 1,
+        sha256=None if deleted else hashlib.sha256(path.encode()).hexdigest(),
+        media_type=None if deleted else "text/plain",
+        declared_type=None,
+        fetched_at=None,
+    )
+
+
+def _chunk_row(batch: str, path: str, content: str) -> ChunkRow:
+    return ChunkRow(
+        batch_id=batch,
+        source_id="src",
+        path=path,
+        path_bytes=path.encode(),
+        artifact_id="x",
+        chunk_id="c",
+        index=0,
+        total_chunks=1,
+        content=content,
+        source_start=0,
+        source_end=len(content),
+        token_count=1,
+        overlap_tokens=0,
+        page_start=None,
+        page_end=None,
+        breadcrumb=None,
+        chunker="text",
+        chunker_fingerprint="f",
+        metadata="{}",
+    )
 
 
 def test_views_exist_and_are_empty_before_any_batch(store: ContentStore) -> None:
@@ -43,9 +88,8 @@ def test_current_views_keep_latest_version_and_drop_deleted(store: ContentStore)
         "b2",
         [_raw_row("b2", "a.txt", 2, "modified"), _raw_row("b2", "b.txt", 2, "deleted")],
     )
-    chunk = {"source_id": "src", "artifact_id": "x", "chunk_id": "c", "content": "hi"}
-    store.write_rows(CHUNKS, "b1", [{**chunk, "batch_id": "b1", "path": "a.txt"}])
-    store.write_rows(CHUNKS, "b2", [{**chunk, "batch_id": "b2", "path": "a.txt"}])
+    store.write_rows(CHUNKS, "b1", [_chunk_row("b1", "a.txt", "hi")])
+    store.write_rows(CHUNKS, "b2", [_chunk_row("b2", "a.txt", "hi")])
     current = store.query("SELECT path, batch_id, change FROM current_raw_files").to_pylist()
     assert current == [{"path": "a.txt", "batch_id": "b2", "change": "modified"}]
     assert store.query("SELECT batch_id FROM current_chunks").to_pylist() == [{"batch_id": "b2"}]
@@ -117,3 +161,82 @@ def test_a_crash_after_writing_the_compacted_file_doubles_nothing(store: Content
     shutil.copy(packed, packed.with_name("part-99999999999999999999.parquet"))  # newer copy
     store.write_rows(RAW_FILES, "b2", [_raw_row("b2", "f2.txt", 2)])  # an undeleted fresh file
     assert store.query("SELECT count(*) AS n FROM raw_files").to_pylist() == [{"n": 3}]
+
+
+def test_a_row_with_a_missing_or_unknown_column_raises(store: ContentStore) -> None:
+    row = _raw_row("b1", "a.txt", 1)
+    fields = {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
+    with pytest.raises(TypeError, match="media_type"):  # forgotten: never a silent null
+        RawFileRow(**{k: v for k, v in fields.items() if k != "media_type"})
+    with pytest.raises(TypeError, match="mime_type"):  # not a column: never silently dropped
+        RawFileRow(**fields, mime_type="text/plain")
+    with pytest.raises(TypeError, match="RawFileRow"):  # a dict, or another table's row
+        store.write_rows(RAW_FILES, "b1", [fields])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="ChunkRow"):
+        store.write_rows(CHUNKS, "b1", [row])
+    assert not store.table_path(RAW_FILES, "b1").exists()
+
+
+def test_every_schema_is_its_row_models_fields() -> None:
+    for table, model in ROW_MODELS.items():
+        fields = [f.name for f in dataclasses.fields(model)]
+        assert SCHEMAS[table].names == fields, table
+        assert fields[:4] == ["batch_id", "source_id", "path", "path_bytes"], table
+
+
+def test_views_have_exactly_the_models_columns(store: ContentStore) -> None:
+    """No view adds a column (DuckDB reads `batch=<id>` folders as a Hive `batch` column
+    unless told not to), before and after compaction."""
+
+    def columns(view: str) -> list[str]:
+        return [r["column_name"] for r in store.query(f"DESCRIBE {view}").to_pylist()]
+
+    store.ensure_layout()
+    for table, model in ROW_MODELS.items():
+        expected = sorted(f.name for f in dataclasses.fields(model))
+        assert sorted(columns(table)) == expected, table
+        if table != "batches":
+            assert sorted(columns(f"current_{table}")) == expected, table
+    for seq in (1, 2):
+        store.write_rows(RAW_FILES, f"b{seq}", [_raw_row(f"b{seq}", "a.txt", seq)])
+    compact_store(store)
+    assert columns(RAW_FILES) == SCHEMAS[RAW_FILES].names
+
+
+def test_readme_lists_every_tables_columns() -> None:
+    """The README's table of views is the text the row models generate (to update it, paste
+    `columns_markdown(list(ROW_MODELS.values()))` in its place)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert columns_markdown(list(ROW_MODELS.values())) in readme
+    current = ", ".join(f"`current_{table}`" for table in PIPELINE_TABLES)
+    assert f"\n| {current} | as above, latest version of each live file |" in readme
+
+
+def test_rows_written_with_the_old_mime_type_column_read_as_media_type(
+    store: ContentStore,
+) -> None:
+    store.write_rows(RAW_FILES, "b1", [_raw_row("b1", "a.txt", 1)])
+    path = store.table_path(RAW_FILES, "b1")
+    pq.write_table(pq.read_table(path).rename_columns(
+        ["mime_type" if n == "media_type" else n for n in SCHEMAS[RAW_FILES].names]
+    ), path)
+    assert store.read_rows(RAW_FILES, "b1").column("media_type").to_pylist() == ["text/plain"]
+
+
+def test_rows_read_back_are_the_rows_written(store: ContentStore) -> None:
+    row = _chunk_row("b1", "a.txt", "hi")
+    store.write_rows(CHUNKS, "b1", [row])
+    assert rows_from_table(ChunkRow, store.read_rows(CHUNKS, "b1")) == [row]
+
+
+def test_an_older_stores_views_gain_the_current_columns(store: ContentStore) -> None:
+    """A store whose empty files predate a column (here raw_files.media_type) gets them
+    rewritten, so a query naming every current column works over its old batches too."""
+    store.ensure_layout()
+    store.write_rows(RAW_FILES, "b1", [_raw_row("b1", "a.txt", 1)])
+    for path in (store.root / "tables" / RAW_FILES).rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["media_type"]), path)
+    reopened = ContentStore(store.root)
+    columns = ", ".join(SCHEMAS[RAW_FILES].names)
+    rows = reopened.query(f"SELECT {columns} FROM raw_files").to_pylist()
+    assert [(r["path"], r["media_type"]) for r in rows] == [("a.txt", None)]

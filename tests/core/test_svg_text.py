@@ -10,6 +10,7 @@ from pathlib import Path
 
 from content_core.extract import extract_text
 from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.store import NormalisedArtifactRow
 from content_core.store.blobs import BlobStore
 from content_core.store.tables import NORMALISED_ARTIFACTS, rows_to_table
 from tests.fixtures.corpus import CORPUS, manifest_rows
@@ -109,10 +110,13 @@ def test_corpus_svgs_give_their_text(tmp_path: Path) -> None:
 
 
 def test_notes_reach_the_normalised_artifacts_table() -> None:
-    rows = [
-        {"batch_id": "b", "source_id": "s", "path": "p", "artifact_id": "a",
-         "notes": ("ImageConversionError: not rendered",)},
-        {"batch_id": "b", "source_id": "s", "path": "q", "artifact_id": "b", "notes": ()},
-    ]
+    def row(path: str, notes: tuple[str, ...]) -> NormalisedArtifactRow:
+        return NormalisedArtifactRow(
+            batch_id="b", source_id="s", path=path, path_bytes=path.encode(), artifact_id=path,
+            derived_from=(), kind="image", media_type=SVG, filename=path, page_count=None,
+            text="t", pages=(), text_status="ok", notes=notes, raw_sha256=path, fingerprint="f",
+        )
+
+    rows = [row("p", ("ImageConversionError: not rendered",)), row("q", ())]
     table = rows_to_table(NORMALISED_ARTIFACTS, rows)
     assert table.column("notes").to_pylist() == [["ImageConversionError: not rendered"], []]

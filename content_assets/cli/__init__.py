@@ -1,0 +1,95 @@
+"""content-pipeline: ingest a folder through the Dagster instance, query the store, show the
+state of its batches and retry the failed ones.
+
+Only the chosen subcommand's module is imported: `query` loads neither Dagster nor pyarrow.
+"""
+
+import argparse
+import io
+import sys
+from pathlib import Path
+
+from content_assets.cli.query import FORMATS, query_command, store_dir
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="content-pipeline", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    store_help = "the content store (default: $CONTENT_STORE_DIR, else ./content_store)"
+
+    ingest = commands.add_parser("ingest", help="ingest a folder (each folder is a source)")
+    ingest.add_argument("path", type=Path)
+    ingest.add_argument("--source-id", default=None, help="default: derived from the path")
+    ingest.add_argument("--max-batch-files", type=int, default=2000)
+
+    query = commands.add_parser("query", help="run SQL against the store's views")
+    query.add_argument("sql")
+    query.add_argument("--format", "-f", choices=FORMATS, default="table")
+    query.add_argument(
+        "--output", "-o", type=Path, default=None, help="write to FILE (.parquet, .csv, .json)"
+    )
+    query.add_argument(
+        "--full",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="every value whole in a table (default: yes unless stdout is a terminal)",
+    )
+
+    commands.add_parser("status", help="batches per source, files and rows, last sensor tick")
+
+    retry = commands.add_parser("retry", help="run the failed batches again")
+    retry.add_argument("batch_ids", nargs="*", help="default: every failed batch")
+
+    for command in (ingest, query, commands.choices["status"], retry):
+        command.add_argument("--store", type=Path, default=None, help=store_help)
+    for command in (ingest, retry):
+        command.add_argument(
+            "-v", "--verbose", action="store_true", help="show Dagster's debug log"
+        )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `content-pipeline` command; returns its exit code."""
+    # Paths are printed in their text form (valid UTF-8); a terminal in a narrower encoding
+    # gets escapes for what it cannot show instead of a crash.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    args = _parser().parse_args(argv)
+    if args.command == "query":
+        return query_command(args.sql, args.store, args.format, args.output, args.full)
+    import pydantic
+
+    try:
+        return _orchestrated(args)
+    except pydantic.ValidationError as exc:
+        # A CONTENT_* variable a resource refuses: the definitions are built from the
+        # environment when they are imported, before any work starts.
+        print(f"error: invalid setting: {exc}", file=sys.stderr)
+        return 2
+
+
+def _orchestrated(args: argparse.Namespace) -> int:
+    """The subcommands that go through the Dagster instance (they import Dagster)."""
+    if args.command == "ingest":
+        from content_assets.cli.ingest import ingest
+
+        return ingest(
+            args.path.resolve(),
+            args.source_id,
+            args.max_batch_files,
+            store_dir(args.store),
+            args.verbose,
+        )
+    from content_assets.cli import batches
+
+    if args.command == "status":
+        return batches.status_command(args.store)
+    return batches.retry_command(args.store, args.batch_ids, args.verbose)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

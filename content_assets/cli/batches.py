@@ -1,0 +1,216 @@
+"""`content-pipeline status` and `retry`: the state of every batch, read from the store (its
+manifests, finished markers and worker-failure rows) and the Dagster instance's runs."""
+
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import dagster as dg
+from dagster._core.definitions.run_request import InstigatorType
+
+from content_assets.cli.progress import IngestView
+from content_assets.cli.query import StoreNotFoundError, existing_store
+from content_assets.cli.runs import (
+    STAGES,
+    batch_job,
+    current_rows,
+    dagster_home,
+    run_batches,
+    run_failure,
+)
+from content_assets.jobs import ingest_batch_job
+from content_assets.sensors import source_folder_sensor
+from content_assets.triggers import PARTITION_TAG, fail_dead_runs
+from content_core.store import NORMALISED_ARTIFACTS, ContentStore
+
+State = Literal["pending", "running", "failed", "done"]
+STATES: tuple[State, ...] = ("pending", "running", "failed", "done")
+# Rows a worker wrote when processing did not finish (crash, time or memory limit): the batch
+# has run, but those files need another run.
+_WORKER_STAGE = "worker"
+_FAILED_RUN = {dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
+_ACTIVE_RUN = {
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BatchState:
+    """Where one batch stands, and why when it failed."""
+
+    batch_id: str
+    source_id: str
+    state: State
+    reason: str | None
+    files: int
+
+
+def _worker_rows(store: ContentStore) -> dict[str, Counter[str]]:
+    """Per batch, the error types of rows whose processing did not finish."""
+    rows = store.query(
+        f"SELECT batch_id, error_type, count(*) AS n FROM {NORMALISED_ARTIFACTS} "
+        "WHERE stage = ? GROUP BY ALL",
+        [_WORKER_STAGE],
+    ).to_pylist()
+    found: dict[str, Counter[str]] = {}
+    for row in rows:
+        found.setdefault(row["batch_id"], Counter())[row["error_type"]] += row["n"]
+    return found
+
+
+def batch_states(instance: dg.DagsterInstance, store: ContentStore) -> list[BatchState]:
+    """Every batch of the store, oldest first, with its state.
+
+    failed: its latest run failed or was canceled, or it finished with rows a worker left
+    unfinished (`WorkerCrashedError`, `WorkerTimeoutError`, ...); running: a run is under way
+    (a run whose worker process died is marked failed first); done: every stage ran; pending:
+    discovered, no run yet.
+    """
+    batch_ids = store.list_batches()
+    latest: dict[str, dg.DagsterRun] = {}
+    if batch_ids:
+        records = instance.get_run_records(
+            filters=dg.RunsFilter(job_name=ingest_batch_job.name, tags={PARTITION_TAG: batch_ids})
+        )
+        for record in sorted(records, key=lambda r: r.create_timestamp):
+            latest[record.dagster_run.tags.get(PARTITION_TAG, "")] = record.dagster_run
+    unfinished = _worker_rows(store) if batch_ids else {}
+    sources = {
+        row["batch_id"]: (row["source_id"], row["n"])
+        for row in store.query(
+            "SELECT batch_id, any_value(source_id) AS source_id, count(*) AS n "
+            "FROM batches GROUP BY batch_id"
+        ).to_pylist()
+    }
+    states = []
+    for batch_id in batch_ids:
+        source_id, files = sources.get(batch_id, ("?", 0))
+        run = latest.get(batch_id)
+        if run is not None and run.status in _ACTIVE_RUN and fail_dead_runs(instance, run):
+            run = instance.get_run_by_id(run.run_id) or run
+        state: State
+        reason = None
+        if run is not None and run.status in _ACTIVE_RUN:
+            state = "running"
+        elif run is not None and run.status in _FAILED_RUN:
+            state, reason = "failed", run_failure(instance, run)
+        elif store.is_finished(batch_id) and batch_id in unfinished:
+            counts = unfinished[batch_id]
+            state = "failed"
+            reason = "unfinished rows: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+        elif store.is_finished(batch_id):
+            state = "done"
+        else:
+            state = "pending"
+        states.append(BatchState(batch_id, source_id, state, reason, files))
+    return states
+
+
+def _last_tick(instance: dg.DagsterInstance) -> str:
+    for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR):
+        if state.instigator_name != source_folder_sensor.name:
+            continue
+        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
+        if ticks:
+            tick = ticks[0]
+            when = datetime.fromtimestamp(tick.timestamp, UTC).isoformat(timespec="seconds")
+            note = f": {tick.skip_reason}" if tick.skip_reason else ""
+            return f"{when} {tick.status.value.lower()}{note}"
+    return "never (the sensor runs under `make dev` (dg dev) or the daemon)"
+
+
+def _size(root: Path) -> int:
+    total = 0
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except FileNotFoundError:  # replaced or compacted away while we walked
+                continue
+    return total
+
+
+def _human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TB"
+
+
+def _open(store_arg: Path | None) -> ContentStore | None:
+    try:
+        return ContentStore(existing_store(store_arg))
+    except StoreNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def status_command(store_arg: Path | None) -> int:
+    """Print batches per source (by state, failed ones with their reason), files and rows per
+    source, the sensor's last tick and the store's size."""
+    store = _open(store_arg)
+    if store is None:
+        return 2
+    dagster_home()
+    with dg.DagsterInstance.get() as instance:
+        states = batch_states(instance, store)
+        tick = _last_tick(instance)
+    print(f"store:       {store.root}  ({_human(_size(store.root))})")
+    print(f"last tick:   {tick}")
+    for source_id in sorted({s.source_id for s in states}):
+        mine = [s for s in states if s.source_id == source_id]
+        counts = Counter(s.state for s in mine)
+        rows = current_rows(store, source_id)
+        print()
+        print(f"source {source_id}")
+        print("  batches:   " + ", ".join(f"{counts[state]} {state}" for state in STATES))
+        print(f"  files:     {rows.get('raw_files', 0)} current")
+        print("  rows:      " + ", ".join(f"{stage} {rows.get(stage, 0)}" for stage in STAGES))
+        for state in mine:
+            if state.state == "failed":
+                print(f"  failed     {state.batch_id}: {state.reason}")
+            elif state.state in ("pending", "running"):
+                print(f"  {state.state:<10} {state.batch_id} ({state.files} files)")
+    if not states:
+        print("no batches yet")
+    return 0
+
+
+def retry_command(store_arg: Path | None, batch_ids: list[str], verbose: bool) -> int:
+    """Run the given batches again (default: every failed one); their rows are replaced."""
+    store = _open(store_arg)
+    if store is None:
+        return 2
+    dagster_home()
+    environ = {**os.environ, "CONTENT_STORE_DIR": str(store.root)}
+    job = batch_job(environ)
+    with dg.DagsterInstance.get() as instance:
+        states = {s.batch_id: s for s in batch_states(instance, store)}
+        unknown = [b for b in batch_ids if b not in states]
+        if unknown:
+            print(f"error: no batch {', '.join(unknown)} in {store.root}", file=sys.stderr)
+            return 2
+        chosen = batch_ids or [b for b, s in states.items() if s.state == "failed"]
+        if not chosen:
+            print("no failed batch to retry")
+            return 0
+        for batch_id in chosen:
+            print(f"retry {batch_id}: {states[batch_id].reason or states[batch_id].state}")
+        files = sum(states[b].files for b in chosen)
+        view = IngestView(STAGES, files)
+        try:
+            outcomes = run_batches(instance, job, store, chosen, view, verbose=verbose)
+        finally:
+            view.close()
+    view.summary(current_rows(store, None))
+    return 1 if any(not o.success for o in outcomes) else 0

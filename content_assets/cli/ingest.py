@@ -1,0 +1,82 @@
+"""`content-pipeline ingest`: discover a folder, then materialise every pending batch through
+the Dagster instance, with progress and a summary."""
+
+import os
+import sys
+from pathlib import Path
+
+import dagster as dg
+
+from content_assets.cli.progress import IngestView
+from content_assets.cli.query import render
+from content_assets.cli.runs import STAGES, batch_job, current_rows, dagster_home, run_batches
+from content_assets.partitions import INGEST_BATCHES
+from content_core.ingest import discover_pending
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, os_path_text
+from content_core.store import ContentStore
+
+
+def sample_query(source_id: str) -> str:
+    """The query printed after an ingest: the first artifacts of that source only."""
+    literal = "'" + source_id.replace("'", "''") + "'"
+    return (
+        "SELECT source_id, path, filename, kind, page_count, length(text) AS chars, error_type "
+        f"FROM current_normalised_artifacts WHERE source_id = {literal} "
+        "ORDER BY path, filename LIMIT 12"
+    )
+
+
+def ingest(
+    folder: Path, source_id: str | None, max_batch_files: int, store_dir: Path, verbose: bool
+) -> int:
+    """Discover `folder`, then materialise every pending batch through the Dagster instance."""
+    if not folder.is_dir():
+        print(f"error: {os_path_text(folder)} is not a folder", file=sys.stderr)
+        return 2
+    home = dagster_home()
+    environ = {**os.environ, "CONTENT_STORE_DIR": str(store_dir), "CONTENT_SOURCE_DIR": str(folder)}
+    job = batch_job(environ)
+    store = ContentStore(store_dir)
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
+    print(f"source {source.source_id}: {os_path_text(source.root)}", flush=True)
+    with dg.DagsterInstance.get() as instance:
+        found = discover_pending(
+            source,
+            store,
+            set(instance.get_dynamic_partitions(INGEST_BATCHES)),
+            max_batch_files=max_batch_files,
+            time_budget_s=float("inf"),
+        )
+        print(f"scanned {found.scanned} files; {len(found.batch_ids)} batch(es) to run", flush=True)
+        if found.new_batch_ids:
+            instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))
+        files = sum(store.read_manifest(b).num_rows for b in found.batch_ids)
+        view = IngestView(STAGES, files)
+        try:
+            outcomes = run_batches(
+                instance, job, store, list(found.batch_ids), view, verbose=verbose
+            )
+        finally:
+            view.close()
+    store.ensure_layout()
+    if outcomes:
+        view.summary(current_rows(store, source.source_id))
+    print_locations(store, home)
+    sql = sample_query(source.source_id)
+    print(f'sample:   content-pipeline query "{sql}"')
+    connection = store.connect()
+    try:
+        print(render(connection.sql(sql), "table", full=not sys.stdout.isatty()), end="")
+    finally:
+        connection.close()
+    return 1 if any(not o.success for o in outcomes) else 0
+
+
+def print_locations(store: ContentStore, home: Path) -> None:
+    """Where the store, its catalog and the Dagster instance are."""
+    print()
+    home_text = os_path_text(home.resolve())
+    print(f"store:    {os_path_text(store.root)}")
+    catalog = os_path_text(store.catalog_path)
+    print(f"catalog:  {catalog}  (open it with the DuckDB CLI, or query below)")
+    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dg dev -m content_assets.definitions)")

@@ -1,0 +1,199 @@
+"""`content-pipeline query`: SQL on the store's catalog, opened read-only, printed as a table,
+CSV, JSON, JSON lines or Markdown, or written to a Parquet, CSV or JSON file.
+
+This path answers interactively, so it imports neither Dagster nor pyarrow (see
+`bench/bench_query.py`): DuckDB alone renders and converts the values.
+"""
+
+import csv
+import io
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
+from pathlib import Path
+from typing import TextIO
+
+import duckdb
+
+from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+
+FORMATS = ("table", "csv", "json", "jsonl", "markdown")
+# --output: the file's suffix picks its format.
+OUTPUT_SUFFIXES = (".parquet", ".csv", ".json")
+# A compaction deleting superseded files as a query starts makes it fail once ("Cannot open
+# file"); the query is run again, as ContentStore.query does.
+_ATTEMPTS = 3
+_ROW_ALIAS = "_content_pipeline_row"
+# DuckDB's table renderer without its terminal limits: every row, column and character.
+_UNLIMITED = 2**31 - 1
+
+
+class StoreNotFoundError(Exception):
+    """No content store where the command looks (raised before anything is created)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(
+            f"no content store at {root}; run `content-pipeline ingest` first "
+            "or set CONTENT_STORE_DIR"
+        )
+
+
+def store_dir(given: Path | None) -> Path:
+    """The store the command works on: `--store`, else CONTENT_STORE_DIR, else ./content_store."""
+    chosen = given or Path(os.environ.get("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR)
+    return chosen.expanduser().resolve()
+
+
+def existing_store(given: Path | None) -> Path:
+    """The store's root, which must hold a catalog.
+
+    Raises:
+        StoreNotFoundError: no catalog there (nothing is created).
+    """
+    root = store_dir(given)
+    if not (root / CATALOG_FILE).is_file():
+        raise StoreNotFoundError(root)
+    return root
+
+
+@contextmanager
+def open_catalog(root: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to the store's catalog.
+
+    DuckDB refuses a read-only open while another process holds the file read-write (the DuckDB
+    CLI, say); the same views are then built in memory instead, which locks nothing.
+    """
+    try:
+        connection = duckdb.connect(str(root / CATALOG_FILE), read_only=True)
+    except duckdb.IOException:
+        from content_core.store.catalog import connect_views  # imports pyarrow: only here
+
+        connection = connect_views(root)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _table(relation: duckdb.DuckDBPyRelation, full: bool) -> str:
+    buffer = io.StringIO()
+    # DuckDB prints the rendered table through Python's sys.stdout.
+    with redirect_stdout(buffer):
+        if full:
+            relation.show(max_width=_UNLIMITED, max_rows=_UNLIMITED, max_col_width=_UNLIMITED)
+        else:
+            relation.show()
+    return buffer.getvalue()
+
+
+def _json_rows(relation: duckdb.DuckDBPyRelation) -> list[str]:
+    """Each row as DuckDB's own JSON object (the types as `COPY ... (FORMAT json)` writes them)."""
+    rows = relation.set_alias(_ROW_ALIAS).select(f"to_json({_ROW_ALIAS})").fetchall()
+    return [row[0] for row in rows]
+
+
+def _text_rows(relation: duckdb.DuckDBPyRelation) -> list[tuple[str | None, ...]]:
+    """Each value as DuckDB's text form (a BLOB as `\\xNN` escapes, a list as `[a, b]`)."""
+    if not relation.columns:
+        return []
+    return relation.select("CAST(COLUMNS(*) AS VARCHAR)").fetchall()
+
+
+def _markdown_cell(value: str | None) -> str:
+    # A pipe would end the cell and a line break the row; a backslash escapes in Markdown.
+    if value is None:
+        return ""
+    text = value.replace("\\", "\\\\").replace("|", "\\|")
+    return text.replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
+
+
+def render(relation: duckdb.DuckDBPyRelation, fmt: str, *, full: bool = True) -> str:
+    """The result of `relation` in `fmt` (one of FORMATS); `full` keeps every value whole in a
+    table (otherwise DuckDB fits it to the terminal)."""
+    if fmt == "table":
+        return _table(relation, full)
+    if fmt == "json":
+        rows = _json_rows(relation)
+        return "[\n" + ",\n".join(rows) + "\n]\n" if rows else "[]\n"
+    if fmt == "jsonl":
+        return "".join(row + "\n" for row in _json_rows(relation))
+    values = _text_rows(relation)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(relation.columns)
+        writer.writerows(values)
+        return buffer.getvalue()
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(map(_markdown_cell, relation.columns)) + " |"]
+        lines.append("|" + "---|" * len(relation.columns))
+        lines += ["| " + " | ".join(map(_markdown_cell, row)) + " |" for row in values]
+        return "\n".join(lines) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+
+
+def write_output(relation: duckdb.DuckDBPyRelation, path: Path) -> None:
+    """Write the result to `path`, in the format its suffix names (one of OUTPUT_SUFFIXES):
+    Parquet and CSV by DuckDB's writers, JSON as one array of DuckDB's JSON objects."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        relation.to_parquet(str(path))
+    elif suffix == ".csv":
+        relation.to_csv(str(path), header=True)
+    elif suffix == ".json":
+        path.write_text(render(relation, "json"), encoding="utf-8")
+    else:
+        raise ValueError(f"--output {path.name}: the suffix must be one of {OUTPUT_SUFFIXES}")
+
+
+def run_query(
+    root: Path, sql: str, fmt: str, *, full: bool, output: Path | None, out: TextIO
+) -> None:
+    """Run `sql` on the catalog at `root`; print the result to `out` or write it to `output`.
+
+    Raises:
+        duckdb.Error: the query failed (a user's error, shown as such by the CLI).
+    """
+    attempt = 1
+    while True:
+        try:
+            with open_catalog(root) as connection:
+                relation = connection.sql(sql)
+                if relation is None:  # a statement with no result
+                    return
+                if output is not None:
+                    write_output(relation, output)
+                else:
+                    out.write(render(relation, fmt, full=full))
+                return
+        except duckdb.IOException:
+            if attempt >= _ATTEMPTS:
+                raise
+        attempt += 1
+        time.sleep(0.05 * attempt)
+
+
+def query_command(
+    sql: str, store: Path | None, fmt: str, output: Path | None, full: bool | None
+) -> int:
+    """The `query` subcommand; returns the exit code (1: bad query, 2: no store)."""
+    try:
+        root = existing_store(store)
+    except StoreNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if output is not None and output.suffix.lower() not in OUTPUT_SUFFIXES:
+        print(f"error: --output must end in one of {', '.join(OUTPUT_SUFFIXES)}", file=sys.stderr)
+        return 2
+    if full is None:
+        full = not sys.stdout.isatty()  # a pipe or a file gets every value whole
+    try:
+        run_query(root, sql, fmt, full=full, output=output, out=sys.stdout)
+    except duckdb.Error as exc:  # a bad query is the user's to read, not a crash
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if output is not None:
+        print(f"wrote {output}", file=sys.stderr)
+    return 0

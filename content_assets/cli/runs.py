@@ -1,0 +1,176 @@
+"""Running batches through the Dagster instance for `ingest` and `retry`: the job in this
+process, its stage events turned into progress, Dagster's console log quiet unless asked."""
+
+import os
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+
+from content_assets.assets import ALL_ASSETS
+from content_assets.cli.progress import IngestView
+from content_assets.definitions import build_definitions
+from content_assets.jobs import ingest_batch_job
+from content_assets.partitions import INGEST_BATCHES
+from content_assets.triggers import worker_tags
+from content_core.store import ContentStore
+
+STAGES = [asset.key.to_user_string() for asset in ALL_ASSETS]
+# How often the stage events of a running batch are read for the progress bars.
+_POLL_S = 0.25
+
+
+def dagster_home() -> Path:
+    """DAGSTER_HOME, else the project folder when it holds dagster.yaml, else ./.dagster_home."""
+    if os.environ.get("DAGSTER_HOME"):
+        return Path(os.environ["DAGSTER_HOME"])
+    home = Path.cwd() if (Path.cwd() / "dagster.yaml").is_file() else Path.cwd() / ".dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["DAGSTER_HOME"] = str(home.resolve())
+    return home
+
+
+def batch_job(environ: Mapping[str, str]) -> dg.JobDefinition:
+    """The ingest batch job, its resources configured from `environ`."""
+    return build_definitions(environ).resolve_job_def(ingest_batch_job.name)
+
+
+def log_config(verbose: bool) -> dict[str, object]:
+    """Run config of Dagster's console logger: every event with -v, else nothing (the CLI
+    prints each stage's counts, and a failed run's reason, itself)."""
+    level = "DEBUG" if verbose else "CRITICAL"
+    return {"loggers": {"console": {"config": {"log_level": level}}}}
+
+
+def run_failure(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
+    """Why `run` failed, on one line: the failed step and the innermost error's first line."""
+    head = f"run {run.run_id[:8]} {run.status.value.lower()}"
+    for kind in (dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.RUN_FAILURE):
+        for record in instance.all_logs(run.run_id, of_type=kind):
+            event = record.dagster_event
+            error = getattr(event.event_specific_data, "error", None) if event else None
+            while error is not None and error.cause is not None:
+                error = error.cause  # Dagster wraps the asset's exception
+            text = (error.message if error is not None else record.message) or ""
+            if text.strip():
+                step = f" in {record.step_key}" if record.step_key else ""
+                return f"{head}{step}: {text.strip().splitlines()[0]}"
+    return head
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOutcome:
+    """How one batch run ended."""
+
+    batch_id: str
+    run_id: str
+    success: bool
+    seconds: float
+
+
+class _StageEvents:
+    """Reads a run's materialisation events while it executes and reports each stage once."""
+
+    def __init__(self, instance: dg.DagsterInstance, run_id: str, files: int, view: IngestView):
+        self._instance, self._run_id, self._files, self._view = instance, run_id, files, view
+        self._cursor: str | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self) -> "_StageEvents":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=60)
+        self.read()  # whatever arrived after the last poll
+
+    def _poll(self) -> None:
+        while not self._stop.wait(_POLL_S):
+            self.read()
+
+    def read(self) -> None:
+        """Report the stages materialised since the last read."""
+        with self._lock:
+            connection = self._instance.get_records_for_run(
+                self._run_id,
+                cursor=self._cursor,
+                of_type=dg.DagsterEventType.ASSET_MATERIALIZATION,
+            )
+            self._cursor = connection.cursor
+            for record in connection.records:
+                materialization = record.asset_materialization
+                if materialization is None:
+                    continue
+                meta = materialization.metadata
+                rows = meta["dagster/row_count"].value if "dagster/row_count" in meta else 0
+                failures = meta["failures"].value if "failures" in meta else 0
+                self._view.stage_done(
+                    materialization.asset_key.to_user_string(),
+                    self._files,
+                    int(rows),  # type: ignore[arg-type]  # an int metadata value
+                    int(failures),  # type: ignore[arg-type]  # an int metadata value
+                )
+
+
+def run_batches(
+    instance: dg.DagsterInstance,
+    job: dg.JobDefinition,
+    store: ContentStore,
+    batch_ids: list[str],
+    view: IngestView,
+    *,
+    verbose: bool,
+) -> list[BatchOutcome]:
+    """Run the job for each batch in turn, in this process, reporting stages to `view`."""
+    known = set(instance.get_dynamic_partitions(INGEST_BATCHES))
+    missing = [b for b in batch_ids if b not in known]
+    if missing:  # a batch discovered under another instance (another DAGSTER_HOME)
+        instance.add_dynamic_partitions(INGEST_BATCHES, missing)
+    outcomes = []
+    for number, batch_id in enumerate(batch_ids, start=1):
+        changes = store.read_manifest(batch_id).column("change").to_pylist()
+        summary = ", ".join(f"{changes.count(c)} {c}" for c in ("added", "modified", "deleted"))
+        view.line(f"[{number}/{len(batch_ids)}] batch {batch_id}: {summary}")
+        # Dagster's own run ids are random UUIDs; one is made here so the events can be read
+        # while the run executes.
+        run_id = str(uuid.uuid4())
+        started = time.monotonic()
+        with _StageEvents(instance, run_id, len(changes), view):
+            result = job.execute_in_process(
+                instance=instance,
+                partition_key=batch_id,
+                run_id=run_id,
+                run_config=log_config(verbose),
+                tags=worker_tags(),
+                raise_on_error=False,
+            )
+        outcome = BatchOutcome(batch_id, run_id, result.success, time.monotonic() - started)
+        if outcome.success:
+            view.line(f"    run {run_id[:8]} ok in {outcome.seconds:.1f}s")
+        else:
+            run = instance.get_run_by_id(run_id)
+            reason = run_failure(instance, run) if run else f"run {run_id[:8]} failed"
+            view.line(f"    FAILED in {outcome.seconds:.1f}s: {reason}")
+        if outcome.success:
+            view.report.batches_ok += 1
+        else:
+            view.report.batches_failed.append(batch_id)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def current_rows(store: ContentStore, source_id: str | None) -> dict[str, int]:
+    """Rows of each stage's current_* view (of one source when given)."""
+    where = "" if source_id is None else " WHERE source_id = ?"
+    sql = " UNION ALL ".join(
+        f"SELECT '{stage}' AS stage, count(*) AS n FROM current_{stage}{where}" for stage in STAGES
+    )
+    params = [] if source_id is None else [source_id] * len(STAGES)
+    return {row["stage"]: row["n"] for row in store.query(sql, params).to_pylist()}

@@ -1,0 +1,368 @@
+"""One frozen row model per table: the Arrow schema and the README's column list come from it.
+
+A writer builds these rows and nothing else, so a column it forgets or one the table does not
+have is a `TypeError` at the line that builds the row, never a silent null or a dropped value.
+The models are slotted dataclasses rather than pydantic models because a batch writes up to
+100k chunk rows; the types are checked when the rows become Arrow (`rows_to_table`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, ClassVar, NamedTuple, Union
+
+import pyarrow as pa
+
+__all__ = [
+    "AgenticExtractionRow",
+    "ArtifactRow",
+    "BatchRow",
+    "ChunkRow",
+    "Col",
+    "CompressedContextRow",
+    "MergedExtractionRow",
+    "NormalisedArtifactRow",
+    "PageRange",
+    "TABLE_ROWS",
+    "RawFileRow",
+    "TableRow",
+    "arrow_schema",
+    "columns_markdown",
+    "rows_from_table",
+]
+
+KEY_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
+
+
+@dataclass(frozen=True, slots=True)
+class Col:
+    """What a column's annotation alone does not say: its Arrow type when not the default one
+    for the Python type, whether Arrow may hold nulls, and its README description."""
+
+    doc: str = ""
+    arrow: pa.DataType | None = None
+    nullable: bool = True
+
+
+# Column types shared by many tables; a description is added with Annotated[Alias, Col(doc)].
+NotNull = Annotated[str, Col(nullable=False)]  # a key, or a value every row has
+Int32 = Annotated[int, Col(arrow=pa.int32())]
+OptInt32 = Annotated[int | None, Col(arrow=pa.int32())]
+LongText = Annotated[str, Col(arrow=pa.large_string())]
+OptLongText = Annotated[str | None, Col(arrow=pa.large_string())]
+
+
+class PageRange(NamedTuple):
+    """Where page `page` lies in an artifact's text: `text[start:end]`."""
+
+    page: int
+    start: int
+    end: int
+
+
+_PAGES = pa.list_(
+    pa.struct(
+        [
+            pa.field("page", pa.int32()),
+            pa.field("start", pa.int64()),
+            pa.field("end", pa.int64()),
+        ]
+    )
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableRow:
+    """The columns every table starts with: a file is keyed by `(source_id, path)`."""
+
+    TABLE: ClassVar[str] = ""
+    ONE_ROW_PER: ClassVar[str] = ""
+
+    batch_id: NotNull
+    source_id: NotNull
+    path: Annotated[NotNull, Col("text form of path_bytes (`escape_path`)")]
+    # Null only in rows written before the column existed (their path was valid UTF-8).
+    path_bytes: Annotated[bytes | None, Col("the exact bytes of the path")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArtifactRow(TableRow):
+    """The keys of a row about one artifact of a file: the file's keys, then `artifact_id`."""
+
+    artifact_id: NotNull
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchRow(TableRow):
+    """One row per file version in a discovery manifest; deletions have change='deleted'."""
+
+    TABLE: ClassVar[str] = "batches"
+    ONE_ROW_PER: ClassVar[str] = "file change in a discovery manifest"
+
+    batch_seq: Annotated[int, Col(nullable=False)]
+    source_root: str | None
+    change: NotNull
+    size_bytes: int | None
+    signature: Annotated[
+        str | None,
+        Col(
+            "the source's change signature of the version pinned; "
+            "a folder's is `mtime_ns:ctime_ns:inode`"
+        ),
+    ]
+    sha256: str | None
+    declared_type: str | None
+    discovered_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawFileRow(TableRow):
+    """One row per file version in a batch."""
+
+    TABLE: ClassVar[str] = "raw_files"
+    ONE_ROW_PER: ClassVar[str] = "file version in a batch"
+
+    batch_seq: Annotated[int, Col(nullable=False)]
+    change: Annotated[NotNull, Col("`added`/`modified`/`deleted`")]
+    size_bytes: int | None
+    sha256: str | None
+    media_type: Annotated[str | None, Col("sniffed from the bytes")]
+    declared_type: Annotated[str | None, Col("from the name")]
+    fetched_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NormalisedArtifactRow(ArtifactRow):
+    """One row per artifact of a raw file (itself, members, bodies, renditions) or failure."""
+
+    TABLE: ClassVar[str] = "normalised_artifacts"
+    ONE_ROW_PER: ClassVar[str] = (
+        "artifact (the file itself, archive members, email bodies and attachments, converted "
+        "images and renders)"
+    )
+
+    # Redeclared for its description; a dataclass keeps the field where the base put it.
+    artifact_id: Annotated[NotNull, Col("SHA-256 of its bytes")]
+    derived_from: Annotated[tuple[str, ...], Col("ancestor ids, raw file first")]
+    kind: str
+    media_type: Annotated[str, Col("sniffed from the bytes")]
+    filename: str
+    page_count: OptInt32
+    text: OptLongText
+    pages: Annotated[
+        tuple[PageRange, ...], Col("page, start, end offsets into text", arrow=_PAGES)
+    ]
+    text_status: str  # processing.TEXT_STATUSES
+    error_type: str | None = None
+    error_message: str | None = None
+    stage: str | None = None
+    notes: Annotated[
+        tuple[str, ...],
+        Col(
+            "facts that are not the row's error, e.g. an SVG drawing that could not be "
+            "rendered while its text was read"
+        ),
+    ] = ()
+    raw_sha256: Annotated[str, Col("the raw file's SHA-256, as in raw_files")]
+    fingerprint: Annotated[str, Col("configuration and code that made the row")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChunkRow(ArtifactRow):
+    """One row per chunk; a document that could not be chunked is one row with no content."""
+
+    TABLE: ClassVar[str] = "chunks"
+    ONE_ROW_PER: ClassVar[str] = "chunk of an artifact with text"
+
+    chunk_id: NotNull
+    index: OptInt32
+    total_chunks: OptInt32
+    content: OptLongText
+    source_start: int | None
+    source_end: Annotated[int | None, Col("offsets into the artifact text")]
+    token_count: Annotated[OptInt32, Col("exact cl100k")]
+    overlap_tokens: OptInt32
+    page_start: OptInt32
+    page_end: Annotated[OptInt32, Col("pages of its first and last character")]
+    breadcrumb: str | None
+    chunker: str
+    chunker_fingerprint: str
+    metadata: Annotated[str | None, Col("JSON")]
+    error_type: str | None = None
+    error_message: Annotated[
+        str | None,
+        Col("a document that could not be chunked: one row with its keys and no content"),
+    ] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompressedContextRow(ArtifactRow):
+    """One row per document: its text fitted to a token budget, or why it could not be."""
+
+    TABLE: ClassVar[str] = "compressed_contexts"
+    ONE_ROW_PER: ClassVar[str] = "artifact with text"
+
+    strategy: str
+    max_tokens: Int32
+    tokens_before: OptInt32
+    tokens_after: OptInt32
+    text: OptLongText
+    error_type: str | None = None
+    error_message: Annotated[
+        str | None, Col("a document that could not be compressed: no text")
+    ] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgenticExtractionRow(ArtifactRow):
+    """One row per chunk and extraction schema: the agent's validated output or its error."""
+
+    TABLE: ClassVar[str] = "agentic_extractions"
+    ONE_ROW_PER: ClassVar[str] = "chunk and schema"
+
+    chunk_id: NotNull
+    schema_name: str
+    model: str
+    cache_key: str
+    output_json: OptLongText
+    error_type: str | None = None
+    error_message: str | None = None
+    prompt_tokens: Int32
+    completion_tokens: Int32
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergedExtractionRow(ArtifactRow):
+    """One row per document and schema: its chunks' outputs merged."""
+
+    TABLE: ClassVar[str] = "merged_extractions"
+    ONE_ROW_PER: ClassVar[str] = "artifact and schema"
+
+    schema_name: str
+    model: str
+    strategy: str
+    output_json: LongText
+    chunk_count: Int32
+    error_count: Int32
+    provenance_json: LongText
+
+
+# Every table's row model, in pipeline order (manifests first).
+TABLE_ROWS: tuple[type[TableRow], ...] = (
+    BatchRow,
+    RawFileRow,
+    NormalisedArtifactRow,
+    ChunkRow,
+    CompressedContextRow,
+    AgenticExtractionRow,
+    MergedExtractionRow,
+)
+
+_SCALARS: dict[type, pa.DataType] = {
+    str: pa.string(),
+    int: pa.int64(),
+    float: pa.float64(),
+    bool: pa.bool_(),
+    bytes: pa.binary(),
+    datetime: pa.timestamp("us", tz="UTC"),
+}
+
+
+def _default_arrow(hint: object) -> pa.DataType:
+    """The Arrow type of a plain annotation: a scalar, `X | None` or `tuple[X, ...]`."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        (inner,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _default_arrow(inner)
+    if origin is tuple:
+        return pa.list_(_default_arrow(typing.get_args(hint)[0]))
+    if isinstance(hint, type) and hint in _SCALARS:
+        return _SCALARS[hint]
+    raise TypeError(f"no Arrow type for annotation {hint!r}; give one with Col(arrow=...)")
+
+
+def _columns(model: type[TableRow]) -> list[tuple[str, Col, object]]:
+    hints = typing.get_type_hints(model, include_extras=True)
+    found = []
+    for item in dataclasses.fields(model):
+        hint = hints[item.name]
+        col = Col()
+        if typing.get_origin(hint) is Annotated:
+            # A nested Annotated (an alias given a description) lists every Col: merge them.
+            hint, *extras = typing.get_args(hint)
+            for extra in extras:
+                if isinstance(extra, Col):
+                    col = Col(
+                        doc=extra.doc or col.doc,
+                        arrow=extra.arrow or col.arrow,
+                        nullable=col.nullable and extra.nullable,
+                    )
+        found.append((item.name, col, hint))
+    return found
+
+
+def arrow_schema(model: type[TableRow]) -> pa.Schema:
+    """The Arrow schema of `model`'s table: one field per model field, in order."""
+    return pa.schema(
+        [
+            pa.field(name, col.arrow or _default_arrow(hint), nullable=col.nullable)
+            for name, col, hint in _columns(model)
+        ]
+    )
+
+
+R = typing.TypeVar("R", bound=TableRow)
+
+
+def rows_from_table(model: type[R], data: pa.Table) -> list[R]:
+    """The rows of `data` (holding exactly `model`'s columns) as `model` instances.
+
+    Arrow gives lists and dicts back; tuple columns become tuples again, and struct items of a
+    named-tuple column (`pages`) named tuples.
+
+    Raises:
+        TypeError: `data` lacks a column of `model` or has one `model` does not.
+    """
+    converters: dict[str, typing.Callable[[typing.Any], object]] = {}
+    for name, _, hint in _columns(model):
+        if typing.get_origin(hint) is tuple:
+            converters[name] = _tuple_converter(typing.get_args(hint)[0])
+    # Any: column values as Arrow returns them, converted where the model wants a tuple.
+    values: list[dict[str, typing.Any]] = [
+        {k: converters[k](v) if k in converters else v for k, v in row.items()}
+        for row in data.to_pylist()
+    ]
+    return [model(**row) for row in values]
+
+
+def _tuple_converter(item: object) -> typing.Callable[[typing.Any], object]:
+    """Turn an Arrow list back into a tuple, its struct items into `item` if a named tuple."""
+    if isinstance(item, type) and issubclass(item, tuple) and hasattr(item, "_fields"):
+        record = item
+
+        def to_records(value: typing.Any) -> object:
+            return tuple(record(**x) for x in value or ())
+
+        return to_records
+    return lambda value: tuple(value or ())
+
+
+def columns_markdown(models: typing.Sequence[type[TableRow]]) -> str:
+    """The README's table of views: one line per table, its columns beyond the keys with their
+    descriptions (the README holds exactly this text; a test compares them)."""
+    lines = [
+        "| view | one row per | columns beyond " + ", ".join(KEY_COLUMNS) + " |",
+        "| --- | --- | --- |",
+    ]
+    for model in models:
+        cells = [
+            f"{name} ({col.doc})" if col.doc else name
+            for name, col, _ in _columns(model)
+            if name not in KEY_COLUMNS
+        ]
+        lines.append(f"| `{model.TABLE}` | {model.ONE_ROW_PER} | {', '.join(cells)} |")
+    return "\n".join(lines)

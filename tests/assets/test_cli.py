@@ -1,0 +1,319 @@
+"""The `content-pipeline` command as people and scripts use it, run as a real subprocess on a
+real ingest of two sources: query formats that parse back with full values, --output files
+DuckDB reads, the missing-store error, the query path's imports, quiet, verbose and terminal
+ingest output, the per-source sample, and status (retry: test_cli_batches.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from content_core.store import ContentStore
+from tests.conftest import SAMPLE_INBOX
+from tests.support.cli import LONG_TEXT, REPO, make_folder, run_cli, status_of
+
+# Ingests run several subprocesses of the real CLI; each may take a minute on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
+LONG_SQL = "SELECT path, text FROM current_normalised_artifacts WHERE path = 'long.txt'"
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """A store holding two sources, and what their ingests printed."""
+
+    root: Path
+    store: Path
+    home: Path
+    first: subprocess.CompletedProcess[str]
+    second: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory: pytest.TempPathFactory) -> Ingested:
+    root = tmp_path_factory.mktemp("cli")
+    store, home = root / "store", root / "home"
+    first = run_cli("ingest", str(make_folder(root, "alpha")), home=home, store=store)
+    assert first.returncode == 0, first.stdout + first.stderr
+    second = run_cli("ingest", str(make_folder(root, "beta")), home=home, store=store)
+    assert second.returncode == 0, second.stdout + second.stderr
+    return Ingested(root, store, home, first, second)
+
+
+def _query(ingested: Ingested, *args: str) -> subprocess.CompletedProcess[str]:
+    done = run_cli("query", *args, home=ingested.home, store=ingested.store)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def _source_ids(store: Path) -> list[str]:
+    rows = ContentStore(store).query("SELECT DISTINCT source_id FROM batches ORDER BY 1")
+    return [row["source_id"] for row in rows.to_pylist()]
+
+
+# -- query ------------------------------------------------------------------------------------
+
+
+def test_csv_parses_back_with_full_values(ingested: Ingested) -> None:
+    done = _query(ingested, LONG_SQL, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert len(rows) == len(_source_ids(ingested.store)) == 2
+    assert {row["text"].strip() for row in rows} == {LONG_TEXT}
+    # A multi-line value stays one CSV record.
+    notes = _query(
+        ingested,
+        "SELECT text FROM current_normalised_artifacts WHERE path = 'notes.md' LIMIT 1",
+        "-f",
+        "csv",
+    )
+    (record,) = list(csv.DictReader(io.StringIO(notes.stdout)))
+    assert "\n" in record["text"] and record["text"].startswith("# Pipeline notes")
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_json_and_json_lines_parse_back(ingested: Ingested, fmt: str) -> None:
+    sql = (
+        "SELECT source_id, path, path_bytes, page_count, derived_from, text "
+        "FROM current_normalised_artifacts ORDER BY source_id, path, filename"
+    )
+    done = _query(ingested, sql, "--format", fmt)
+    if fmt == "json":
+        rows = json.loads(done.stdout)
+    else:
+        rows = [json.loads(line) for line in done.stdout.splitlines()]
+    expected = ContentStore(ingested.store).query(sql).to_pylist()
+    assert len(rows) == len(expected) > 0
+    for got, want in zip(rows, expected, strict=True):
+        assert (got["source_id"], got["path"], got["page_count"], got["text"]) == (
+            want["source_id"],
+            want["path"],
+            want["page_count"],
+            want["text"],
+        )
+        assert got["derived_from"] == want["derived_from"]
+    assert sum(1 for row in rows if row["text"] and LONG_TEXT in row["text"]) == 2
+
+
+def test_markdown_and_table_keep_full_values_off_a_terminal(ingested: Ingested) -> None:
+    markdown = _query(ingested, LONG_SQL, "--format", "markdown").stdout.splitlines()
+    assert markdown[:2] == ["| path | text |", "|---|---|"]
+    escaped = LONG_TEXT.replace("|", "\\|")
+    assert len(markdown) == 4 and all(escaped in line for line in markdown[2:])
+    table = _query(ingested, "SELECT * FROM current_normalised_artifacts").stdout
+    assert table.count(LONG_TEXT) == 2  # no value cut ...
+    assert "shown)" not in table  # ... and no column or row dropped
+    header = next(line for line in table.splitlines() if "artifact_id" in line)
+    assert "error_message" in header and "fingerprint" in header
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".json"])
+def test_output_files_are_read_by_duckdb(ingested: Ingested, suffix: str) -> None:
+    target = ingested.root / f"out{suffix}"
+    done = _query(ingested, LONG_SQL, "--output", str(target))
+    assert done.stdout == "" and target.is_file()
+    rows = duckdb.sql(f"SELECT path, text FROM '{target}'").fetchall()
+    assert [(path, text.strip()) for path, text in rows] == [("long.txt", LONG_TEXT)] * 2
+
+
+def test_store_option_wins_over_the_environment(ingested: Ingested, tmp_path: Path) -> None:
+    done = run_cli(
+        "query",
+        "SELECT count(*) AS n FROM current_raw_files",
+        "-f",
+        "jsonl",
+        "--store",
+        str(ingested.store),
+        home=ingested.home,
+        store=tmp_path / "elsewhere",
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"n": 2 * (len(list(SAMPLE_INBOX.iterdir())) + 1)}
+
+
+@pytest.mark.parametrize("given", ["default", "environment", "option"])
+def test_missing_store_is_an_error_and_nothing_is_created(tmp_path: Path, given: str) -> None:
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    missing = tmp_path / "no-store"
+    options = ["--store", str(missing)] if given == "option" else []
+    done = run_cli(
+        "query",
+        "SELECT 1",
+        *options,
+        home=tmp_path / "home",
+        cwd=cwd,
+        store=missing if given == "environment" else None,
+    )
+    where = cwd / "content_store" if given == "default" else missing
+    assert done.returncode != 0
+    assert done.stderr.strip() == (
+        f"error: no content store at {where}; run `content-pipeline ingest` first "
+        "or set CONTENT_STORE_DIR"
+    )
+    assert list(cwd.iterdir()) == [] and not missing.exists()
+
+
+def test_query_answers_while_another_process_holds_the_catalog(ingested: Ingested) -> None:
+    """A read-only open is refused while the DuckDB CLI (say) holds the file read-write; the
+    query then runs on the same views built in memory."""
+    ready = ingested.root / "holder-ready"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import pathlib, sys, duckdb\n"
+            "connection = duckdb.connect(sys.argv[1])\n"
+            "pathlib.Path(sys.argv[2]).touch()\n"
+            "sys.stdin.read()\n",
+            str(ingested.store / "content.duckdb"),
+            str(ready),
+        ],
+        stdin=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120  # generous: the holder only starts DuckDB
+        while not ready.exists():
+            assert time.monotonic() < deadline and holder.poll() is None, "holder never ready"
+            time.sleep(0.05)
+        done = _query(ingested, "SELECT count(*) AS n FROM current_raw_files", "-f", "jsonl")
+        assert json.loads(done.stdout) == {"n": 2 * (len(list(SAMPLE_INBOX.iterdir())) + 1)}
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+def test_a_bad_query_is_an_error(ingested: Ingested) -> None:
+    done = run_cli("query", "SELEC 1", home=ingested.home, store=ingested.store)
+    assert done.returncode == 1 and "syntax error" in done.stderr and done.stdout == ""
+
+
+def test_the_query_path_imports_neither_dagster_nor_pyarrow(ingested: Ingested) -> None:
+    """What keeps a query interactive (bench/bench_query.py measures it)."""
+    argv = ["query", "SELECT count(*) FROM current_chunks", "--store", str(ingested.store)]
+    heavy = ("dagster", "pyarrow", "pandas", "content_core.ingest")
+    code = (
+        "import sys\n"
+        "from content_assets.cli import main\n"
+        f"code = main({argv!r})\n"
+        f"print(code, sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+
+
+# -- ingest output ----------------------------------------------------------------------------
+
+
+def test_quiet_ingest_has_no_debug_lines_and_no_bar_off_a_terminal(ingested: Ingested) -> None:
+    for done in (ingested.first, ingested.second):
+        output = done.stdout + done.stderr
+        assert "DEBUG" not in output and "dagster - " not in output
+        assert "\r" not in output and "\x1b" not in output  # no bar redraws, no colours
+        for stage in ("raw_files", "normalised_artifacts", "merged_extractions"):
+            assert f"    {stage:<22}" in done.stdout  # a plain line per stage ...
+        assert "rows written" in done.stdout  # ... and the summary table
+
+
+def test_the_sample_query_shows_only_the_ingested_source(ingested: Ingested) -> None:
+    alpha, beta = _source_ids(ingested.store)
+    sample = ingested.second.stdout.split("sample:", 1)[1]
+    assert "source_id" in sample and f"WHERE source_id = '{beta}'" in sample
+    assert beta in sample.split("\n", 1)[1] and alpha not in sample
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str], limit_s: float) -> str:
+    """Run the command with stdout and stderr on a pseudo-terminal; return all it wrote."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "content_assets.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=child,
+        stderr=child,
+    )
+    os.close(child)
+    chunks = []
+    deadline = time.monotonic() + limit_s
+    try:
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([main], [], [], 1.0)
+            if readable:
+                try:
+                    data = os.read(main, 65536)
+                except OSError:  # EIO: the command ended and closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif process.poll() is not None:
+                break
+        assert process.wait(timeout=max(1.0, deadline - time.monotonic())) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        os.close(main)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_ingest_on_a_terminal_shows_a_bar_per_stage(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path, "inbox")
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "CONTENT_STORE_DIR"},
+        "PYTHONPATH": str(REPO),
+        "DAGSTER_HOME": str(tmp_path / "home"),
+        "CONTENT_STORE_DIR": str(tmp_path / "store"),
+        "COLUMNS": "160",
+        "TERM": "xterm",
+    }
+    (tmp_path / "home").mkdir()
+    output = _on_a_terminal(["ingest", str(folder)], env, limit_s=600)
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)
+    files = len(list(folder.iterdir()))
+    for stage in ("raw_files", "normalised_artifacts", "merged_extractions"):
+        assert re.search(rf"{stage}\s.*{files}/{files} files .*files/s .*ETA", plain), stage
+    assert "\r" in output or "\x1b[" in output  # redrawn in place
+    assert "rows written" in plain and "DEBUG" not in plain
+
+
+def test_verbose_ingest_shows_dagster_debug_lines(tmp_path: Path) -> None:
+    folder = tmp_path / "one"
+    folder.mkdir()
+    (folder / "a.txt").write_text("A single note for the verbose ingest QCLI-V01.")
+    done = run_cli("ingest", "-v", str(folder), home=tmp_path / "home", store=tmp_path / "store")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "dagster - DEBUG" in done.stderr
+
+
+# -- status -------------------------------------------------------------------------
+
+
+def test_status_after_a_good_ingest(ingested: Ingested) -> None:
+    out = status_of(ingested.store, ingested.home)
+    assert "last tick:" in out and "store:" in out and " KB)" in out
+    files = len(list(SAMPLE_INBOX.iterdir())) + 1
+    for source_id in _source_ids(ingested.store):
+        section = out.split(f"source {source_id}\n", 1)[1].split("\n\n")[0]
+        assert "batches:   0 pending, 0 running, 0 failed, 1 done" in section
+        assert f"files:     {files} current" in section
+        assert "merged_extractions" in section and "failed " not in section

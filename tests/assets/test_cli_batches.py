@@ -1,0 +1,96 @@
+"""`content-pipeline status` and `retry` on real ingests: a failed run and a batch holding
+worker-crash rows show as failed with their reason, and a retry leaves the same rows as a clean
+run, none twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from content_core.ingest.normalise import _artifact_row
+from content_core.processing import FileInput, _worker_failure
+from content_core.sandbox import TaskFailure
+from content_core.store import NORMALISED_ARTIFACTS, PIPELINE_TABLES, ContentStore
+from content_core.store.rows import NormalisedArtifactRow, rows_from_table
+from tests.support.cli import make_folder, run_cli, status_of
+
+# Five ingests and retries of the real CLI; each may take a minute on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
+# Columns that differ between two ingests of the same files: write times, this copy's stat.
+_VOLATILE = {"fetched_at", "discovered_at", "source_root", "signature"}
+
+
+def _tables(store: Path) -> dict[str, list[str]]:
+    content = ContentStore(store)
+    return {
+        table: sorted(
+            repr(sorted((k, v) for k, v in row.items() if k not in _VOLATILE))
+            for row in content.query(f"SELECT * FROM {table}").to_pylist()
+        )
+        for table in ("batches", *PIPELINE_TABLES)
+    }
+
+
+def test_status_with_no_store_is_an_error(tmp_path: Path) -> None:
+    done = run_cli("status", home=tmp_path / "home", store=tmp_path / "none")
+    assert done.returncode != 0 and "no content store at" in done.stderr
+    assert not (tmp_path / "none").exists()
+
+
+def test_retry_of_failed_batches_gives_a_clean_runs_rows(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path, "inbox")
+    clean, store, home = tmp_path / "clean", tmp_path / "store", tmp_path / "home"
+    assert run_cli("ingest", str(folder), home=tmp_path / "clean-home", store=clean).returncode == 0
+
+    # A setting a resource refuses is an error before anything runs.
+    refused = run_cli("ingest", str(folder), home=home, store=store, CONTENT_CHUNKER="no-such")
+    assert refused.returncode == 2 and refused.stderr.startswith("error: invalid setting: ")
+    assert "Traceback" not in refused.stderr and not store.exists()
+
+    # A run that fails: an extraction schema that cannot be imported fails agentic_extractions
+    # (after its retry policy's two retries).
+    schema = "no_such_schema_module:Schema"
+    failed = run_cli("ingest", str(folder), home=home, store=store, CONTENT_AGENT_SCHEMA=schema)
+    assert failed.returncode == 1
+    assert "FAILED" in failed.stdout and "in agentic_extractions:" in failed.stdout
+    assert "Traceback" not in failed.stdout + failed.stderr  # the reason, not Dagster's log
+    status = status_of(store, home)
+    assert "0 pending, 0 running, 1 failed, 0 done" in status
+    assert "in agentic_extractions: ModuleNotFoundError" in status and "no_such_schema" in status
+
+    retried = run_cli("retry", home=home, store=store)
+    assert retried.returncode == 0, retried.stdout + retried.stderr
+    assert "0 pending, 0 running, 0 failed, 1 done" in status_of(store, home)
+    assert _tables(store) == _tables(clean)
+    nothing = run_cli("retry", home=home, store=store)
+    assert nothing.returncode == 0 and "no failed batch to retry" in nothing.stdout
+
+    # A batch holding a worker-crash row (as the worker pool writes it when a worker dies).
+    content = ContentStore(store)
+    (batch_id,) = content.list_batches()
+    rows = rows_from_table(
+        NormalisedArtifactRow, content.read_rows(NORMALISED_ARTIFACTS, batch_id)
+    )
+    keep = [row for row in rows if row.path != "plain.txt"]
+    victim = next(row for row in rows if row.path == "plain.txt")
+    crashed = _worker_failure(
+        FileInput(key="plain.txt", path=folder / "plain.txt", filename="plain.txt"),
+        TaskFailure("WorkerCrashedError", "the worker process died (SIGKILL)"),
+    )
+    raw = {
+        "batch_id": victim.batch_id,
+        "source_id": victim.source_id,
+        "path": victim.path,
+        "path_bytes": victim.path_bytes,
+        "sha256": victim.raw_sha256,
+    }
+    crash_row = _artifact_row(crashed, raw, victim.fingerprint)
+    content.write_rows(NORMALISED_ARTIFACTS, batch_id, [*keep, crash_row])
+    status = status_of(store, home)
+    assert "1 failed" in status and "1 WorkerCrashedError" in status
+
+    retried = run_cli("retry", batch_id, home=home, store=store)
+    assert retried.returncode == 0, retried.stdout + retried.stderr
+    assert "0 pending, 0 running, 0 failed, 1 done" in status_of(store, home)
+    assert _tables(store) == _tables(clean)  # replaced, not duplicated
