@@ -102,7 +102,7 @@ def main() -> None:
                 time_budget_s=TICK_BUDGET_S,
             )
             known |= set(found.new_batch_ids)
-            cursor = cursor_for(found, cursor)
+            cursor = cursor_for(found)
             ticks.append(found.elapsed_s)
             print(
                 f"  tick {len(ticks)}: {found.elapsed_s:.1f} s, {len(found.discovered)} "
@@ -134,14 +134,14 @@ def main() -> None:
             found = discover_pending(source, store, known, max_batch_files=args.max_batch_files)
             assert not found.discovered and not found.new_batch_ids
             quiet.append(found.elapsed_s)
-            cursor = cursor_for(found, cursor)
+            cursor = cursor_for(found)
         middle = _name(args.files // 2)
         target = folder / middle
         target.write_text(target.read_text() + "Amended.\n")
         changed = discover_pending(source, store, known, max_batch_files=args.max_batch_files)
         assert len(changed.discovered) == 1
         assert len(store.read_manifest(changed.discovered[0])) == 1
-        cursor = cursor_for(changed, cursor)
+        cursor = cursor_for(changed)
         for batch_id in changed.discovered:
             build_raw_files(store, batch_id)
             build_normalised_artifacts(store, batch_id, config.processing)

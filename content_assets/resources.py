@@ -1,5 +1,6 @@
 """Resources: thin adapters from launchpad/env configuration to content_core objects."""
 
+from abc import abstractmethod
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.ocr import OcrConfig
 from content_core.processing import ProcessingConfig
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.sources import EntrySource, LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 
 
@@ -27,22 +28,35 @@ class ContentStoreResource(dg.ConfigurableResource["ContentStoreResource"]):
         return ContentStore(Path(self.store_dir))
 
 
-class SourceFolderResource(dg.ConfigurableResource["SourceFolderResource"]):
-    """The folder the sensor and the schedule watch."""
+class SourceResource(dg.ConfigurableResource["SourceResource"]):
+    """The source the sensor and the schedule discover, and how much a tick takes from it.
 
-    folder: str = Field(
-        default="examples/inbox", description="Folder to ingest (CONTENT_SOURCE_DIR)."
-    )
+    A kind of source (a folder, later an object store) is a subclass with its own location
+    fields and a `get_source` that builds its `EntrySource`; bind it under `source_folder`.
+    """
+
     source_id: str | None = Field(
-        default=None, description="Source id; derived from the path when unset."
+        default=None, description="Source id; derived from the location when unset."
     )
-    include_hidden: bool = False
     max_batch_files: int = Field(default=2000, description="Most file changes in one batch.")
     settle_s: float = Field(
         default=2.0,
         description="Seconds a file must stay unchanged before it is ingested, so a file still "
         "being copied in waits for a later tick (CONTENT_SOURCE_SETTLE_S).",
     )
+
+    @abstractmethod
+    def get_source(self) -> EntrySource:
+        """The source to discover."""
+
+
+class SourceFolderResource(SourceResource):
+    """A folder on this machine as the source."""
+
+    folder: str = Field(
+        default="examples/inbox", description="Folder to ingest (CONTENT_SOURCE_DIR)."
+    )
+    include_hidden: bool = False
 
     def get_source(self) -> LocalFolderSource:
         """The local folder source."""

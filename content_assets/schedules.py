@@ -4,7 +4,7 @@ import dagster as dg
 
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
-from content_assets.resources import ContentStoreResource, SourceFolderResource
+from content_assets.resources import ContentStoreResource, SourceResource
 from content_assets.triggers import batch_run_requests, pending_batches
 
 
@@ -17,7 +17,7 @@ from content_assets.triggers import batch_run_requests, pending_batches
 def hourly_ingest_batch_job_schedule(
     context: dg.ScheduleEvaluationContext,
     store: ContentStoreResource,
-    source_folder: SourceFolderResource,
+    source_folder: SourceResource,
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """Schedules cannot return partition requests, so new partitions are added directly.
 

@@ -4,7 +4,7 @@ import dagster as dg
 
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES, ingest_batches
-from content_assets.resources import ContentStoreResource, SourceFolderResource
+from content_assets.resources import ContentStoreResource, SourceResource
 from content_assets.triggers import batch_run_requests, cursor_for, pending_batches
 
 
@@ -19,7 +19,7 @@ from content_assets.triggers import batch_run_requests, cursor_for, pending_batc
 def source_folder_sensor(
     context: dg.SensorEvaluationContext,
     store: ContentStoreResource,
-    source_folder: SourceFolderResource,
+    source_folder: SourceResource,
 ) -> dg.SensorResult:
     """Manifests first (in discovery), then partitions and runs, then the cursor.
 
@@ -29,7 +29,7 @@ def source_folder_sensor(
     found = pending_batches(
         list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source_folder
     )
-    cursor = cursor_for(found, context.cursor)
+    cursor = cursor_for(found)
     requests = batch_run_requests(context.instance, ingest_batch_job.name, found.batch_ids)
     partitions = (
         [ingest_batches.build_add_request(list(found.new_batch_ids))] if found.new_batch_ids else []

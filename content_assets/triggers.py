@@ -10,7 +10,7 @@ import socket
 import dagster as dg
 
 from content_assets.partitions import INGEST_BATCHES
-from content_assets.resources import ContentStoreResource, SourceFolderResource
+from content_assets.resources import ContentStoreResource, SourceResource
 from content_core.ingest import PendingBatches, discover_pending
 from content_core.sandbox import is_process_alive
 
@@ -39,10 +39,10 @@ _ACTIVE = {
 def pending_batches(
     instance_partitions: list[str],
     store: ContentStoreResource,
-    source_folder: SourceFolderResource,
+    source_folder: SourceResource,
     time_budget_s: float = TICK_BUDGET_S,
 ) -> PendingBatches:
-    """Discover the watched folder and list the batches that need a run."""
+    """Discover the watched source and list the batches that need a run."""
     return discover_pending(
         source_folder.get_source(),
         store.get_store(),
@@ -136,19 +136,10 @@ def batch_run_requests(
     return requests
 
 
-def cursor_for(found: PendingBatches, previous: str | None) -> str:
-    """A small JSON cursor: the newest batch seen and whether changes are left for next tick.
-
-    The state itself lives in the store, so the cursor stays tiny whatever the folder size.
-    """
-    last = json.loads(previous).get("last_batch") if previous else None
-    newest = found.batch_ids[-1] if found.batch_ids else last
-    if found.discovered:
-        newest = found.discovered[-1]
-    return json.dumps(
-        {"last_batch": newest, "has_more": found.has_more, "pending": len(found.batch_ids)},
-        sort_keys=True,
-    )
+def cursor_for(found: PendingBatches) -> str:
+    """A small JSON cursor: whether changes are left for the next tick, and how many batches
+    wait for a run (shown in the UI; no decision reads the cursor: the state is the store)."""
+    return json.dumps({"has_more": found.has_more, "pending": len(found.batch_ids)}, sort_keys=True)
 
 
 __all__ = [

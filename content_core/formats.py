@@ -72,6 +72,7 @@ BUILTIN_FORMAT_MODULES: tuple[str, ...] = (
     "content_core.extract.spreadsheetml",
     "content_core.extract.svg",
     "content_core.extract.rtf",
+    "content_core.extract.webvtt",
     "content_core.extract.html",
     "content_core.extract.csv",
     "content_core.extract.json",

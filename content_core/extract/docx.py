@@ -16,6 +16,8 @@ import docx
 
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
+from content_core.extract._charts import CHART_REL, render_chart_part
+from content_core.extract._numbering import Numbering
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import safe_lxml_parser
@@ -52,7 +54,10 @@ _SKIP_TAGS = frozenset(
         f"{_W}del",
     }
 )
+_CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _NOTE_TAGS = frozenset({f"{_W}footnote", f"{_W}endnote"})
+_MAX_BASED_ON = 16
 _PART_ORDER = ("header", "footnotes", "endnotes", "comments", "footer")
 
 
@@ -93,9 +98,17 @@ def _paragraph_texts(container: Any) -> Iterator[str]:
 class _Renderer:
     """Walks WordprocessingML block content and renders Markdown lines."""
 
-    def __init__(self, style_names: dict[str, str], list_styles: frozenset[str]) -> None:
+    def __init__(
+        self,
+        style_names: dict[str, str],
+        list_styles: frozenset[str],
+        numbering: Numbering | None = None,
+        charts: dict[str, str] | None = None,
+    ) -> None:
         self._style_names = style_names
         self._list_styles = list_styles
+        self._numbering = numbering
+        self._charts = charts or {}
 
     def blocks(self, container: Any) -> Iterator[str]:
         for child in container:
@@ -104,6 +117,10 @@ class _Renderer:
                 line = self._paragraph(child)
                 if line:
                     yield line
+                for chart in child.iter(_CHART):
+                    table = self._charts.get(chart.get(_R_ID, ""), "")
+                    if table:
+                        yield table
             elif tag == _TBL:
                 table = self._table(child)
                 if table:
@@ -122,16 +139,21 @@ class _Renderer:
         parts: list[str] = []
         _inline_text(paragraph, parts)
         text = "".join(parts).strip()
+        props = paragraph.find(f"{_W}pPr")
+        style = props.find(f"{_W}pStyle") if props is not None else None
+        style_id = style.get(f"{_W}val", "") if style is not None else "Normal"
+        # Every numbered paragraph advances its list, an empty one too (Word shows its number).
+        label = self._numbering.label(props, style_id) if self._numbering is not None else ""
         if not text:
             return ""
-        props = paragraph.find(f"{_W}pPr")
+        level = _heading_level(self._style_names.get(style_id, "")) or _outline_level(props)
+        if level:
+            heading = f"{label} {text}" if label else text
+            return "#" * level + " " + heading.replace("\n", " ")
         if props is None:
             return text
-        style = props.find(f"{_W}pStyle")
-        style_id = style.get(f"{_W}val", "") if style is not None else ""
-        level = _heading_level(self._style_names.get(style_id, ""))
-        if level:
-            return "#" * level + " " + text.replace("\n", " ")
+        if label:
+            text = f"{label} {text}"
         numbering = props.find(f"{_W}numPr")
         if numbering is None and style_id in self._list_styles:
             return "- " + text
@@ -188,9 +210,15 @@ def _heading_level(style_name: str) -> int:
 
 def _styles(styles: Any) -> tuple[dict[str, str], frozenset[str]]:
     """Return style id -> lower-case name, and the ids of styles that carry list numbering,
-    from the `w:styles` element (or any element holding `w:style` definitions)."""
+    from the `w:styles` element (or any element holding `w:style` definitions).
+
+    A style that is a heading without the name (its own outline level, or a heading style it
+    is based on, as custom and localised heading styles are) is named "heading N".
+    """
     names: dict[str, str] = {}
     lists: set[str] = set()
+    outline: dict[str, int] = {}
+    based_on: dict[str, str] = {}
     for style in styles.iter(f"{_W}style"):
         style_id = style.get(f"{_W}styleId", "")
         name = style.find(f"{_W}name")
@@ -198,7 +226,37 @@ def _styles(styles: Any) -> tuple[dict[str, str], frozenset[str]]:
             names[style_id] = name.get(f"{_W}val", "").lower()
         if style.find(f"{_W}pPr/{_W}numPr") is not None:
             lists.add(style_id)
+        level = _outline_level(style.find(f"{_W}pPr"))
+        if level:
+            outline[style_id] = level
+        base = style.find(f"{_W}basedOn")
+        if base is not None:
+            based_on[style_id] = base.get(f"{_W}val", "")
+    for style_id in list(names):
+        if _heading_level(names[style_id]):
+            continue
+        current = style_id
+        for _ in range(_MAX_BASED_ON):
+            level = outline.get(current) or _heading_level(names.get(current, ""))
+            if level:
+                names[style_id] = f"heading {level}"
+                break
+            if current not in based_on:
+                break
+            current = based_on[current]
     return names, frozenset(lists)
+
+
+def _outline_level(props: Any | None) -> int:
+    """The heading level a `w:pPr` gives by its `w:outlineLvl` (0 is level 1; 9 is body)."""
+    element = props.find(f"{_W}outlineLvl") if props is not None else None
+    if element is None:
+        return 0
+    try:
+        value = int(element.get(f"{_W}val", "9"))
+    except ValueError:
+        return 0
+    return value + 1 if 0 <= value < 6 else 0
 
 
 def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, Any]]:
@@ -228,11 +286,31 @@ def _related_parts(document: Any, kinds: Iterable[str]) -> Iterator[tuple[str, A
             yield kind, root
 
 
+def _charts(document: Any, media_type: str) -> dict[str, str]:
+    """Each chart part of the body, as Markdown, by relationship id."""
+    charts: dict[str, str] = {}
+    for rel_id, rel in document.part.rels.items():
+        if not rel.is_external and rel.reltype.endswith(CHART_REL):
+            charts[rel_id] = render_chart_part(rel.target_part.blob, media_type=media_type)
+    return charts
+
+
+def _numbering_root(document: Any) -> Any | None:
+    from docx.opc.constants import RELATIONSHIP_TYPE
+
+    try:
+        # Not `numbering_part`, which adds an empty part to a document that has none.
+        return document.part.part_related_by(RELATIONSHIP_TYPE.NUMBERING).element
+    except (KeyError, AttributeError):
+        return None
+
+
 def render_word_xml(root: Any, blocks: Iterable[Any]) -> str:
     """Render WordprocessingML block elements (`w:p`, `w:tbl`, ...) as Markdown, with the
     heading and list styles defined under `root`. Used for single-file Word XML, whose parts
     live in one tree instead of a package."""
-    renderer = _Renderer(*_styles(root))
+    numbering = next(root.iter(f"{_W}numbering"), None)
+    renderer = _Renderer(*_styles(root), Numbering(numbering, root))
     return join_blocks(list(renderer.blocks(blocks)))
 
 
@@ -262,7 +340,10 @@ class DocxExtractor:
             raise ExtractionError(
                 f"not a readable Word document: {exc}", media_type=blob.info.media_type
             ) from exc
-        renderer = _Renderer(*_styles(document.styles.element))
+        styles = document.styles.element
+        numbering = Numbering(_numbering_root(document), styles)
+        charts = _charts(document, blob.info.media_type)
+        renderer = _Renderer(*_styles(styles), numbering, charts)
         body = list(renderer.blocks(document.element.body))
         kinds = _PART_ORDER if options.include_comments else ("header", "footer")
         before: list[str] = []
@@ -270,7 +351,13 @@ class DocxExtractor:
         seen_headers: set[str] = set()
         for kind, root in _related_parts(document, kinds):
             if kind == "comments":
-                comments = [f"- {text}" for text in _paragraph_texts(root)]
+                comments = [
+                    f"- ({author}): {text}" if author else f"- {text}"
+                    for comment in root.iter(f"{_W}comment")
+                    for author in [" ".join(comment.get(f"{_W}author", "").split())]
+                    for text in [" ".join(_paragraph_texts(comment))]
+                    if text
+                ]
                 if comments:
                     after.append("## Comments\n\n" + "\n".join(comments))
                 continue

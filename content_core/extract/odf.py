@@ -39,6 +39,9 @@ _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+_CHART = "{urn:oasis:names:tc:opendocument:xmlns:chart:1.0}"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_MAX_OBJECTS = 256
 _SKIPPED = frozenset(
     {
         f"{_OFFICE}annotation",
@@ -100,8 +103,9 @@ def _paragraphs(container: Any) -> Iterator[str]:
 
 
 class _Walker:
-    def __init__(self, budget: CellBudget) -> None:
+    def __init__(self, budget: CellBudget, objects: dict[str, Any] | None = None) -> None:
         self.budget = budget
+        self._objects = objects or {}
 
     def blocks(self, container: Any, depth: int = 0) -> Iterator[str]:
         for child in container:
@@ -112,20 +116,53 @@ class _Walker:
                 parts: list[str] = []
                 _inline(child, parts)
                 text = "".join(parts).strip()
-                if not text:
-                    continue
-                if tag == f"{_TEXT}h":
+                if text and tag == f"{_TEXT}h":
                     level = min(_repeat(child, f"{_TEXT}outline-level"), 6)
                     text = "#" * level + " " + text.replace("\n", " ")
-                yield text
+                if text:
+                    yield text
+                # Charts are anchored in paragraphs (a frame holding the object).
+                yield from self.charts(child)
+            elif tag == f"{_DRAW}frame" and child.get(f"{_PRESENTATION}class") == "title":
+                # A slide's title placeholder: a heading under the slide's own, as for PPTX.
+                title = " ".join(" ".join(_paragraphs(child)).split())
+                if title:
+                    yield "### " + title
             elif tag == f"{_TEXT}list":
                 yield from self._list(child, depth)
             elif tag == f"{_TABLE}table":
                 table = markdown_table(list(self.rows(child)))
                 if table:
                     yield table
+            elif tag == f"{_DRAW}object":
+                yield from self.charts(child)
             else:
                 yield from self.blocks(child, depth)
+
+    def charts(self, element: Any) -> Iterator[str]:
+        """The embedded charts at or below `element`, each as a table of its series."""
+        for embedded in element.iter(f"{_DRAW}object"):
+            chart = self._chart(embedded.get(_XLINK_HREF, ""))
+            if chart:
+                yield chart
+
+    def _chart(self, href: str) -> str:
+        """An embedded chart object as a table of its series (its own data table)."""
+        root = self._objects.get(href.removeprefix("./").rstrip("/"))
+        chart = root.find(f"{_OFFICE}body/{_OFFICE}chart") if root is not None else None
+        if chart is None:
+            return ""
+        blocks = [
+            "Chart: " + text
+            for title in chart.iter(f"{_CHART}title")
+            for text in [" ".join(_paragraphs(title))]
+            if text
+        ][:1]
+        for table in chart.iter(f"{_TABLE}table"):
+            rendered = markdown_table(list(self.rows(table)))
+            if rendered:
+                blocks.append(rendered)
+        return "\n\n".join(blocks)
 
     def _list(self, element: Any, depth: int) -> Iterator[str]:
         indent = "  " * min(depth, 8)
@@ -156,6 +193,24 @@ class _Walker:
                     if not self.budget.take(len(cells)):
                         return
                     yield cells
+
+
+def _objects(archive: Any, media_type: str) -> dict[str, Any]:
+    """The parsed `content.xml` of each embedded object (charts), by object folder."""
+    from lxml import etree
+
+    objects: dict[str, Any] = {}
+    for name in archive.namelist():
+        folder, _, leaf = name.rpartition("/")
+        if leaf != "content.xml" or not folder or len(objects) >= _MAX_OBJECTS:
+            continue
+        data = archive.read(name)
+        check_xml_declarations(data, media_type=media_type)
+        try:
+            objects[folder] = parse_checked(data)
+        except (etree.XMLSyntaxError, ValueError):
+            continue  # a broken object costs its own content, not the document's
+    return objects
 
 
 class OdfExtractor:
@@ -206,19 +261,23 @@ class OdfExtractor:
         body = root.find(f"{_OFFICE}body")
         if body is None:
             raise ExtractionError("content.xml has no office:body", media_type=media_type)
-        walker = _Walker(CellBudget(options.max_table_cells))
+        walker = _Walker(CellBudget(options.max_table_cells), _objects(archive, media_type))
         presentation = body.find(f"{_OFFICE}presentation")
         if presentation is not None:
             return self._slides(presentation, walker, options)
         spreadsheet = body.find(f"{_OFFICE}spreadsheet")
         if spreadsheet is not None:
             sheets = [
-                sheet_markdown(table.get(f"{_TABLE}name"), walker.rows(table), walker.budget)
+                join_blocks([self._sheet(table, walker), *walker.charts(table)])
                 for table in spreadsheet.iter(f"{_TABLE}table")
             ]
             return build_text(sheets, handler=self.name, paged=True)
         text = join_blocks(list(walker.blocks(body)))
         return build_text([text], handler=self.name, paged=False)
+
+    @staticmethod
+    def _sheet(table: Any, walker: _Walker) -> str:
+        return sheet_markdown(table.get(f"{_TABLE}name"), walker.rows(table), walker.budget)
 
     def _slides(self, presentation: Any, walker: _Walker, options: ExtractOptions) -> ExtractedText:
         pages: list[str] = []

@@ -16,6 +16,8 @@ from content_core.errors import CorruptPdfError, EncryptedPdfError
 from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.pdf_fallback import PDF_TYPES, PypdfExtractor
+from content_core.extract.pdf_layout import PageLayout, read_layout, read_outline
+from content_core.extract.pdf_structure import structure_pages
 from content_core.formats import PRIORITY_FALLBACK, Format, Handler, NormaliseStep, Signature
 
 logger = logging.getLogger(__name__)
@@ -66,10 +68,13 @@ class PdfiumExtractor:
                 logger.warning(
                     "PDF has %d pages; reading the first %d", count, options.max_pdf_pages
                 )
-            pages = [
+            read = [
                 _page_text(pdfium, document, index, forms=has_forms)
                 for index in range(min(count, options.max_pdf_pages))
             ]
+            # Headings and tables need the whole document (body size, bookmarks).
+            texts = structure_pages([layout for layout, _ in read], read_outline(document))
+            pages = [text + fields for text, (_, fields) in zip(texts, read, strict=True)]
         except pdfium.PdfiumError as exc:
             raise CorruptPdfError(
                 f"PDFium failed while reading a page: {exc}", media_type=blob.info.media_type
@@ -79,7 +84,10 @@ class PdfiumExtractor:
         return build_text(pages, handler=self.name, paged=True)
 
 
-def _page_text(pdfium: Any, document: Any, index: int, *, forms: bool) -> str:
+def _page_text(
+    pdfium: Any, document: Any, index: int, *, forms: bool
+) -> tuple[PageLayout, str]:
+    """Return the page's layout and its filled-in form fields (as text to append)."""
     page = document[index]
     try:
         if page.get_rotation():
@@ -91,14 +99,17 @@ def _page_text(pdfium: Any, document: Any, index: int, *, forms: bool) -> str:
             text = str(textpage.get_text_range())
             if has_rtl(text):
                 # PDFium keeps Arabic and Hebrew close to visual order: put them in reading order.
-                text = logical_text(_placed_chars(pdfium.raw, textpage))
+                layout = PageLayout(index, logical_text(_placed_chars(pdfium.raw, textpage)))
+            else:
+                layout = read_layout(pdfium.raw, page, textpage, text, index)
         finally:
             textpage.close()
+        suffix = ""
         if forms:
             fields = _form_fields(pdfium.raw, document, page)
             if fields:
-                text += "\n\nForm fields:\n" + "\n".join(f"- {n}: {v}" for n, v in fields)
-        return text
+                suffix = "\n\nForm fields:\n" + "\n".join(f"- {n}: {v}" for n, v in fields)
+        return layout, suffix
     finally:
         page.close()
 

@@ -13,6 +13,7 @@ import pptx
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._cells import cell_to_str
+from content_core.extract._comments import comment_block, slide_comments
 from content_core.extract._ooxml import (
     PRESENTATION_MAIN,
     PRESENTATION_VARIANTS,
@@ -158,6 +159,7 @@ class PptxExtractor:
         archive = open_checked_zip(blob.data, options, media_type=blob.info.media_type)
         data = as_plain_package(blob.data, archive, PRESENTATION_VARIANTS, PRESENTATION_MAIN)
         pages: list[str] = []
+        media_type = blob.info.media_type
         try:
             presentation = pptx.Presentation(io.BytesIO(data))
             for number, slide in enumerate(presentation.slides, start=1):
@@ -169,6 +171,11 @@ class PptxExtractor:
                     notes = frame.text.strip() if frame is not None else ""
                     if notes:
                         blocks.append("Notes:\n" + notes)
+                if options.include_comments:
+                    found = slide_comments(slide.part, presentation.part, media_type=media_type)
+                    comments = comment_block(found)
+                    if comments:
+                        blocks.append(comments)
                 pages.append("\n\n".join(blocks))
         except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
             raise ExtractionError(

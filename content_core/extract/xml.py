@@ -1,4 +1,5 @@
-"""XML pretty-printed, with dangerous entity declarations and external references refused.
+"""XML pretty-printed, with dangerous entity declarations and external references refused;
+JATS articles and USPTO patents come out as their text (`xml_documents`).
 
 `_xmlsafe` checks the document first (nested or oversized entity expansion and external
 entities are refused; a DOCTYPE, an internal subset and unparsed NDATA entities are not);
@@ -11,6 +12,7 @@ from __future__ import annotations
 from content_core.binary import media_types as mt
 from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.extract.xml_documents import render_xml_document
 from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
 __all__ = ["FORMATS", "XmlExtractor"]
@@ -28,7 +30,8 @@ class XmlExtractor:
         return info.media_type in _XML_TYPES
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
-        """Return the document indented by two spaces per level.
+        """Return a JATS article or USPTO patent as Markdown, other XML indented by two spaces
+        per level.
 
         Raises:
             UnsafeInputError: dangerous entities, external references, or too large.
@@ -41,6 +44,9 @@ class XmlExtractor:
             remove_blank_text=True,
             strip_cdata=False,
         )
+        document = render_xml_document(root)
+        if document is not None:
+            return build_text([document], handler=self.name, paged=False)
         from lxml import etree
 
         etree.indent(root, space="  ")

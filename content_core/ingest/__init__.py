@@ -3,10 +3,8 @@
 from content_core.ingest.checks import BATCH_CHECKS, CheckOutcome, CheckRule, check_batch
 from content_core.ingest.discovery import (
     BatchManifest,
-    DiscoveryResult,
     ManifestEntry,
     PendingBatches,
-    discover,
     discover_pending,
 )
 from content_core.ingest.normalise import build_normalised_artifacts
@@ -26,7 +24,6 @@ __all__ = [
     "BatchManifest",
     "CheckOutcome",
     "CheckRule",
-    "DiscoveryResult",
     "ManifestEntry",
     "PendingBatches",
     "PipelineConfig",
@@ -38,7 +35,6 @@ __all__ = [
     "build_normalised_artifacts",
     "build_raw_files",
     "check_batch",
-    "discover",
     "discover_pending",
     "run_batch",
 ]

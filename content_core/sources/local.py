@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import mimetypes
 import os
 import shutil
 import stat
 import subprocess
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict
 
 from content_core.errors import SourceError
-from content_core.sources.base import FileStat, RawFile
-from content_core.sources.paths import (
-    escape_path,
-    escape_path_array,
-    os_path_text,
-    unescape_path,
-)
+from content_core.sources.base import LISTING_SCHEMA, RawFile, SourceEntry
+from content_core.sources.cursor import ContentSourceBase
+from content_core.sources.paths import escape_path, escape_path_array, os_path_text
 
 __all__ = ["LocalFolderSource", "LocalFolderSourceConfig", "source_id_for_folder"]
 
@@ -47,16 +42,6 @@ def source_id_for_folder(folder: Path) -> str:
     return f"{name}-{digest}"
 
 
-STAT_SCHEMA = pa.schema(
-    [
-        ("path", pa.string()),  # text form of path_bytes (`escape_path`)
-        ("path_bytes", pa.binary()),
-        ("size_bytes", pa.int64()),
-        ("mtime_ns", pa.int64()),
-        ("ctime_ns", pa.int64()),
-        ("inode", pa.int64()),
-    ]
-)
 # NUL-separated: NUL is the one byte no name holds (newlines may).
 _FIND_FORMAT = "%P\\0%s\\0%T@\\0%C@\\0%i\\0"
 
@@ -76,68 +61,67 @@ def _nanoseconds(stamps: list[bytes]) -> pa.Array:
     return pc.add(pc.multiply(seconds, 1_000_000_000), fraction.cast(pa.int64()))
 
 
-class LocalFolderSource:
-    """Walks a folder tree; never follows symlinks and ignores special files."""
+def _signature(mtime_ns: int, ctime_ns: int, inode: int) -> str:
+    # ctime catches `cp -p` and other writes that restore an old mtime; the inode, a file
+    # replaced by another (a rename over it).
+    return f"{mtime_ns}:{ctime_ns}:{inode}"
+
+
+def _signatures(mtime_ns: pa.Array, ctime_ns: pa.Array, inode: pa.Array) -> pa.Array:
+    """`_signature` over Arrow columns (a listing of 100,000 files costs milliseconds)."""
+    parts = [column.cast(pa.string()) for column in (mtime_ns, ctime_ns, inode)]
+    return pc.binary_join_element_wise(*parts, ":")
+
+
+class LocalFolderSource(ContentSourceBase):
+    """Files under a folder on this machine; never follows symlinks and ignores special files.
+
+    An entry's signature is its mtime, ctime and inode (with the size, what `cp -p`, an
+    in-place rewrite or a rename over the file changes); it changed at its ctime.
+    """
 
     def __init__(self, config: LocalFolderSourceConfig, *, source_id: str | None = None) -> None:
+        super().__init__()
         self.config = config
         self.root = Path(config.folder).expanduser().resolve()
         self.source_id = source_id or source_id_for_folder(self.root)
-        self._committed: dict[str, str] = {}
-        self._pending: dict[str, str] = {}
+        self._root_bytes = os.fsencode(self.root)
 
-    def scan(self) -> Iterator[FileStat]:
-        """Yield a FileStat for every regular file under the folder, in byte order of the path.
+    @property
+    def location(self) -> str:
+        """The folder's absolute path, in text form."""
+        return os_path_text(self.root)
 
-        Raises:
-            SourceError: the folder itself cannot be listed.
-        """
-        for raw, size, mtime_ns, ctime_ns, inode in self.stat_rows():
-            yield FileStat(
-                path=escape_path(raw),
-                size_bytes=size,
-                mtime_ns=mtime_ns,
-                ctime_ns=ctime_ns,
-                inode=inode,
-                path_bytes=raw,
-            )
+    def list_entries(self) -> pa.Table:
+        """Every regular file as one table of `LISTING_SCHEMA`, sorted by path.
 
-    def stat_rows(self) -> Iterator[tuple[bytes, int, int, int, int]]:
-        """Yield `(path_bytes, size, mtime_ns, ctime_ns, inode)` for every regular file, in
-        byte order of the path.
-
-        The fast form of `scan` that discovery uses: plain tuples, one `lstat` per entry, no
-        model built per file (a folder of 100,000 files lists in well under a second).
+        GNU find lists a folder of 100,000 files several times faster than Python's scandir
+        (one C process, no object per file); the Python walk is the fallback (no GNU find, or
+        an `exclude_predicate` to call).
 
         Raises:
             SourceError: the folder itself cannot be listed.
         """
-        self._check_root()
-        yield from self._walk(os.fsencode(self.root), b"")
-
-    def _check_root(self) -> None:
         if not self.root.is_dir():
             raise SourceError(
                 f"source folder {os_path_text(self.root)} does not exist or is not a folder"
             )
-
-    def stat_table(self) -> pa.Table:
-        """Every regular file as one Arrow table of `STAT_SCHEMA`, sorted by path.
-
-        What discovery compares with the manifests. GNU find lists a folder of 100,000 files
-        several times faster than Python's scandir (one C process, no object per file); the
-        Python walk is the fallback (no GNU find, or an `exclude_predicate` to call).
-
-        Raises:
-            SourceError: the folder itself cannot be listed.
-        """
-        self._check_root()
         listed = self._find() if self.config.exclude_predicate is None else None
         if listed is None:
-            rows = list(self.stat_rows())
+            rows = list(self._walk(self._root_bytes, b""))
             columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[]] * 5
             raw = pa.array(columns[0], pa.binary())
-            listed = pa.table([escape_path_array(raw), raw, *columns[1:]], schema=STAT_SCHEMA)
+            mtime, ctime, inode = (pa.array(c, pa.int64()) for c in columns[2:])
+            listed = pa.table(
+                [
+                    escape_path_array(raw),
+                    raw,
+                    pa.array(columns[1], pa.int64()),
+                    _signatures(mtime, ctime, inode),
+                    ctime,
+                ],
+                schema=LISTING_SCHEMA,
+            )
         return listed.sort_by("path")
 
     def _find(self) -> pa.Table | None:
@@ -161,21 +145,27 @@ class LocalFolderSource:
             return None
         raw = pa.array(fields[0::5], pa.binary())
         try:
+            ctime = _nanoseconds(fields[3::5])
             return pa.table(
                 [
                     escape_path_array(raw),
                     raw,
                     pa.array(fields[1::5], pa.binary()).cast(pa.string()).cast(pa.int64()),
-                    _nanoseconds(fields[2::5]),
-                    _nanoseconds(fields[3::5]),
-                    pa.array(fields[4::5], pa.binary()).cast(pa.string()).cast(pa.int64()),
+                    _signatures(
+                        _nanoseconds(fields[2::5]),
+                        ctime,
+                        pa.array(fields[4::5], pa.binary()).cast(pa.string()).cast(pa.int64()),
+                    ),
+                    ctime,
                 ],
-                schema=STAT_SCHEMA,
+                schema=LISTING_SCHEMA,
             )
         except pa.ArrowInvalid:
             return None  # not GNU find's format: walk instead
 
     def _walk(self, folder: bytes, prefix: bytes) -> Iterator[tuple[bytes, int, int, int, int]]:
+        """`(path_bytes, size, mtime_ns, ctime_ns, inode)` of every regular file, one `lstat`
+        per entry and no object per file."""
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=_entry_name)
@@ -202,52 +192,53 @@ class LocalFolderSource:
             elif _is_dir(mode):
                 yield from self._walk(entry.path, relative + b"/")
 
-    def absolute(self, relative: bytes) -> Path:
-        """Return the absolute path of a file given by the bytes of its path in the folder."""
-        return self.root / os.fsdecode(relative)
+    def _absolute(self, path_bytes: bytes) -> bytes:
+        return self._root_bytes + b"/" + path_bytes
 
-    def raw_file(self, item: FileStat) -> RawFile:
-        """Describe a scanned file as a RawFile."""
-        declared, _ = mimetypes.guess_type(item.path, strict=False)
-        return RawFile(
-            source_id=self.source_id,
-            name=item.path,
-            mime_type=declared,
-            size_bytes=item.size_bytes,
-            etag=item.signature,
-            fetched_at=datetime.now(UTC),
-            metadata={"mtime_ns": item.mtime_ns, "inode": item.inode},
-            name_bytes=item.path_bytes,
+    def stat_entry(self, path_bytes: bytes) -> SourceEntry | None:
+        """The file's current state; None when it is gone or no longer a regular file.
+
+        Raises:
+            SourceError: the file's status cannot be read (permissions).
+        """
+        try:
+            info = os.stat(self._absolute(path_bytes), follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise SourceError(
+                f"cannot stat {escape_path(path_bytes)} in {self.location}: {exc.strerror}",
+                document_id=escape_path(path_bytes),
+            ) from exc
+        if not _is_reg(info.st_mode):
+            return None  # replaced by a folder or a link: the next listing sees what it is now
+        return SourceEntry(
+            escape_path(path_bytes),
+            path_bytes,
+            info.st_size,
+            _signature(info.st_mtime_ns, info.st_ctime_ns, info.st_ino),
+            info.st_ctime_ns,
         )
 
-    async def list_changed(self, since: Mapping[str, str] | None) -> AsyncIterator[RawFile]:
-        """Yield files whose etag differs from `since`; the listing becomes the pending cursor."""
-        previous = since or {}
-        pending: dict[str, str] = {}
-        for item in self.scan():
-            pending[item.path] = item.signature
-            if previous.get(item.path) != item.signature:
-                yield self.raw_file(item)
-        self._pending = pending
+    def open_entry(self, entry: SourceEntry) -> BinaryIO:
+        """The file opened for reading, by the exact bytes of its path.
+
+        Raises:
+            SourceError: the file vanished or cannot be opened.
+        """
+        try:
+            return open(self._absolute(entry.path_bytes), "rb")  # noqa: SIM115 (caller closes)
+        except OSError as exc:
+            raise SourceError(
+                f"cannot read {entry.path} in {self.location}: {exc.strerror}",
+                document_id=entry.path,
+            ) from exc
 
     async def fetch(self, file: RawFile) -> Path:
-        """Return the file's path on disk (a local folder needs no download)."""
-        raw = file.name_bytes if file.name_bytes is not None else unescape_path(file.name)
-        path = self.absolute(raw)
-        if not path.is_file():
-            raise SourceError(
-                f"{file.name} vanished from {os_path_text(self.root)}", document_id=file.name
-            )
-        return path
+        """Return the file's own path on disk: a local folder needs no download.
 
-    def current_cursor(self) -> dict[str, str]:
-        """The last committed cursor: path -> etag."""
-        return dict(self._committed)
-
-    def pending_cursor(self) -> dict[str, str]:
-        """The cursor seen by the last complete listing."""
-        return dict(self._pending)
-
-    def commit_delta(self, cursor: Mapping[str, str]) -> None:
-        """Commit `cursor` so the next `list_changed(self.current_cursor())` starts from it."""
-        self._committed = dict(cursor)
+        Raises:
+            SourceError: the file is gone.
+        """
+        entry = self._entry_of(file)
+        return self.root / os.fsdecode(entry.path_bytes)

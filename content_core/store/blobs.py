@@ -6,6 +6,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 __all__ = ["BlobStore", "sha256_hex"]
 
@@ -54,12 +55,17 @@ class BlobStore:
 
     def put_file(self, source: Path, *, chunk_bytes: int = 1 << 20) -> tuple[str, int]:
         """Stream `source` into the store; return its blob id and size, reading it once."""
+        with open(source, "rb") as reader:
+            return self.put_stream(reader, chunk_bytes=chunk_bytes)
+
+    def put_stream(self, reader: BinaryIO, *, chunk_bytes: int = 1 << 20) -> tuple[str, int]:
+        """Store the bytes `reader` yields up to its end; return their blob id and size."""
         self.root.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256()
         size = 0
         fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
         try:
-            with open(source, "rb") as reader, os.fdopen(fd, "wb") as writer:
+            with os.fdopen(fd, "wb") as writer:
                 while block := reader.read(chunk_bytes):
                     digest.update(block)
                     writer.write(block)

@@ -128,9 +128,13 @@ class BatchRow(TableRow):
     source_root: str | None
     change: NotNull
     size_bytes: int | None
-    mtime_ns: int | None
-    ctime_ns: int | None
-    inode: int | None
+    signature: Annotated[
+        str | None,
+        Col(
+            "the source's change signature of the version pinned; "
+            "a folder's is `mtime_ns:ctime_ns:inode`"
+        ),
+    ]
     sha256: str | None
     declared_type: str | None
     discovered_at: datetime | None

@@ -8,16 +8,17 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from content_core.ingest import discovery
-from content_core.ingest.discovery import discover, discover_pending, known_state
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.ingest import PendingBatches, discover_pending, discovery
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, iter_entries
 from content_core.store import ContentStore
 from tests.fixtures.names import ODD_NAMES, make_odd_folder
+from tests.support.memory_source import MemorySource
 from tests.support.opened import files_opened_under
 
 
@@ -25,33 +26,40 @@ def _source(folder: Path) -> LocalFolderSource:
     return LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="t")
 
 
-def _changes(store: ContentStore, batch_id: str) -> dict[str, str]:
-    rows = store.read_manifest(batch_id).to_pylist()
-    return {row["path"]: row["change"] for row in rows}
+def _discover(folder: Path, store: ContentStore, **options: Any) -> PendingBatches:
+    """One discovery pass over `folder` as the triggers run it."""
+    return discover_pending(_source(folder), store, set(), **options)
+
+
+def _rows(store: ContentStore, found: PendingBatches) -> list[dict[str, Any]]:
+    """The manifest rows of the batches that `found` discovered."""
+    return [row for b in found.discovered for row in store.read_manifest(b).to_pylist()]
+
+
+def _changes(store: ContentStore, found: PendingBatches) -> dict[str, str]:
+    return {row["path"]: row["change"] for row in _rows(store, found)}
 
 
 def test_first_pass_adds_everything_and_second_finds_nothing(
     inbox: Path, store: ContentStore
 ) -> None:
-    first = discover(_source(inbox), store)
-    assert first.batch is not None
-    assert set(_changes(store, first.batch.batch_id).values()) == {"added"}
-    assert len(first.batch.entries) == len(list(inbox.iterdir()))
-    second = discover(_source(inbox), store)
-    assert second.batch is None and not second.has_more
+    first = _discover(inbox, store)
+    assert len(first.discovered) == 1
+    assert set(_changes(store, first).values()) == {"added"}
+    assert len(_rows(store, first)) == len(list(inbox.iterdir()))
+    second = _discover(inbox, store)
+    assert second.discovered == () and not second.has_more
 
 
 def test_added_modified_with_old_mtime_and_deleted(inbox: Path, store: ContentStore) -> None:
-    discover(_source(inbox), store)
+    _discover(inbox, store)
     (inbox / "new.txt").write_text("a new file")
     target = inbox / "plain.txt"
     old = target.stat()
     target.write_text("same old timestamps, different bytes " * 3)
     os.utime(target, ns=(old.st_atime_ns, old.st_mtime_ns))
     (inbox / "notes.md").unlink()
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
-    assert _changes(store, result.batch.batch_id) == {
+    assert _changes(store, _discover(inbox, store)) == {
         "new.txt": "added",
         "plain.txt": "modified",
         "notes.md": "deleted",
@@ -59,19 +67,17 @@ def test_added_modified_with_old_mtime_and_deleted(inbox: Path, store: ContentSt
 
 
 def test_touch_without_new_bytes_is_not_a_change(inbox: Path, store: ContentStore) -> None:
-    discover(_source(inbox), store)
+    _discover(inbox, store)
     target = inbox / "plain.txt"
     target.write_bytes(target.read_bytes())  # same bytes, new mtime and ctime
-    assert discover(_source(inbox), store).batch is None
+    assert _discover(inbox, store).discovered == ()
 
 
 def test_rename_is_delete_plus_add_of_known_bytes(inbox: Path, store: ContentStore) -> None:
-    first = discover(_source(inbox), store)
+    _discover(inbox, store)
     blobs_before = {p.name for p in store.blobs.root.rglob("*") if p.is_file()}
     (inbox / "plain.txt").rename(inbox / "renamed.txt")
-    result = discover(_source(inbox), store)
-    assert result.batch is not None and first.batch is not None
-    assert _changes(store, result.batch.batch_id) == {
+    assert _changes(store, _discover(inbox, store)) == {
         "plain.txt": "deleted",
         "renamed.txt": "added",
     }
@@ -90,21 +96,18 @@ def test_batches_are_capped_and_the_rest_follow(tmp_path: Path, store: ContentSt
 
 def test_unrequested_batches_are_found_again(inbox: Path, store: ContentStore) -> None:
     """A trigger that crashed after discovery still gets the batch on its next call."""
-    first = discover(_source(inbox), store)
-    assert first.batch is not None
+    (first,) = _discover(inbox, store).discovered
     again = discover_pending(_source(inbox), store, set())
-    assert again.discovered == () and again.batch_ids == (first.batch.batch_id,)
-    known = discover_pending(_source(inbox), store, {first.batch.batch_id})
-    assert known.new_batch_ids == () and known.batch_ids == (first.batch.batch_id,)
+    assert again.discovered == () and again.batch_ids == (first,)
+    known = discover_pending(_source(inbox), store, {first})
+    assert known.new_batch_ids == () and known.batch_ids == (first,)
 
 
 def test_hidden_files_and_symlinks_are_skipped(inbox: Path, store: ContentStore) -> None:
     (inbox / ".hidden").write_text("secret")
     (inbox / "link.txt").symlink_to(inbox / "plain.txt")
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
-    paths = {e.path for e in result.batch.entries}
-    assert ".hidden" not in paths and "link.txt" not in paths
+    paths = set(_changes(store, _discover(inbox, store)))
+    assert paths and ".hidden" not in paths and "link.txt" not in paths
 
 
 # -- scale, stale listings, files that change or vanish while read ---------------------------
@@ -158,18 +161,20 @@ def test_find_listing_equals_the_python_walk(tmp_path: Path) -> None:
     (folder / ".hidden").write_text("x")
     (folder / "d000" / "link.txt").symlink_to(folder / "d000" / "f00000.txt")
     (folder / "name with spaces & ünïcode.txt").write_text("y")
-    fast = _source(folder).stat_table()
+    source = _source(folder)
+    fast = source.list_entries()
     walked = LocalFolderSource(
         LocalFolderSourceConfig(folder=folder, exclude_predicate=lambda _: False), source_id="t"
-    ).stat_table()
+    ).list_entries()
     assert fast.equals(walked) and fast.num_rows == 301
-    first = fast.slice(0, 1).to_pylist()[0]
-    info = (folder / first["path"]).stat()
-    assert (first["mtime_ns"], first["ctime_ns"], first["inode"]) == (
-        info.st_mtime_ns,
+    first = next(iter_entries(fast))
+    info = (folder / first.path).stat()
+    assert (first.size_bytes, first.signature, first.changed_ns) == (
+        info.st_size,
+        f"{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}",
         info.st_ctime_ns,
-        info.st_ino,
     )
+    assert source.stat_entry(first.path_bytes) == first  # one state, listed or stat-ed
 
 
 class _StaleSource(LocalFolderSource):
@@ -179,36 +184,34 @@ class _StaleSource(LocalFolderSource):
         super().__init__(LocalFolderSourceConfig(folder=folder), source_id="t")
         self.listing = listing
 
-    def stat_table(self) -> pa.Table:
+    def list_entries(self) -> pa.Table:
         return self.listing
 
 
 def test_file_rewritten_after_listing_is_pinned_whole(inbox: Path, store: ContentStore) -> None:
-    discover(_source(inbox), store)
+    _discover(inbox, store)
     target = inbox / "plain.txt"
     target.write_text("version two of the minutes")
-    listing = _source(inbox).stat_table()
+    listing = _source(inbox).list_entries()
     target.write_text("version three, written after the listing was taken")
-    result = discover(_StaleSource(inbox, listing), store)
-    assert result.batch is not None
-    (entry,) = result.batch.entries
-    assert entry.sha256 == hashlib.sha256(target.read_bytes()).hexdigest()
-    assert entry.mtime_ns == target.stat().st_mtime_ns
-    assert discover(_source(inbox), store).batch is None  # nothing left, nothing twice
+    found = discover_pending(_StaleSource(inbox, listing), store, set())
+    (entry,) = _rows(store, found)
+    assert entry["sha256"] == hashlib.sha256(target.read_bytes()).hexdigest()
+    now = _source(inbox).stat_entry(b"plain.txt")
+    assert now is not None and entry["signature"] == now.signature  # the version read
+    assert _discover(inbox, store).discovered == ()  # nothing left, nothing twice
 
 
 def test_file_vanishing_between_listing_and_reading(inbox: Path, store: ContentStore) -> None:
-    discover(_source(inbox), store)
+    _discover(inbox, store)
     (inbox / "plain.txt").write_text("changed, then removed before discovery reads it")
     (inbox / "fresh.txt").write_text("added, then removed before discovery reads it")
-    listing = _source(inbox).stat_table()
+    listing = _source(inbox).list_entries()
     (inbox / "plain.txt").unlink()
     (inbox / "fresh.txt").unlink()
-    stale = discover(_StaleSource(inbox, listing), store)
-    assert stale.batch is None and stale.has_more  # no crash, nothing pinned, look again
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
-    assert _changes(store, result.batch.batch_id) == {"plain.txt": "deleted"}
+    stale = discover_pending(_StaleSource(inbox, listing), store, set())
+    assert stale.discovered == () and stale.has_more  # no crash, nothing pinned, look again
+    assert _changes(store, _discover(inbox, store)) == {"plain.txt": "deleted"}
 
 
 SETTLE_S = 30.0
@@ -230,14 +233,13 @@ def test_settle_time_holds_a_file_until_its_status_is_old_enough(
     def at(ns: int) -> Callable[[], int]:
         return lambda: ns
 
-    early = discover(_source(folder), store, settle_s=SETTLE_S, clock_ns=at(changed))
-    assert early.batch is None and early.has_more
+    early = _discover(folder, store, settle_s=SETTLE_S, clock_ns=at(changed))
+    assert early.discovered == () and early.has_more
     settled = changed + int(SETTLE_S * 1e9)  # the first instant the file counts as settled
-    almost = discover(_source(folder), store, settle_s=SETTLE_S, clock_ns=at(settled - 1))
-    assert almost.batch is None and almost.has_more
-    later = discover(_source(folder), store, settle_s=SETTLE_S, clock_ns=at(settled))
-    assert later.batch is not None and [e.path for e in later.batch.entries] == ["new.txt"]
-    assert not later.has_more
+    almost = _discover(folder, store, settle_s=SETTLE_S, clock_ns=at(settled - 1))
+    assert almost.discovered == () and almost.has_more
+    later = _discover(folder, store, settle_s=SETTLE_S, clock_ns=at(settled))
+    assert _changes(store, later) == {"new.txt": "added"} and not later.has_more
 
 
 def test_file_written_during_discovery_is_never_pinned_half_written(
@@ -274,9 +276,8 @@ def test_file_written_during_discovery_is_never_pinned_half_written(
     pinned: list[str] = []
     try:
         for _ in range(15):
-            result = discover(_source(folder), store, settle_s=SETTLE_S)
-            if result.batch is not None:
-                pinned.extend(e.sha256 or "" for e in result.batch.entries)
+            result = _discover(folder, store, settle_s=SETTLE_S)
+            pinned.extend(row["sha256"] for row in _rows(store, result))
     finally:
         stop.set()
         thread.join(timeout=60)
@@ -295,14 +296,12 @@ def test_file_written_during_discovery_is_never_pinned_half_written(
 
 
 def test_deleted_then_restored_file_is_added_again(inbox: Path, store: ContentStore) -> None:
-    discover(_source(inbox), store)
+    _discover(inbox, store)
     data = (inbox / "notes.md").read_bytes()
     (inbox / "notes.md").unlink()
-    discover(_source(inbox), store)
+    _discover(inbox, store)
     (inbox / "notes.md").write_bytes(data)
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
-    assert _changes(store, result.batch.batch_id) == {"notes.md": "added"}
+    assert _changes(store, _discover(inbox, store)) == {"notes.md": "added"}
 
 
 def test_snapshot_of_known_state_keeps_ticks_cheap_and_changes_exact(
@@ -314,22 +313,31 @@ def test_snapshot_of_known_state_keeps_ticks_cheap_and_changes_exact(
         (inbox / f"step-{step}.txt").write_text(f"step {step}")
         if step == 4:
             (inbox / "notes.md").unlink()
-        assert discover(_source(inbox), store).batch is not None
+        assert len(_discover(inbox, store).discovered) == 1
     snapshot = store.root / "state" / "t.known.parquet"
     assert snapshot.is_file()
-    expected = known_state(store, "t")
+    # The snapshot holds the latest row of each path up to the newest batch it covers.
+    columns = ["path", "change", "sha256", "signature", "batch_seq"]
+    folded = pq.read_table(snapshot).select(columns)
+    covered = max(folded.column("batch_seq").to_pylist())
+    assert 3 <= covered < 8
+    expected = store.query(
+        f"SELECT {', '.join(columns)} FROM batches WHERE batch_seq <= ? "
+        "QUALIFY row_number() OVER (PARTITION BY path ORDER BY batch_seq DESC) = 1",
+        [covered],
+    )
+    assert folded.sort_by("path").equals(expected.sort_by("path"))
     snapshot.unlink()
-    assert known_state(store, "t") == expected  # rebuilt from the manifests alone
-    assert discover(_source(inbox), store).batch is None
+    assert _discover(inbox, store).discovered == ()  # rebuilt from the manifests alone
     snapshot.write_bytes(b"not parquet")
-    assert known_state(store, "t") == expected
+    assert _discover(inbox, store).discovered == ()
     (inbox / "notes.md").write_text("back again")
     (inbox / "step-0.txt").unlink()
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
-    assert _changes(store, result.batch.batch_id) == {"notes.md": "added", "step-0.txt": "deleted"}
-    assert result.batch.seq == 9
-    assert discover(_source(inbox), store).batch is None
+    result = _discover(inbox, store)
+    assert _changes(store, result) == {"notes.md": "added", "step-0.txt": "deleted"}
+    (batch_id,) = result.discovered
+    assert store.read_manifest(batch_id).column("batch_seq").to_pylist() == [9, 9]
+    assert _discover(inbox, store).discovered == ()
 
 
 def test_raw_files_sniff_a_large_container_by_its_directory(
@@ -354,9 +362,8 @@ def test_raw_files_sniff_a_large_container_by_its_directory(
         )
         archive.writestr("word/document.xml", "<w:document/>")
     (folder / "report.docx").write_bytes(buffer.getvalue())
-    batch = discover(_source(folder), store).batch
-    assert batch is not None
-    build_raw_files(store, batch.batch_id)
+    (batch_id,) = _discover(folder, store).discovered
+    build_raw_files(store, batch_id)
     rows = store.query("SELECT media_type FROM raw_files").to_pylist()
     assert rows == [
         {"media_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
@@ -376,12 +383,15 @@ def test_odd_names_are_listed_alike_by_find_and_the_walk(tmp_path: Path) -> None
     assert fast is not None
     walked = LocalFolderSource(
         LocalFolderSourceConfig(folder=folder, exclude_predicate=lambda _: False), source_id="t"
-    ).stat_table()
-    assert source.stat_table().equals(walked)
+    ).list_entries()
+    assert source.list_entries().equals(walked)
     assert dict(zip(walked["path_bytes"].to_pylist(), walked["path"].to_pylist(), strict=True)) == (
         ODD_NAMES
     )
-    assert [item.path_bytes for item in source.scan()] == sorted(ODD_NAMES)
+    for entry in iter_entries(walked):  # stat and open by the exact bytes of the name
+        assert source.stat_entry(entry.path_bytes) == entry
+        with source.open_entry(entry) as handle:
+            assert len(handle.read()) == entry.size_bytes
 
 
 def test_odd_names_are_pinned_with_their_exact_bytes_renamed_and_deleted(
@@ -389,22 +399,20 @@ def test_odd_names_are_pinned_with_their_exact_bytes_renamed_and_deleted(
 ) -> None:
     folder = tmp_path / "odd"
     contents = make_odd_folder(folder)
-    result = discover(_source(folder), store)
-    assert result.batch is not None and not result.has_more
-    rows = store.read_manifest(result.batch.batch_id).to_pylist()
+    result = _discover(folder, store)
+    assert len(result.discovered) == 1 and not result.has_more
+    rows = _rows(store, result)
     assert {row["path_bytes"]: row["path"] for row in rows} == ODD_NAMES
     for row in rows:  # the bytes pinned are the bytes of the file the path names
         assert store.blobs.get(row["sha256"]) == contents[row["path_bytes"]].encode()
-    assert discover(_source(folder), store).batch is None  # nothing changed, nothing found
+    assert _discover(folder, store).discovered == ()  # nothing changed, nothing found
 
     root = os.fsencode(folder)
     os.rename(os.path.join(root, b"a\xff.txt"), os.path.join(root, b"renamed-\xfe.txt"))
     os.unlink(os.path.join(root, b"line\nbreak.txt"))
-    result = discover(_source(folder), store)
-    assert result.batch is not None
     changes = {
         (row["path"], row["path_bytes"], row["change"])
-        for row in store.read_manifest(result.batch.batch_id).to_pylist()
+        for row in _rows(store, _discover(folder, store))
     }
     assert changes == {
         ("a\\xff.txt", b"a\xff.txt", "deleted"),  # the look-alike a\\xff.txt stays untouched
@@ -418,22 +426,91 @@ def test_manifests_written_before_path_bytes_still_drive_discovery(
 ) -> None:
     """A store from before the column: nothing is seen as changed, and a deletion of a file
     known only by its text gets that text's bytes (such paths were always valid UTF-8)."""
-    first = discover(_source(inbox), store)
-    assert first.batch is not None
-    manifest = store.manifest_path(first.batch.batch_id)
+    (first,) = _discover(inbox, store).discovered
+    manifest = store.manifest_path(first)
     pq.write_table(pq.read_table(manifest).drop_columns(["path_bytes"]), manifest)
-    assert discover(_source(inbox), store).batch is None
+    assert _discover(inbox, store).discovered == ()
     (inbox / "notes.md").unlink()
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
-    (entry,) = result.batch.entries
-    assert (entry.path, entry.path_bytes, entry.change) == ("notes.md", b"notes.md", "deleted")
+    (entry,) = _rows(store, _discover(inbox, store))
+    assert (entry["path"], entry["path_bytes"], entry["change"]) == (
+        "notes.md",
+        b"notes.md",
+        "deleted",
+    )
+
+
+def test_manifests_written_before_signature_still_drive_discovery(
+    inbox: Path, store: ContentStore
+) -> None:
+    """A store from before the column recorded a folder's mtime, ctime and inode instead: its
+    files are known unchanged without reading one (no hash cache to fall back on), and a real
+    change is still found."""
+    (first,) = _discover(inbox, store).discovered
+    manifest = store.manifest_path(first)
+    table = pq.read_table(manifest)
+    parts = [signature.split(":") for signature in table.column("signature").to_pylist()]
+    legacy = table.drop_columns(["signature"])
+    for index, name in enumerate(("mtime_ns", "ctime_ns", "inode")):
+        legacy = legacy.append_column(name, pa.array([int(p[index]) for p in parts], pa.int64()))
+    pq.write_table(legacy, manifest)
+    (store.root / "state" / "t.hashes.parquet").unlink()
+    with files_opened_under(inbox) as opened:
+        assert _discover(inbox, store).discovered == ()
+    assert opened == []
+    (inbox / "plain.txt").write_text("a change after the upgrade, of another size")
+    assert _changes(store, _discover(inbox, store)) == {"plain.txt": "modified"}
 
 
 def test_ordinary_names_keep_their_paths(inbox: Path, store: ContentStore) -> None:
     """Valid UTF-8 names without a backslash are unchanged: `path` is the name itself."""
-    result = discover(_source(inbox), store)
-    assert result.batch is not None
+    rows = _rows(store, _discover(inbox, store))
     names = sorted(p.name for p in inbox.iterdir())
-    assert sorted(e.path for e in result.batch.entries) == names
-    assert sorted(e.path_bytes for e in result.batch.entries) == [n.encode() for n in names]
+    assert sorted(row["path"] for row in rows) == names
+    assert sorted(row["path_bytes"] for row in rows) == [n.encode() for n in names]
+
+
+# -- any EntrySource, not only a folder -------------------------------------------------------
+
+
+def test_an_in_memory_source_is_discovered_through_the_protocol_alone(
+    store: ContentStore,
+) -> None:
+    """Object-store shaped: a same-size rewrite, a same-bytes rewrite (a new generation), a
+    deletion and a rename (copy, then delete) land as modified, nothing, deleted, deleted+added.
+    """
+    source = MemorySource("mem")
+    for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
+        source.put(name, f"version one of {name}".encode())
+    first = discover_pending(source, store, set())
+    assert set(_changes(store, first).values()) == {"added"} and len(_rows(store, first)) == 4
+    assert {row["source_root"] for row in _rows(store, first)} == {"memory://mem"}
+    source.opened.clear()
+    assert discover_pending(source, store, set()).discovered == () and source.opened == []
+
+    source.put("a.txt", b"VERSION ONE OF a.txt")  # same size, new bytes
+    source.put("b.txt", b"version one of b.txt")  # same bytes, new generation
+    source.delete("c.txt")
+    source.rename("d.txt", "e/d.txt")
+    second = discover_pending(source, store, set())
+    assert _changes(store, second) == {
+        "a.txt": "modified",
+        "c.txt": "deleted",
+        "d.txt": "deleted",
+        "e/d.txt": "added",
+    }
+    rows = {row["path"]: row for row in _rows(store, second)}
+    assert rows["a.txt"]["sha256"] == hashlib.sha256(b"VERSION ONE OF a.txt").hexdigest()
+    assert rows["e/d.txt"]["sha256"] == hashlib.sha256(b"version one of d.txt").hexdigest()
+    source.opened.clear()
+    assert discover_pending(source, store, set()).discovered == ()
+    assert source.opened == []  # the touched b.txt is known by its new generation now
+
+
+def test_an_in_memory_entry_waits_until_it_has_settled(store: ContentStore) -> None:
+    source = MemorySource("mem")
+    changed = time.time_ns()
+    source.put("late.txt", b"just written", changed_ns=changed)
+    early = discover_pending(source, store, set(), settle_s=SETTLE_S, clock_ns=lambda: changed)
+    assert early.discovered == () and early.has_more and source.opened == []
+    later = discover_pending(source, store, set(), settle_s=SETTLE_S, clock_ns=_later(SETTLE_S + 1))
+    assert _changes(store, later) == {"late.txt": "added"} and not later.has_more

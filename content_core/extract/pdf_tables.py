@@ -1,0 +1,362 @@
+"""PDF tables from the page layout: grids of ruling lines, and lines in aligned columns.
+
+Used by `pdf_structure`; a table is the set of text lines it takes and its Markdown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from content_core.extract._tables import markdown_table
+from content_core.extract.pdf_layout import PageLayout, Ruling, TextLine
+
+__all__ = ["Table", "aligned_tables", "continue_tables", "ruled_tables", "segments"]
+
+# Rulings closer than this (points) are one line; a ruling ending this close to another meets it.
+_SNAP_PT = 2.0
+# Columns of an unruled table are apart by at least this many times the font size.
+_COLUMN_GAP_EM = 0.9
+# Rows of an unruled table are at most this many font sizes apart.
+_ROW_PITCH_EM = 3.0
+_MIN_UNRULED_ROWS = 3
+# A cell wrapped onto a second line sits at most this many font sizes below the first.
+_WRAP_PITCH_EM = 1.5
+_MAX_MEAN_CELL_CHARS = 40
+_MAX_MEAN_CELL_WORDS = 5
+# Share of the cells of an unruled table that hold text.
+_MIN_FILL = 0.5
+_MAX_COLUMNS = 30
+# A line this short at a page's edge is a page number, not content.
+_PAGE_MARK_CHARS = 4
+# Rulings are paired with one another (quadratic); a page with more is a drawing, not a table.
+_MAX_RULINGS = 1000
+
+
+@dataclass(slots=True)
+class Table:
+    """A table found on a page: its first line, every line it takes, its Markdown and the
+    horizontal extent of each column."""
+
+    first: int
+    lines: set[int]
+    markdown: str
+    columns: tuple[tuple[float, float], ...] = ()
+
+
+def _cluster(values: Sequence[float]) -> list[float]:
+    out: list[float] = []
+    for value in sorted(values):
+        if out and value - out[-1] <= _SNAP_PT:
+            continue
+        out.append(value)
+    return out
+
+
+def _meets(h: Ruling, v: Ruling) -> bool:
+    return (
+        h.start - _SNAP_PT <= v.at <= h.end + _SNAP_PT
+        and v.start - _SNAP_PT <= h.at <= v.end + _SNAP_PT
+    )
+
+
+def _grids(rulings: Sequence[Ruling]) -> list[tuple[list[Ruling], list[Ruling]]]:
+    """Groups of horizontal and vertical rulings that touch one another (union-find)."""
+    hs = [r for r in rulings if r.horizontal]
+    vs = [r for r in rulings if not r.horizontal]
+    parent = list(range(len(hs) + len(vs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, h in enumerate(hs):
+        for j, v in enumerate(vs):
+            if _meets(h, v):
+                parent[find(i)] = find(len(hs) + j)
+    groups: dict[int, tuple[list[Ruling], list[Ruling]]] = {}
+    for i, h in enumerate(hs):
+        groups.setdefault(find(i), ([], []))[0].append(h)
+    for j, v in enumerate(vs):
+        groups.setdefault(find(len(hs) + j), ([], []))[1].append(v)
+    return list(groups.values())
+
+
+def ruled_tables(layout: PageLayout) -> list[Table]:
+    """Tables drawn as grids of ruling lines (a one-band grid: one row per text line)."""
+    if len(layout.rulings) > _MAX_RULINGS:
+        return []
+    tables: list[Table] = []
+    for hs, vs in _grids(layout.rulings):
+        xs = _cluster([v.at for v in vs])
+        ys = _cluster([h.at for h in hs])
+        if len(xs) < 3 or len(ys) < 2:
+            continue
+        table = _grid_table(layout, xs, ys, vs)
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def _grid_table(
+    layout: PageLayout, xs: list[float], ys: list[float], verticals: Sequence[Ruling]
+) -> Table | None:
+    """Cells bounded by `xs` (left to right) and `ys` (bottom to top); a grid with one band
+    of rows (only its outline ruled across) gets one row per text line. A line that a rule
+    cuts through a word is text over the drawing, not a row, and stays text; a word across
+    a column line that does not reach its height (a header over merged cells) stays whole."""
+    one_band = len(ys) == 2
+    members: list[int] = []
+    rows: dict[int, list[list[str]]] = {}
+    for index, line in enumerate(layout.lines):
+        centre = (line.top + line.bottom) / 2
+        if not (ys[0] < centre < ys[-1] and line.left < xs[-1] and line.right > xs[0]):
+            continue
+        cuts = sorted(v.at for v in verticals if v.start - _SNAP_PT <= centre <= v.end + _SNAP_PT)
+        pieces = _cells_of_line(line, xs, cuts)
+        if pieces is None:
+            continue
+        row = len(members) if one_band else len(ys) - 1 - bisect.bisect(ys, centre)
+        members.append(index)
+        cells = rows.setdefault(row, [[] for _ in range(len(xs) - 1)])
+        for column, text in enumerate(pieces):
+            if text:
+                cells[column].append(text)
+    grid = [[" ".join(cell) for cell in rows[key]] for key in sorted(rows)]
+    grid = [row for row in grid if any(row)]
+    # One row can be a table (a page break leaves one row of a ruled table on a page), but
+    # then of three cells or more: two labelled boxes of a form are not a table.
+    # A row with two cells of text at least: boxes each beside a label (check boxes) are not.
+    filled = sum(1 for row in grid for cell in row if cell)
+    widest = max((sum(1 for cell in row if cell) for row in grid), default=0)
+    if widest < 2 or len(grid) == 1 and filled < 3:
+        return None
+    markdown = markdown_table(grid)
+    if not markdown:
+        return None
+    return Table(members[0], set(members), markdown, tuple(zip(xs, xs[1:], strict=False)))
+
+
+def _cells_of_line(line: TextLine, xs: list[float], cuts: list[float]) -> list[str] | None:
+    """The line's text per column between `xs`, or None when a rule at the line's height
+    (`cuts`) passes through a word, a glyph, or a run of text whose characters share a box.
+
+    The line is cut only by the rules at its height, so the text of merged cells (a header
+    over two columns) stays in one cell, the first column it covers.
+    """
+    # The grid's outer edges bound every row, drawn at its height or not.
+    bounds = [xs[0], *(x for x in cuts if xs[0] + _SNAP_PT < x < xs[-1] - _SNAP_PT), xs[-1]]
+    pieces: list[list[str]] = [[] for _ in range(len(xs) - 1)]
+    last = -1
+    for char, left, right in zip(line.text, line.lefts, line.rights, strict=True):
+        cell = bisect.bisect(bounds, (left + right) / 2) - 1
+        if char.isspace():
+            last = -1
+        else:
+            inside = bisect.bisect_right(bounds, left + _SNAP_PT)
+            if inside < len(bounds) and bounds[inside] < right - _SNAP_PT:
+                return None
+            if last >= 0 and cell != last:
+                return None
+            last = cell
+        if 0 <= cell < len(bounds) - 1:
+            column = bisect.bisect(xs, bounds[cell] + _SNAP_PT) - 1
+            pieces[min(max(column, 0), len(pieces) - 1)].append(char)
+    return ["".join(chars).strip() for chars in pieces]
+
+
+def segments(line: TextLine) -> list[tuple[float, float, str]]:
+    """Return the line cut at gaps wider than a column gap: (left, right, text) per piece."""
+    gap = _COLUMN_GAP_EM * line.size
+    pieces: list[tuple[float, float, str]] = []
+    start = previous = -1
+    for index, char in enumerate(line.text):
+        if char.isspace():
+            continue
+        if start < 0:
+            start = index
+        elif line.lefts[index] - line.rights[previous] > gap:
+            pieces.append((line.lefts[start], line.rights[previous], line.text[start:index]))
+            start = index
+        previous = index
+    if start >= 0:
+        pieces.append((line.lefts[start], line.rights[previous], line.text[start:]))
+    return [(left, right, text.strip()) for left, right, text in pieces]
+
+
+_Piece = tuple[float, float, str]
+_Entry = tuple[int, list[_Piece], bool]
+"""A line of a table block: its index, its pieces, and whether it joins the row above."""
+
+
+def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
+    """Tables of three or more lines in shared columns, among the lines not in `taken`.
+
+    A line beside a row (PDFium may set cells on a line of their own when their baselines
+    differ a little) or of one piece just below it (a cell wrapped onto more lines) belongs
+    to that row.
+    """
+    tables: list[Table] = []
+    block: list[_Entry] = []
+    row: TextLine | None = None
+    floor = 0.0
+    for index, line in enumerate(layout.lines):
+        pieces = segments(line) if index not in taken else []
+        pitch = floor - line.bottom if block else -1.0
+        size = max(line.size, 1.0)
+        beside = row is not None and line.bottom < row.top and line.top > row.bottom
+        if pieces and block and beside:
+            block.append((index, pieces, True))
+        elif len(pieces) >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
+            block.append((index, pieces, False))
+            row = line
+        elif len(pieces) == 1 and block and 0 <= pitch <= _WRAP_PITCH_EM * size:
+            block.append((index, pieces, True))
+        else:
+            _close_block(block, tables)
+            block = [(index, pieces, False)] if len(pieces) >= 2 else []
+            row, floor = (line, line.bottom) if block else (None, 0.0)
+            continue
+        floor = min(floor, line.bottom) if len(block) > 1 else line.bottom
+    _close_block(block, tables)
+    return tables
+
+
+def _close_block(block: list[_Entry], tables: list[Table]) -> None:
+    rows = [pieces for _, pieces, joins in block if not joins]
+    if len(rows) < _MIN_UNRULED_ROWS:
+        return
+    spans = sorted((left, right) for pieces in rows for left, right, _ in pieces)
+    columns: list[list[float]] = []
+    for left, right in spans:
+        if columns and left <= columns[-1][1] + 1.0:
+            columns[-1][1] = max(columns[-1][1], right)
+        else:
+            columns.append([left, right])
+    if not 2 <= len(columns) <= _MAX_COLUMNS:
+        return
+    cells = [text for pieces in rows for _, _, text in pieces]
+    # Cells of prose (columns of a page layout that PDFium joined line by line) are long.
+    if (
+        statistics.fmean(len(cell) for cell in cells) > _MAX_MEAN_CELL_CHARS
+        or statistics.fmean(len(cell.split()) for cell in cells) > _MAX_MEAN_CELL_WORDS
+    ):
+        return
+    grid: list[list[str]] = []
+    members: set[int] = set()
+    for index, pieces, joins in block:
+        placed = _placed(pieces, columns)
+        if placed is None or joins and not grid:
+            continue
+        if not joins:
+            grid.append([""] * len(columns))
+        for column, text in placed:
+            grid[-1][column] = f"{grid[-1][column]} {text}".strip()
+        members.add(index)
+    # Columns are shared by the rows: words of staggered lines (a title page, spaced-out
+    # letters) fall each in a column of their own.
+    filled = [sum(1 for cells_row in grid if cells_row[c]) for c in range(len(columns))]
+    if min(filled) < 2 or sum(filled) < _MIN_FILL * len(grid) * len(columns):
+        return
+    markdown = markdown_table(grid)
+    if markdown:
+        extents = tuple((column[0], column[1]) for column in columns)
+        tables.append(Table(min(members), members, markdown, extents))
+
+
+def _placed(pieces: list[_Piece], columns: list[list[float]]) -> list[tuple[int, str]] | None:
+    """The column of each piece: the one whose start precedes its middle, provided the piece
+    stays clear of the neighbouring columns (a wrapped line may be wider than the first);
+    None when a piece does not."""
+    starts = [column[0] for column in columns]
+    placed: list[tuple[int, str]] = []
+    for left, right, text in pieces:
+        column = max(bisect.bisect(starts, (left + right) / 2) - 1, 0)
+        low = columns[column - 1][1] if column > 0 else float("-inf")
+        high = columns[column + 1][0] if column + 1 < len(columns) else float("inf")
+        if not low < left < right < high:
+            return None
+        placed.append((column, text))
+    return placed
+
+
+def continue_tables(
+    layouts: Sequence[PageLayout], tables: Sequence[list[Table]], taken: Sequence[set[int]]
+) -> None:
+    """Add to `tables` the rows a page break cut off a table: up to two lines at the bottom
+    of a page, in the columns of a table that opens the next page, or at the top of a page,
+    in the columns of a table that closes the previous one (too few to be found alone).
+    Running headers and footers (the same text, numbers aside, at the same height on two
+    pages or more) and page numbers do not count as content between a table and the edge."""
+    places = Counter(
+        place for layout in layouts for place in {_running_key(line) for line in layout.lines}
+    )
+    content = [
+        [
+            i
+            for i, line in enumerate(layout.lines)
+            if len(line.text.strip()) > _PAGE_MARK_CHARS and places[_running_key(line)] < 2
+        ]
+        for layout in layouts
+    ]
+    for index in range(len(layouts) - 1):
+        here, there = layouts[index], layouts[index + 1]
+        closing = _edge_table(content[index], tables[index], last=True)
+        opening = _edge_table(content[index + 1], tables[index + 1], last=False)
+        if opening is not None:
+            tail = _edge_rows(here, content[index], taken[index], last=True)
+            _add_fragment(here, tail, opening.columns, tables[index], taken[index])
+        if closing is not None:
+            head = _edge_rows(there, content[index + 1], taken[index + 1], last=False)
+            _add_fragment(there, head, closing.columns, tables[index + 1], taken[index + 1])
+
+
+def _running_key(line: TextLine) -> tuple[str, int]:
+    return "".join(c for c in line.text if not c.isdigit()).strip(), round(line.top)
+
+
+def _edge_table(lines: list[int], tables: Sequence[Table], *, last: bool) -> Table | None:
+    if not lines or not tables:
+        return None
+    edge = lines[-1] if last else lines[0]
+    return next((table for table in tables if edge in table.lines and table.columns), None)
+
+
+def _edge_rows(layout: PageLayout, lines: list[int], taken: set[int], *, last: bool) -> list[int]:
+    rows: list[int] = []
+    for index in reversed(lines) if last else lines:
+        if index in taken or len(segments(layout.lines[index])) < 2 or len(rows) == 2:
+            break
+        rows.append(index)
+    return sorted(rows)
+
+
+def _add_fragment(
+    layout: PageLayout,
+    rows: list[int],
+    columns: tuple[tuple[float, float], ...],
+    tables: list[Table],
+    taken: set[int],
+) -> None:
+    grid: list[list[str]] = []
+    for index in rows:
+        row = [""] * len(columns)
+        for left, right, text in segments(layout.lines[index]):
+            centre = (left + right) / 2
+            column = next(
+                (c for c, (a, b) in enumerate(columns) if a - _SNAP_PT <= centre <= b + _SNAP_PT),
+                None,
+            )
+            if column is None:
+                return
+            row[column] = f"{row[column]} {text}".strip()
+        grid.append(row)
+    markdown = markdown_table(grid) if grid else ""
+    if markdown:
+        tables.append(Table(rows[0], set(rows), markdown, columns))
+        taken.update(rows)

@@ -1,0 +1,103 @@
+"""A source that is not a folder (in memory, shaped like an object store) bound through the
+source resource: the real sensor discovers it and the real batch job ingests it, so discovery
+and the pipeline depend on the EntrySource protocol alone."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import dagster as dg
+
+from content_assets.definitions import build_definitions
+from content_core.store import ContentStore
+from tests.conftest import SAMPLE_INBOX
+from tests.support.memory_source import MemorySource, MemorySourceResource, registered
+from tests.support.sensors import tick_sensor
+
+
+def _run(defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str) -> tuple[int, int]:
+    """Run the batch job in process; how many raw files normalisation processed and reused."""
+    job = defs.resolve_job_def("ingest_batch_job")
+    result = job.execute_in_process(instance=instance, partition_key=batch_id)
+    assert result.success
+    (materialization,) = result.asset_materializations_for_node("normalised_artifacts")
+    figures = {k: v.value for k, v in materialization.metadata.items()}
+    processed, reused = figures["processed"], figures["reused"]
+    assert isinstance(processed, int) and isinstance(reused, int)
+    return processed, reused
+
+
+def _batch(tick: dg.SensorResult) -> str:
+    """The one batch a sensor tick requested a run of."""
+    (request,) = tick.run_requests or []
+    assert request.partition_key is not None and request.run_key == request.partition_key
+    return request.partition_key
+
+
+def _current(store: ContentStore) -> dict[str, dict[str, object]]:
+    rows = store.query("SELECT path, batch_id, sha256 FROM current_raw_files").to_pylist()
+    return {row["path"]: row for row in rows}
+
+
+def _text(store: ContentStore, path: str) -> list[str]:
+    rows = store.query(
+        "SELECT text FROM current_normalised_artifacts WHERE path = ? AND len(derived_from) = 0",
+        [path],
+    ).to_pylist()
+    return [row["text"] for row in rows]
+
+
+def test_in_memory_source_through_sensor_and_batch(
+    tmp_path: Path, instance: dg.DagsterInstance
+) -> None:
+    store = ContentStore(tmp_path / "store")
+    defs = build_definitions({"CONTENT_STORE_DIR": str(store.root)})
+    resources = {
+        **(defs.resources or {}),
+        "source_folder": MemorySourceResource(source_id="mem", settle_s=0),
+    }
+    with registered(MemorySource("mem")) as source:
+        for name in ("plain.txt", "notes.md", "handbook.pdf", "bundle.zip"):
+            source.put(name, (SAMPLE_INBOX / name).read_bytes())
+
+        first = tick_sensor(defs, instance, None, resources)
+        first_batch = _batch(first)
+        _run(defs, instance, first_batch)
+        assert set(_current(store)) == {"plain.txt", "notes.md", "handbook.pdf", "bundle.zip"}
+        assert store.query("SELECT DISTINCT source_id, source_root FROM batches").to_pylist() == [
+            {"source_id": "mem", "source_root": "memory://mem"}
+        ]
+        source.opened.clear()
+        quiet = tick_sensor(defs, instance, first.cursor, resources)
+        assert not quiet.run_requests and source.opened == []  # a quiet tick reads nothing
+
+        minutes = (SAMPLE_INBOX / "plain.txt").read_bytes()
+        rewritten = minutes.upper() if minutes.upper() != minutes else minutes[::-1]
+        assert len(rewritten) == len(minutes) and rewritten != minutes
+        source.put("plain.txt", rewritten)  # modified, same size
+        source.put("added.txt", b"A new note about the quarterly invoices.")
+        source.delete("notes.md")
+        source.rename("handbook.pdf", "archive/handbook.pdf")
+        batch = _batch(tick_sensor(defs, instance, quiet.cursor, resources))
+        manifest = store.read_manifest(batch).to_pylist()
+        assert {row["path"]: row["change"] for row in manifest} == {
+            "added.txt": "added",
+            "archive/handbook.pdf": "added",
+            "handbook.pdf": "deleted",
+            "notes.md": "deleted",
+            "plain.txt": "modified",
+        }
+        assert _run(defs, instance, batch) == (2, 1)  # processed, reused: the renamed PDF
+
+    current = _current(store)
+    assert set(current) == {"plain.txt", "added.txt", "archive/handbook.pdf", "bundle.zip"}
+    assert current["plain.txt"]["batch_id"] == batch
+    assert current["plain.txt"]["sha256"] == hashlib.sha256(rewritten).hexdigest()
+    assert current["bundle.zip"]["batch_id"] == first_batch
+    assert _text(store, "plain.txt") == [rewritten.decode().strip()]
+    assert _text(store, "added.txt") == ["A new note about the quarterly invoices."]
+    assert _text(store, "archive/handbook.pdf") and not _text(store, "handbook.pdf")
+    for view in ("current_normalised_artifacts", "current_chunks"):
+        paths = {r["path"] for r in store.query(f"SELECT DISTINCT path FROM {view}").to_pylist()}
+        assert not paths & {"notes.md", "handbook.pdf"}, view
