@@ -44,7 +44,8 @@ class RAG:
         mode: SearchMode | None = None,
     ) -> None:
         self.embed = embed
-        self.root = Path(getattr(store, "root", store)).expanduser().resolve()  # type: ignore[arg-type]
+        folder = store if isinstance(store, (str, Path)) else store.root
+        self.root = Path(folder).expanduser().resolve()
         self.k = k
         self.mode: SearchMode = mode or ("bm25" if embed is None else "hybrid")
         self._searcher = Searcher(self.root)
