@@ -13,7 +13,7 @@ from typing import TextIO
 
 from content_assets.cli.query import StoreNotFoundError, existing_store
 from content_core.errors import ContentError
-from content_core.search import SEARCH_MODES, SearchFilters, SearchHit, Searcher, snippet
+from content_core.search import SEARCH_MODES, Searcher, SearchFilters, SearchHit, snippet
 from content_core.search.highlight import ANSI_MARKS, PLAIN_MARKS
 
 __all__ = ["SEARCH_FORMATS", "add_search_parser", "search_command"]

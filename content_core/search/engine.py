@@ -92,9 +92,13 @@ class Searcher:
         """The index's stems of `items` (for highlighting what BM25 matched)."""
         if not items:
             return []
-        row = self.connection().execute(
-            f"SELECT list_transform(?::VARCHAR[], w -> stem(w, '{STEMMER}'))", [list(items)]
-        ).fetchone()
+        row = (
+            self.connection()
+            .execute(
+                f"SELECT list_transform(?::VARCHAR[], w -> stem(w, '{STEMMER}'))", [list(items)]
+            )
+            .fetchone()
+        )
         return [str(s) for s in row[0]] if row else list(items)
 
     def ranking(
@@ -137,10 +141,14 @@ class Searcher:
         if not ranked:
             return []
         columns = ", ".join(INDEX_COLUMNS)
-        rows = self.connection().execute(
-            f"SELECT {columns} FROM {INDEX_TABLE} WHERE chunk_id IN (SELECT unnest(?))",
-            [[key for key, _ in ranked]],
-        ).fetchall()
+        rows = (
+            self.connection()
+            .execute(
+                f"SELECT {columns} FROM {INDEX_TABLE} WHERE chunk_id IN (SELECT unnest(?))",
+                [[key for key, _ in ranked]],
+            )
+            .fetchall()
+        )
         by_id = {row[0]: row for row in rows}
         hits: list[SearchHit] = []
         for key, score in ranked:

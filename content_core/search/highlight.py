@@ -80,8 +80,10 @@ def format_hits(hits: Sequence[SearchHit], *, max_chars: int = 500) -> str:
     for number, hit in enumerate(hits, start=1):
         where = hit.source
         if hit.page_start is not None:
-            pages = f"{hit.page_start}" if hit.page_end in (None, hit.page_start) else (
-                f"{hit.page_start}-{hit.page_end}"
+            pages = (
+                f"{hit.page_start}"
+                if hit.page_end in (None, hit.page_start)
+                else (f"{hit.page_start}-{hit.page_end}")
             )
             where += f" p.{pages}"
         lines = [f"[{number}] {where} (score {hit.score:.3f})", hit.content[:max_chars]]

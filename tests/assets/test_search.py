@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from content_core import RAG, SearchFilters, SearchHit, Searcher, format_hits
+from content_core import RAG, Searcher, SearchFilters, SearchHit, format_hits
 from content_core.store import extension_path
 from tests.conftest import SAMPLE_INBOX
 from tests.support.cli import REPO, run_cli
@@ -66,9 +66,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> Stores:
     store, home = root / "store", root / "home"
     _ingest(docs, home, store)
     _ingest(lab, home, store)
-    sources = {
-        hit.path: hit.source_id for hit in Searcher(store).search("zebrafish", 10, "bm25")
-    }
+    sources = {hit.path: hit.source_id for hit in Searcher(store).search("zebrafish", 10, "bm25")}
     return Stores(store, home, sources["zebra.txt"], sources["tank.txt"])
 
 
