@@ -5,9 +5,10 @@
 
 recall: the corpus (tests/corpus) ingested in process (no Dagster; OCR off) into a temporary
 store unless --store names one; queries are each file's MANIFEST `must_contain` phrase plus
-exact phrases (six-word windows) and headings picked from the extracted chunks with a fixed
-seed. A query is answered at k when one of its first k hits is a file whose chunks contain
-the phrase. Every mode the store supports is reported (vector and hybrid need embeddings).
+exact phrases (six-word windows, up to three a chunk) and headings picked from the extracted
+chunks with a fixed seed. A query is answered at k when one of its first k hits is a file
+whose chunks contain the phrase. Every mode the store supports is reported (vector and
+hybrid need embeddings).
 
 latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each)
 in a DuckDB file, the fts index built over them (time and peak memory), then p50/p95 of
@@ -92,10 +93,9 @@ def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
         by_path.setdefault(path, []).append((content, breadcrumb))
     candidates: list[str] = []
     for path in sorted(by_path):
-        for content, breadcrumb in rng.sample(by_path[path], min(3, len(by_path[path]))):
+        for content, breadcrumb in rng.sample(by_path[path], min(8, len(by_path[path]))):
             words = _WORD.findall(content)
-            if len(words) >= 6:
-                start = rng.randrange(len(words) - 5)
+            for start in rng.sample(range(max(len(words) - 5, 0)), min(3, max(len(words) - 5, 0))):
                 window = words[start : start + 6]
                 # The words as they stand in the text, so the phrase is exact.
                 match = re.search(r"\W+".join(map(re.escape, window)), content)
