@@ -94,12 +94,27 @@ def _select_current(root: Path) -> str:
 
 
 def build_index(connection: duckdb.DuckDBPyConnection, table: str = INDEX_TABLE) -> None:
-    """Create (or replace) the fts index over `table`'s content, keyed by chunk_id."""
+    """Create (or replace) the fts index over `table`'s content, keyed by chunk_id, and the
+    table `bm25_ranking` reads: `postings` (termid, docid, tf, doc_len), one row per term of a
+    chunk, sorted by term so a query reads only its terms' row groups; `table` gets each
+    chunk's `docid`, in docid order."""
     load_extension(connection, "fts")
     ignore = IGNORE.replace("'", "''")
+    schema = f"fts_main_{table}"
     connection.execute(
         f"PRAGMA create_fts_index('{table}', 'chunk_id', 'content', stemmer='{STEMMER}', "
         f"stopwords='none', ignore='{ignore}', strip_accents=1, lower=1, overwrite=1)"
+    )
+    connection.execute(
+        f"CREATE OR REPLACE TABLE {schema}.postings AS SELECT t.termid, t.docid, "
+        "count(*)::INTEGER AS tf, any_value(d.len)::INTEGER AS doc_len "
+        f"FROM {schema}.terms t JOIN {schema}.docs d ON d.docid = t.docid "
+        "GROUP BY t.termid, t.docid ORDER BY t.termid, t.docid"
+    )
+    connection.execute(
+        f"CREATE OR REPLACE TABLE {table} AS SELECT d.docid, c.* EXCLUDE (docid) "
+        f"FROM (SELECT NULL::BIGINT AS docid, * FROM {table}) c "
+        f"JOIN {schema}.docs d ON d.name = c.chunk_id ORDER BY d.docid"
     )
 
 
@@ -166,12 +181,42 @@ def bm25_ranking(
     filters: SearchFilters,
     table: str = INDEX_TABLE,
 ) -> list[tuple[str, float]]:
-    """The `k` best chunks for `query` by BM25 (chunk_id, score), best first, within `filters`."""
-    where, params = filters.where()
-    rows = connection.execute(
-        f"SELECT chunk_id, score FROM (SELECT chunk_id, "
-        f"fts_main_{table}.match_bm25(chunk_id, ?) AS score FROM {table} WHERE {where}) "
-        "WHERE score IS NOT NULL ORDER BY score DESC, chunk_id LIMIT ?",
-        [query, *params, k],
+    """The `k` best chunks for `query` by BM25 (chunk_id, score), best first, within `filters`.
+
+    The scores are fts's `match_bm25` (k1 = 1.2, b = 0.75, log10 IDF), computed from the
+    postings of the query's terms alone: `match_bm25` scores every row of the table, a second
+    a query at a million chunks. The term ids go into the SQL as constants, so each term's
+    postings are read by zone map from the term-sorted `postings` table.
+    """
+    schema = f"fts_main_{table}"
+    terms = connection.execute(
+        f"SELECT termid, df FROM {schema}.dict WHERE term IN "
+        f"(SELECT DISTINCT stem(unnest({schema}.tokenize(?)), '{STEMMER}'))",
+        [query],
     ).fetchall()
-    return [(str(chunk_id), float(score)) for chunk_id, score in rows]
+    if not terms:
+        return []
+    # Each term's postings with its IDF as a constant: fts's log10((N - df + 0.5) / (df + 0.5) + 1).
+    postings = " UNION ALL ".join(
+        f"SELECT docid, tf, doc_len, log((st.num_docs - {int(df)} + 0.5) / ({int(df)} + 0.5) + 1)"
+        f" AS idf FROM {schema}.postings, {schema}.stats st WHERE termid = {int(termid)}"
+        for termid, df in terms
+    )
+    where, params = filters.where("c")
+    joined = "" if where == "TRUE" else f"JOIN {table} c ON c.docid = p.docid WHERE {where} "
+    ranked = connection.execute(
+        "SELECT p.docid, sum(p.idf * p.tf * 2.2 / "
+        "(p.tf + 1.2 * (0.25 + 0.75 * p.doc_len / st.avgdl))) AS score "
+        f"FROM ({postings}) p CROSS JOIN {schema}.stats st {joined}"
+        "GROUP BY p.docid ORDER BY score DESC, p.docid LIMIT ?",
+        [*params, k],
+    ).fetchall()
+    if not ranked:
+        return []
+    docids = ", ".join(str(int(docid)) for docid, _ in ranked)
+    names = dict(
+        connection.execute(
+            f"SELECT docid, chunk_id FROM {table} WHERE docid IN ({docids})"
+        ).fetchall()
+    )
+    return [(str(names[docid]), float(score)) for docid, score in ranked]

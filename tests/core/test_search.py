@@ -4,6 +4,7 @@ filters' SQL (run on a real DuckDB table), and the BM25 index over an in-memory 
 from __future__ import annotations
 
 import duckdb
+import pytest
 
 from content_core.search import SearchFilters, highlight, reciprocal_rank_fusion, snippet
 from content_core.search.bm25 import bm25_ranking, build_index
@@ -70,3 +71,17 @@ def test_bm25_ranking_with_each_filter() -> None:
     assert ids(page_from=3, page_to=4) == []
     assert ids(page_to=1) == ["1"]
     assert bm25_ranking(connection, "giraffe", 10, SearchFilters()) == []
+
+
+def test_bm25_ranking_scores_as_fts_match_bm25() -> None:
+    connection = _table()
+    for query in ("zebra", "zebras on page", "plain page one"):
+        ours = bm25_ranking(connection, query, 10, SearchFilters())
+        theirs = connection.execute(
+            "SELECT chunk_id, score FROM (SELECT chunk_id, "
+            "fts_main_chunk_index.match_bm25(chunk_id, ?) AS score FROM chunk_index) "
+            "WHERE score IS NOT NULL ORDER BY score DESC",
+            [query],
+        ).fetchall()
+        assert dict(ours) == pytest.approx(dict(theirs))
+        assert len(ours) == len(theirs) > 0
