@@ -184,39 +184,81 @@ def bm25_ranking(
     """The `k` best chunks for `query` by BM25 (chunk_id, score), best first, within `filters`.
 
     The scores are fts's `match_bm25` (k1 = 1.2, b = 0.75, log10 IDF), computed from the
-    postings of the query's terms alone: `match_bm25` scores every row of the table, a second
-    a query at a million chunks. The term ids go into the SQL as constants, so each term's
-    postings are read by zone map from the term-sorted `postings` table.
+    postings of the query's terms alone (`match_bm25` scores every row of the table: seconds a
+    query at a million chunks). The term ids go into the SQL as constants, so each term's
+    postings are read by zone map from the term-sorted `postings` table. A term in most chunks
+    ("the") has a long posting list and a tiny IDF: the chunks holding a rarer query term are
+    scored first, and when the k-th of them beats the most the common terms alone can add up
+    to (IDF x (k1 + 1) each), no other chunk can enter the top k (MaxScore); else every posting
+    is scored.
     """
     schema = f"fts_main_{table}"
-    terms = connection.execute(
-        f"SELECT termid, df FROM {schema}.dict WHERE term IN "
+    rows = connection.execute(
+        f"SELECT d.termid, d.df, log((st.num_docs - d.df + 0.5) / (d.df + 0.5) + 1), "
+        f"st.num_docs FROM {schema}.dict d, {schema}.stats st WHERE d.term IN "
         f"(SELECT DISTINCT stem(unnest({schema}.tokenize(?)), '{STEMMER}'))",
         [query],
     ).fetchall()
-    if not terms:
+    if not rows:
         return []
-    # Each term's postings with its IDF as a constant: fts's log10((N - df + 0.5) / (df + 0.5) + 1).
-    postings = " UNION ALL ".join(
-        f"SELECT docid, tf, doc_len, log((st.num_docs - {int(df)} + 0.5) / ({int(df)} + 0.5) + 1)"
-        f" AS idf FROM {schema}.postings, {schema}.stats st WHERE termid = {int(termid)}"
-        for termid, df in terms
-    )
-    where, params = filters.where("c")
-    joined = "" if where == "TRUE" else f"JOIN {table} c ON c.docid = p.docid WHERE {where} "
-    ranked = connection.execute(
-        "SELECT p.docid, sum(p.idf * p.tf * 2.2 / "
-        "(p.tf + 1.2 * (0.25 + 0.75 * p.doc_len / st.avgdl))) AS score "
-        f"FROM ({postings}) p CROSS JOIN {schema}.stats st {joined}"
-        "GROUP BY p.docid ORDER BY score DESC, p.docid LIMIT ?",
-        [*params, k],
-    ).fetchall()
+    terms = [(int(termid), int(df), float(idf)) for termid, df, idf, _ in rows]
+    common = {t for t, df, _ in terms if df > _COMMON_SHARE * int(rows[0][3])}
+    ranked: list[tuple[int, float]] = []
+    if common and len(common) < len(terms) and sum(df for _, df, _ in terms) > _FULL_SCAN:
+        ranked = _score(connection, schema, table, terms, common, k, filters)
+        bound = sum(idf * (_K1 + 1) for t, _, idf in terms if t in common)
+        if len(ranked) < k or ranked[-1][1] <= bound:
+            ranked = []  # a chunk of common terms alone might rank: score every posting
+    if not ranked:
+        ranked = _score(connection, schema, table, terms, set(), k, filters)
     if not ranked:
         return []
-    docids = ", ".join(str(int(docid)) for docid, _ in ranked)
+    docids = ", ".join(str(docid) for docid, _ in ranked)
     names = dict(
         connection.execute(
             f"SELECT docid, chunk_id FROM {table} WHERE docid IN ({docids})"
         ).fetchall()
     )
-    return [(str(names[docid]), float(score)) for docid, score in ranked]
+    return [(str(names[docid]), score) for docid, score in ranked]
+
+
+_K1 = 1.2
+# A term in more than this share of the chunks counts as common for MaxScore...
+_COMMON_SHARE = 0.02
+# ...when the query's postings number more than this (below it, scoring them all is quick).
+_FULL_SCAN = 50_000
+
+
+def _score(
+    connection: duckdb.DuckDBPyConnection,
+    schema: str,
+    table: str,
+    terms: list[tuple[int, int, float]],
+    common: set[int],
+    k: int,
+    filters: SearchFilters,
+) -> list[tuple[int, float]]:
+    """The k best (docid, score): with `common` terms, only of the chunks holding another term."""
+    rare = " UNION ALL ".join(
+        f"SELECT docid FROM {schema}.postings WHERE termid = {t}"
+        for t, _, _ in terms
+        if t not in common
+    )
+    parts = []
+    for termid, _df, idf in terms:
+        only = " AND docid IN (SELECT docid FROM cand)" if termid in common else ""
+        parts.append(
+            f"SELECT docid, tf, doc_len, {idf!r} AS idf FROM {schema}.postings "
+            f"WHERE termid = {termid}{only}"
+        )
+    where, params = filters.where("c")
+    joined = "" if where == "TRUE" else f"JOIN {table} c ON c.docid = p.docid WHERE {where} "
+    rows = connection.execute(
+        (f"WITH cand AS ({rare}) " if common else "")
+        + f"SELECT p.docid, sum(p.idf * p.tf * {_K1 + 1!r} / "
+        f"(p.tf + {_K1!r} * (0.25 + 0.75 * p.doc_len / st.avgdl))) AS score "
+        f"FROM ({' UNION ALL '.join(parts)}) p CROSS JOIN {schema}.stats st {joined}"
+        "GROUP BY p.docid ORDER BY score DESC, p.docid LIMIT ?",
+        [*params, k],
+    ).fetchall()
+    return [(int(docid), float(score)) for docid, score in rows]

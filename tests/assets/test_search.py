@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 from content_core import RAG, Searcher, SearchFilters, SearchHit, format_hits
 from content_core.store import extension_path
 from tests.conftest import SAMPLE_INBOX
-from tests.support.cli import REPO, run_cli
+from tests.support.cli import main_imports, run_cli
 
 pytestmark = pytest.mark.timeout(900)
 DUCKDB_CLI = Path(sys.executable).parent / "duckdb"
@@ -132,21 +131,7 @@ def test_filters_on_source_path_media_type_and_page(stores: Stores) -> None:
 
 def test_the_search_path_imports_no_dagster(stores: Stores) -> None:
     argv = ["search", "zebrafish", "--store", str(stores.store)]
-    code = (
-        "import sys\n"
-        "from content_assets.cli import main\n"
-        f"code = main({argv!r})\n"
-        "print(code, sorted(m for m in ('dagster', 'content_core.ingest') if m in sys.modules))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        encoding="utf-8",
-        timeout=300,
-    )
-    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+    assert main_imports(argv, ("dagster", "content_core.ingest")) == "0 []"
 
 
 def _macro(store: Path, query: str) -> list[dict[str, str]]:

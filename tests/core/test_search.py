@@ -85,3 +85,27 @@ def test_bm25_ranking_scores_as_fts_match_bm25() -> None:
         ).fetchall()
         assert dict(ours) == pytest.approx(dict(theirs))
         assert len(ours) == len(theirs) > 0
+
+
+def test_bm25_ranking_prunes_common_terms_without_changing_the_top_k() -> None:
+    """60,000 chunks: with a rare term, a term in every chunk is scored only where the rare
+    one is (MaxScore); with common terms alone, everything is. fts's scores either way."""
+    connection = duckdb.connect()
+    connection.execute(
+        "CREATE TABLE chunk_index AS SELECT 'c' || i AS chunk_id, 's' AS source_id, "
+        "'p' AS path, NULL AS media_type, NULL::INT AS page_start, NULL::INT AS page_end, "
+        "'common filler w' || (i % 500) || repeat(' pad', i % 7) "
+        "|| CASE WHEN i % 1000 = 0 THEN ' rare' ELSE '' END AS content FROM range(60000) t(i)"
+    )
+    build_index(connection)
+    for query in ("common rare", "common filler w7", "filler common"):
+        ours = bm25_ranking(connection, query, 10, SearchFilters())
+        theirs = connection.execute(
+            "SELECT score FROM (SELECT fts_main_chunk_index.match_bm25(chunk_id, ?) AS score "
+            "FROM chunk_index) WHERE score IS NOT NULL ORDER BY score DESC LIMIT 10",
+            [query],
+        ).fetchall()
+        assert [score for _, score in ours] == pytest.approx([row[0] for row in theirs])
+    assert {key for key, _ in bm25_ranking(connection, "common rare", 60, SearchFilters())} == {
+        f"c{i}" for i in range(0, 60000, 1000)
+    }
