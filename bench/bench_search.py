@@ -40,6 +40,7 @@ from content_core.store import load_extension  # noqa: E402
 from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
 
 SEED = 14
+FILTERS = SearchFilters()
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]{2,}")
 
 
@@ -172,7 +173,7 @@ def bm25_latency(connection: duckdb.DuckDBPyConnection, queries: list[str]) -> N
         f"bm25   : index built in {built:.1f} s, peak RSS {_peak_rss_mb():.0f} MB "
         f"(was {before:.0f} MB)"
     )
-    _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, SearchFilters()))
+    _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
 
 
 def _time_queries(mode: str, queries: list[str], run: Callable[[str], object]) -> None:
@@ -196,12 +197,18 @@ def latency_main(args: argparse.Namespace) -> None:
         for _ in range(args.queries)
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        connection = duckdb.connect(str(Path(tmp) / "bench.duckdb"))
+        path = args.db or Path(tmp) / "bench.duckdb"
+        reuse = path.is_file()
+        connection = duckdb.connect(str(path))
         load_extension(connection, "fts")
-        started = time.perf_counter()
-        synthetic_chunks(connection, args.chunks)
-        print(f"{args.chunks} synthetic chunks generated in {time.perf_counter() - started:.1f} s")
-        bm25_latency(connection, queries)
+        if reuse:  # --db of an earlier run: time the queries only
+            _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
+        else:
+            started = time.perf_counter()
+            synthetic_chunks(connection, args.chunks)
+            took = time.perf_counter() - started
+            print(f"{args.chunks} synthetic chunks generated in {took:.1f} s")
+            bm25_latency(connection, queries)
         connection.close()
 
 
@@ -214,6 +221,7 @@ def main() -> None:
     lat = sub.add_parser("latency")
     lat.add_argument("--chunks", type=int, default=1_000_000)
     lat.add_argument("--queries", type=int, default=200)
+    lat.add_argument("--db", type=Path, default=None, help="keep (or reuse) the index here")
     args = parser.parse_args()
     recall_main(args) if args.what == "recall" else latency_main(args)
 

@@ -248,15 +248,17 @@ def _score(
     for termid, _df, idf in terms:
         only = " AND docid IN (SELECT docid FROM cand)" if termid in common else ""
         parts.append(
-            f"SELECT docid, tf, doc_len, {idf!r} AS idf FROM {schema}.postings "
+            f"SELECT docid, tf, doc_len, {idf!r}::DOUBLE AS idf FROM {schema}.postings "
             f"WHERE termid = {termid}{only}"
         )
     where, params = filters.where("c")
     joined = "" if where == "TRUE" else f"JOIN {table} c ON c.docid = p.docid WHERE {where} "
     rows = connection.execute(
         (f"WITH cand AS ({rare}) " if common else "")
-        + f"SELECT p.docid, sum(p.idf * p.tf * {_K1 + 1!r} / "
-        f"(p.tf + {_K1!r} * (0.25 + 0.75 * p.doc_len / st.avgdl))) AS score "
+        # DOUBLE literals: DuckDB reads 2.2 as a DECIMAL, which overflows in a product.
+        + f"SELECT p.docid, sum(p.idf * p.tf * {_K1 + 1!r}::DOUBLE / "
+        f"(p.tf + {_K1!r}::DOUBLE * (0.25::DOUBLE + 0.75::DOUBLE * p.doc_len / st.avgdl))) "
+        "AS score "
         f"FROM ({' UNION ALL '.join(parts)}) p CROSS JOIN {schema}.stats st {joined}"
         "GROUP BY p.docid ORDER BY score DESC, p.docid LIMIT ?",
         [*params, k],
