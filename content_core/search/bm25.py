@@ -52,6 +52,8 @@ INDEX_COLUMNS = (
     "parent_content",
 )
 _STATE_TABLE = "search_state"
+# Part of the key: an index laid out by an older version of this module is rebuilt.
+_INDEX_FORMAT = "postings-v1"
 # The tables whose files decide what current_chunks shows.
 _KEY_TABLES = ("chunks", "raw_files")
 
@@ -59,7 +61,7 @@ _KEY_TABLES = ("chunks", "raw_files")
 def store_fingerprint(root: Path) -> str:
     """A digest of every Parquet file behind current_chunks: changes with any batch written,
     rerun, compacted or deleted."""
-    entries: list[str] = []
+    entries: list[str] = [_INDEX_FORMAT]
     for table in _KEY_TABLES:
         folder = root / "tables" / table
         for dirpath, _dirs, files in os.walk(folder):

@@ -101,6 +101,18 @@ class Searcher:
         )
         return [str(s) for s in row[0]] if row else list(items)
 
+    def _bm25(
+        self,
+        connection: duckdb.DuckDBPyConnection,
+        query: str,
+        k: int,
+        filters: SearchFilters,
+    ) -> list[tuple[str, float]]:
+        try:
+            return bm25_ranking(connection, query, k, filters)
+        except duckdb.Error as exc:
+            raise SearchError(f"BM25 search of {self.root} failed: {exc}") from exc
+
     def ranking(
         self, query: str, k: int, mode: SearchMode, filters: SearchFilters
     ) -> list[tuple[str, float]]:
@@ -113,7 +125,7 @@ class Searcher:
             raise SearchError(f"unknown search mode {mode!r}; one of {', '.join(SEARCH_MODES)}")
         connection = self.connection()
         if mode == "bm25":
-            return bm25_ranking(connection, query, k, filters)
+            return self._bm25(connection, query, k, filters)
         vector = _vector_ranking()
         if vector is None and mode == "vector":
             raise SearchError("vector search needs content_core.search.vector (embeddings)")
@@ -123,7 +135,7 @@ class Searcher:
         vectors = [] if vector is None else vector(ContentStore(self.root), query, depth, filters)
         if mode == "vector":
             return vectors[:k]
-        keyword = bm25_ranking(connection, query, depth, filters)
+        keyword = self._bm25(connection, query, depth, filters)
         if not vectors:  # no embeddings yet: hybrid is BM25
             return keyword[:k]
         return reciprocal_rank_fusion([keyword, vectors], k)
