@@ -102,6 +102,7 @@ if TYPE_CHECKING:
         LimitExceededError as LimitExceededError,
         MissingDependencyError as MissingDependencyError,
         OfficeConversionError as OfficeConversionError,
+        SearchError as SearchError,
         SourceError as SourceError,
         StageTimeoutError as StageTimeoutError,
         UnsafeArchiveError as UnsafeArchiveError,
@@ -115,6 +116,13 @@ if TYPE_CHECKING:
         ExtractorRegistry as ExtractorRegistry,
         PageSpan as PageSpan,
         extract_text as extract_text,
+    )
+    from content_core.search import (
+        RAG as RAG,
+        SearchFilters as SearchFilters,
+        SearchHit as SearchHit,
+        Searcher as Searcher,
+        format_hits as format_hits,
     )
     from content_core.sources import (
         ContentSource as ContentSource,
@@ -163,6 +171,7 @@ _EXPORTS: dict[str, str] = {
             "LimitExceededError",
             "MissingDependencyError",
             "OfficeConversionError",
+            "SearchError",
             "SourceError",
             "StageTimeoutError",
             "UnsafeArchiveError",
@@ -276,6 +285,11 @@ _EXPORTS: dict[str, str] = {
             "prepare_messages",
             "run_extractions",
         )
+    },
+    # search
+    **{
+        name: "content_core.search"
+        for name in ("RAG", "SearchFilters", "SearchHit", "Searcher", "format_hits")
     },
     # store
     **{name: "content_core.store" for name in ("BlobStore", "ContentStore")},

@@ -27,6 +27,7 @@ ContentError                      base of everything raised on purpose; retryabl
 │   │                             entity expansion, external references, path traversal)
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
+├── SearchError                   the search index cannot be built or read
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -76,6 +77,7 @@ __all__ = [
     "MissingDependencyError",
     "OcrUnavailableError",
     "OfficeConversionError",
+    "SearchError",
     "SourceError",
     "StageTimeoutError",
     "UnsafeArchiveError",
@@ -164,6 +166,10 @@ class UnsafeInputError(ContentError):
 
 class SourceError(ContentError):
     """An item of a source cannot be listed or read."""
+
+
+class SearchError(ContentError):
+    """The search index over a store's chunks cannot be built or queried."""
 
 
 class EmptyFileError(ContentError):

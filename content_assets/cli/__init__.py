@@ -1,7 +1,8 @@
-"""content-pipeline: ingest a folder through the Dagster instance, query the store, show the
-state of its batches and retry the failed ones.
+"""content-pipeline: ingest a folder through the Dagster instance, query or search the store,
+show the state of its batches and retry the failed ones.
 
-Only the chosen subcommand's module is imported: `query` loads neither Dagster nor pyarrow.
+Only the chosen subcommand's module is imported: `query` loads neither Dagster nor pyarrow,
+`search` no Dagster.
 """
 
 import argparse
@@ -37,12 +38,16 @@ def _parser() -> argparse.ArgumentParser:
         help="every value whole in a table (default: yes unless stdout is a terminal)",
     )
 
+    from content_assets.cli.search import add_search_parser
+
+    add_search_parser(commands)
+
     commands.add_parser("status", help="batches per source, files and rows, last sensor tick")
 
     retry = commands.add_parser("retry", help="run the failed batches again")
     retry.add_argument("batch_ids", nargs="*", help="default: every failed batch")
 
-    for command in (ingest, query, commands.choices["status"], retry):
+    for command in (ingest, query, commands.choices["search"], commands.choices["status"], retry):
         command.add_argument("--store", type=Path, default=None, help=store_help)
     for command in (ingest, retry):
         command.add_argument(
@@ -61,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "query":
         return query_command(args.sql, args.store, args.format, args.output, args.full)
+    if args.command == "search":
+        from content_assets.cli.search import search_command
+
+        return search_command(args, args.store)
     import pydantic
 
     try:

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import duckdb
 
+from content_core.errors import MissingDependencyError
+from content_core.search.sql import search_macro_statements
+from content_core.store.extensions import load_extension
 from content_core.store.layout import CATALOG_FILE
 from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 
@@ -94,11 +97,24 @@ def table_select(root: Path, table: str) -> str:
     )
 
 
+def _create_macros(connection: duckdb.DuckDBPyConnection) -> None:
+    """Add the `search_chunks` macro, which binds `fts`'s `stem`: without the `fts` package
+    the catalog has its views and no macro."""
+    try:
+        load_extension(connection, "fts")
+    except MissingDependencyError:
+        return
+    for statement in search_macro_statements():
+        connection.execute(statement)
+
+
 def connect_views(root: Path) -> duckdb.DuckDBPyConnection:
-    """Open an in-memory DuckDB connection holding every view; never locks the catalog file."""
+    """Open an in-memory DuckDB connection holding every view (and the `search_chunks`
+    macro); never locks the catalog file."""
     connection = duckdb.connect(":memory:")
     for statement in catalog_statements(root):
         connection.execute(statement)
+    _create_macros(connection)
     return connection
 
 
@@ -113,7 +129,7 @@ def ensure_catalog(root: Path) -> Path:
     statements = catalog_statements(root)
     # The storage version is part of the key, so a catalog written in another format is rebuilt.
     version = hashlib.sha256(
-        "\n".join([CATALOG_STORAGE_VERSION, *statements]).encode()
+        "\n".join([CATALOG_STORAGE_VERSION, *statements, *search_macro_statements()]).encode()
     ).hexdigest()
     target = root / CATALOG_FILE
     version_file = root / _VERSION_FILE
@@ -127,6 +143,7 @@ def ensure_catalog(root: Path) -> Path:
     try:
         for statement in statements:
             connection.execute(statement)
+        _create_macros(connection)
     finally:
         connection.close()
     os.replace(tmp, target)

@@ -23,7 +23,7 @@ import pytest
 
 from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
-from tests.support.cli import LONG_TEXT, REPO, make_folder, run_cli, status_of
+from tests.support.cli import LONG_TEXT, REPO, main_imports, make_folder, run_cli, status_of
 
 # Ingests run several subprocesses of the real CLI; each may take a minute on a loaded machine.
 pytestmark = pytest.mark.timeout(900)
@@ -203,21 +203,7 @@ def test_the_query_path_imports_neither_dagster_nor_pyarrow(ingested: Ingested) 
     """What keeps a query interactive (bench/bench_query.py measures it)."""
     argv = ["query", "SELECT count(*) FROM current_chunks", "--store", str(ingested.store)]
     heavy = ("dagster", "pyarrow", "pandas", "content_core.ingest")
-    code = (
-        "import sys\n"
-        "from content_assets.cli import main\n"
-        f"code = main({argv!r})\n"
-        f"print(code, sorted(m for m in {heavy!r} if m in sys.modules))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        encoding="utf-8",
-        timeout=300,
-    )
-    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+    assert main_imports(argv, heavy) == "0 []"
 
 
 # -- ingest output ----------------------------------------------------------------------------

@@ -28,6 +28,8 @@ SEED_NAMES = {
     # FFAI splitters
     "CharacterChunker", "RecursiveChunker", "CodeChunker", "HierarchicalChunker",
     "list_chunkers", "get_chunker",
+    # FFAI RAG layer
+    "RAG", "SearchHit", "format_hits",
     # remdb agentic chunking
     "estimate_tokens", "get_model_limits", "chunk_text", "smart_chunk_text", "merge_results",
     "MergeStrategy",

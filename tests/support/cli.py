@@ -53,3 +53,23 @@ def status_of(store: Path, home: Path) -> str:
     done = run_cli("status", home=home, store=store)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def main_imports(argv: list[str], modules: tuple[str, ...]) -> str:
+    """`<exit code> [<those of modules imported>]` after `main(argv)` in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from content_assets.cli import main\n"
+        f"code = main({argv!r})\n"
+        f"print(code, sorted(m for m in {modules!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    lines = done.stdout.splitlines()
+    return lines[-1] if lines else done.stdout + done.stderr

@@ -1,0 +1,230 @@
+"""Search: recall on a known-answer set from the test corpus, and latency at scale.
+
+    .venv/bin/python bench/bench_search.py recall  [--store DIR] [--queries 240]
+    .venv/bin/python bench/bench_search.py latency [--chunks 1000000] [--queries 200]
+
+recall: the corpus (tests/corpus) ingested in process (no Dagster; OCR off) into a temporary
+store unless --store names one; queries are each file's MANIFEST `must_contain` phrase plus
+exact phrases (six-word windows, up to three a chunk) and headings picked from the extracted
+chunks with a fixed seed. A query is answered at k when one of its first k hits is a file
+whose chunks contain the phrase. Every mode the store supports is reported (vector and
+hybrid need embeddings).
+
+latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each)
+in a DuckDB file, the fts index built over them (time and peak memory), then p50/p95 of
+queries of two or three words drawn from the same distribution. One function per mode, so
+the vector half adds its own rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import duckdb  # noqa: E402
+
+from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
+from content_core.search.bm25 import bm25_ranking, build_index  # noqa: E402
+from content_core.store import load_extension  # noqa: E402
+from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
+
+SEED = 14
+FILTERS = SearchFilters()
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]{2,}")
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# -- recall ------------------------------------------------------------------------------------
+
+
+def build_corpus_store(root: Path) -> Path:
+    """Ingest tests/corpus in this process (each top folder of it is one batch of one source)."""
+    from content_core.ingest import PipelineConfig, discover_pending, run_batch
+    from content_core.ocr import OcrConfig
+    from content_core.processing import ProcessingConfig
+    from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+    from content_core.store import ContentStore
+
+    store = ContentStore(root / "store")
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=CORPUS))
+    config = PipelineConfig(processing=ProcessingConfig(ocr=OcrConfig(mode="off")))
+    found = discover_pending(source, store, set(), time_budget_s=float("inf"))
+    for batch_id in found.batch_ids:
+        run_batch(store, batch_id, config)
+    store.ensure_layout()
+    return store.root
+
+
+def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
+    """(query, the paths whose chunks contain it): MANIFEST phrases, then picked phrases and
+    headings, with the answer set computed from the chunks themselves."""
+    connection = duckdb.connect()
+    chunks = connection.execute(
+        f"SELECT path, content, breadcrumb FROM read_parquet('{store}/tables/chunks/*/*.parquet')"
+        " WHERE content IS NOT NULL ORDER BY path, chunk_id"
+    ).fetchall()
+    flat = [(path, " ".join(content.split()).lower()) for path, content, _ in chunks]
+
+    def answers(phrase: str) -> set[str]:
+        needle = " ".join(phrase.split()).lower()
+        return {path for path, text in flat if needle in text}
+
+    queries: dict[str, set[str]] = {}
+    for row in manifest_rows():
+        phrase = row.get("must_contain", "").strip()
+        if phrase and answers(phrase):
+            queries[phrase] = answers(phrase)
+    rng = random.Random(SEED)
+    by_path: dict[str, list[tuple[str, str | None]]] = {}
+    for path, content, breadcrumb in chunks:
+        by_path.setdefault(path, []).append((content, breadcrumb))
+    candidates: list[str] = []
+    for path in sorted(by_path):
+        for content, breadcrumb in rng.sample(by_path[path], min(8, len(by_path[path]))):
+            words = _WORD.findall(content)
+            for start in rng.sample(range(max(len(words) - 5, 0)), min(3, max(len(words) - 5, 0))):
+                window = words[start : start + 6]
+                # The words as they stand in the text, so the phrase is exact.
+                match = re.search(r"\W+".join(map(re.escape, window)), content)
+                if match:
+                    candidates.append(match.group(0))
+            heading = (breadcrumb or "").split(" > ")[-1].strip()
+            if len(_WORD.findall(heading)) >= 2:
+                candidates.append(heading)
+    rng.shuffle(candidates)
+    for phrase in candidates:
+        if len(queries) >= count:
+            break
+        found = answers(phrase)
+        if found and phrase not in queries:
+            queries[phrase] = found
+    return list(queries.items())
+
+
+def recall(store: Path, queries: list[tuple[str, set[str]]], mode: str) -> tuple[float, float]:
+    """recall@1 and recall@5 of `mode` on `queries`."""
+    at1 = at5 = 0
+    with Searcher(store) as searcher:
+        for query, paths in queries:
+            hits = [hit.path for hit in searcher.search(query, 5, mode)]  # type: ignore[arg-type]
+            at1 += bool(hits[:1] and hits[0] in paths)
+            at5 += any(path in paths for path in hits)
+    return at1 / len(queries), at5 / len(queries)
+
+
+def recall_main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        store = args.store or build_corpus_store(Path(tmp))
+        print(f"store: {store} ({time.perf_counter() - started:.0f} s to build)")
+        queries = known_answers(Path(store), args.queries)
+        print(f"{len(queries)} known-answer queries")
+        for mode in SEARCH_MODES:
+            try:
+                at1, at5 = recall(Path(store), queries, mode)
+            except Exception as exc:  # a mode the store cannot serve is reported, not fatal
+                print(f"{mode:7s}: not available ({exc})")
+                continue
+            print(f"{mode:7s}: recall@1 {at1:.3f}  recall@5 {at5:.3f}")
+
+
+# -- latency -----------------------------------------------------------------------------------
+
+
+def synthetic_chunks(connection: duckdb.DuckDBPyConnection, count: int) -> None:
+    """`chunk_index` of `count` generated chunks (words w<rank>, Zipf-like ranks)."""
+    connection.execute(f"SELECT setseed({SEED / 100})")
+    connection.execute(
+        "CREATE TABLE chunk_index AS SELECT 'c' || i AS chunk_id, 's' || (i % 7) AS source_id, "
+        "'doc' || (i // 20) || '.txt' AS path, 'text/plain' AS media_type, "
+        "NULL::INTEGER AS page_start, NULL::INTEGER AS page_end, "
+        "array_to_string(list_transform(range(40 + (i % 81)), "
+        "x -> 'w' || CAST(floor(pow(30000, random())) AS INTEGER)), ' ') AS content "
+        f"FROM range({count}) t(i)"
+    )
+
+
+def _percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def bm25_latency(connection: duckdb.DuckDBPyConnection, queries: list[str]) -> None:
+    """Build the fts index, then time BM25 queries (k = 10)."""
+    before = _peak_rss_mb()
+    started = time.perf_counter()
+    build_index(connection)
+    built = time.perf_counter() - started
+    print(
+        f"bm25   : index built in {built:.1f} s, peak RSS {_peak_rss_mb():.0f} MB "
+        f"(was {before:.0f} MB)"
+    )
+    _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
+
+
+def _time_queries(mode: str, queries: list[str], run: Callable[[str], object]) -> None:
+    run(queries[0])  # warm the caches once
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        run(query)
+        times.append((time.perf_counter() - started) * 1000)
+    p50, p95 = _percentiles(times)
+    print(
+        f"{mode:7s}: {len(queries)} queries p50 {p50:.1f} ms  p95 {p95:.1f} ms  "
+        f"peak RSS {_peak_rss_mb():.0f} MB"
+    )
+
+
+def latency_main(args: argparse.Namespace) -> None:
+    rng = random.Random(SEED)
+    queries = [
+        " ".join(f"w{int(30000 ** rng.random())}" for _ in range(rng.choice((2, 3))))
+        for _ in range(args.queries)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.db or Path(tmp) / "bench.duckdb"
+        reuse = path.is_file()
+        connection = duckdb.connect(str(path))
+        load_extension(connection, "fts")
+        if reuse:  # --db of an earlier run: time the queries only
+            _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
+        else:
+            started = time.perf_counter()
+            synthetic_chunks(connection, args.chunks)
+            took = time.perf_counter() - started
+            print(f"{args.chunks} synthetic chunks generated in {took:.1f} s")
+            bm25_latency(connection, queries)
+        connection.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    rec = sub.add_parser("recall")
+    rec.add_argument("--store", type=Path, default=None)
+    rec.add_argument("--queries", type=int, default=240)
+    lat = sub.add_parser("latency")
+    lat.add_argument("--chunks", type=int, default=1_000_000)
+    lat.add_argument("--queries", type=int, default=200)
+    lat.add_argument("--db", type=Path, default=None, help="keep (or reuse) the index here")
+    args = parser.parse_args()
+    recall_main(args) if args.what == "recall" else latency_main(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""`content-pipeline search`: the store's chunks that best match a query, by BM25, vectors or
+both, printed with path, page, breadcrumb, score and a highlighted snippet, or as JSON lines.
+
+Like `query`, this path imports no Dagster: it reads the store's files and its search index.
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from content_assets.cli.query import StoreNotFoundError, existing_store
+from content_core.errors import ContentError
+from content_core.search import SEARCH_MODES, Searcher, SearchFilters, SearchHit, snippet
+from content_core.search.highlight import ANSI_MARKS, PLAIN_MARKS
+
+__all__ = ["SEARCH_FORMATS", "add_search_parser", "search_command"]
+
+SEARCH_FORMATS = ("table", "jsonl")
+_PAGES = re.compile(r"(\d+)(?:-(\d+))?")
+_PARENT_CHARS = 240
+
+
+def _pages(text: str) -> tuple[int, int]:
+    match = _PAGES.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a page or a page range (N or N-M): {text!r}")
+    first = int(match.group(1))
+    return first, int(match.group(2) or first)
+
+
+def add_search_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add the `search` subcommand to the CLI's parser."""
+    search = commands.add_parser("search", help="find the chunks that match a query")
+    search.add_argument("text", metavar="query")
+    search.add_argument("--k", "-k", type=int, default=10, help="hits to print (default: 10)")
+    search.add_argument(
+        "--mode",
+        choices=SEARCH_MODES,
+        default="hybrid",
+        help="hybrid (default) fuses BM25 and vectors; it is BM25 while there are no embeddings",
+    )
+    search.add_argument("--format", "-f", choices=SEARCH_FORMATS, default="table")
+    search.add_argument("--source-id", default=None, help="only this source")
+    search.add_argument("--path-prefix", default=None, help="only paths starting with this")
+    search.add_argument("--media-type", default=None, help="only files of this media type")
+    search.add_argument(
+        "--page", type=_pages, default=None, help="only chunks on page N or pages N-M"
+    )
+
+
+def _json_line(hit: SearchHit) -> str:
+    return json.dumps(
+        {
+            "source_id": hit.source_id,
+            "path": hit.path,
+            "page_start": hit.page_start,
+            "page_end": hit.page_end,
+            "breadcrumb": hit.breadcrumb,
+            "score": hit.score,
+            "chunk_id": hit.chunk_id,
+            "media_type": hit.media_type,
+            "content": hit.content,
+            "parent_content": hit.parent_content,
+        },
+        ensure_ascii=False,
+    )
+
+
+def _block(number: int, hit: SearchHit, query: str, searcher: Searcher, ansi: bool) -> str:
+    marks = ANSI_MARKS if ansi else PLAIN_MARKS
+    page = ""
+    if hit.page_start is not None:
+        same = hit.page_end in (None, hit.page_start)
+        page = f"  p.{hit.page_start}" if same else f"  pp.{hit.page_start}-{hit.page_end}"
+    lines = [f"{number}. {hit.source_id}:{hit.path}{page}  score {hit.score:.4f}"]
+    if hit.breadcrumb:
+        lines.append(f"   {hit.breadcrumb}")
+    lines.append("   " + snippet(hit.content, query, marks, searcher.stem))
+    if hit.parent_content:
+        parent = snippet(hit.parent_content, query, marks, searcher.stem, _PARENT_CHARS)
+        lines.append(f"   parent: {parent}")
+    return "\n".join(lines)
+
+
+def print_hits(
+    hits: list[SearchHit], query: str, searcher: Searcher, fmt: str, out: TextIO
+) -> None:
+    """Write `hits` to `out` in `fmt` (bold marks when `out` is a terminal)."""
+    if fmt == "jsonl":
+        for hit in hits:
+            out.write(_json_line(hit) + "\n")
+        return
+    if not hits:
+        out.write("no match\n")
+        return
+    ansi = out.isatty()
+    out.write("\n\n".join(_block(n, h, query, searcher, ansi) for n, h in enumerate(hits, 1)))
+    out.write("\n")
+
+
+def search_command(args: argparse.Namespace, store: Path | None) -> int:
+    """The `search` subcommand; returns the exit code (1: the search failed, 2: no store)."""
+    try:
+        root = existing_store(store)
+    except StoreNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    page_from, page_to = args.page or (None, None)
+    filters = SearchFilters(
+        source_id=args.source_id,
+        path_prefix=args.path_prefix,
+        media_type=args.media_type,
+        page_from=page_from,
+        page_to=page_to,
+    )
+    with Searcher(root) as searcher:
+        try:
+            hits = searcher.search(args.text, args.k, args.mode, filters)
+        except ContentError as exc:  # no fts package, no vectors, an unreadable store
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print_hits(hits, args.text, searcher, args.format, sys.stdout)
+    return 0
