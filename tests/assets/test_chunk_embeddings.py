@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from content_assets.definitions import build_definitions
 from content_core.embeddings import EmbedderConfig, OpenAIEmbedder, WordLlamaEmbedder
-from content_core.search.vector import vector_ranking
+from content_core.search.vector import VectorIndex, vector_ranking
 from content_core.store import ContentStore
 from tests.support.embeddings_server import REJECT_MARKER, EmbeddingsServer
 from tests.support.sensors import tick_sensor
@@ -95,6 +95,12 @@ def test_offline_vectors_in_the_view_and_search_with_filters(
     assert len(vector_ranking(store, "handbook", 50, embedder=embedder)) > len(pdf_hits)
     scores = [s for _, s in pdf_hits]
     assert scores == sorted(scores, reverse=True)
+    # The in-memory index answers the same, and loads once for many queries.
+    index = VectorIndex(store, embedder)
+    assert index.ranking("handbook", 50, Filters(media_type="application/pdf")) == pdf_hits
+    assert index.ranking("handbook", 50, Filters(path_prefix="hand", page=2)) == page_two
+    assert index.loads == 1
+    index.close()
     elsewhere = Filters(source_id="elsewhere")
     assert vector_ranking(store, "handbook", 5, elsewhere, embedder=embedder) == []
     # Vectors of another model are never compared.
@@ -132,10 +138,20 @@ def test_endpoint_embeddings_are_cached_and_a_refused_chunk_is_an_error_row(
         assert server.texts_sent == sent + 1
         assert meta["cache_hits"].value == len(rows) - 1
 
-        embedder = OpenAIEmbedder("test-embed", base_url=server.base_url, dimension=32)
+        embedder = OpenAIEmbedder("test-embed", base_url=server.base_url)
         text = store.query(
             "SELECT chunk_id, content FROM current_chunks WHERE path = 'plain.txt' LIMIT 1"
         ).to_pylist()[0]
         [(best, _)] = vector_ranking(store, text["content"], 1, embedder=embedder)
         assert best == text["chunk_id"]
+        index = VectorIndex(store, embedder)
+        assert index.ranking(text["content"], 1)[0][0] == text["chunk_id"]
+        # A rewritten batch is seen: the index reloads once, then serves from memory.
+        defs.resolve_job_def("ingest_batch_job").execute_in_process(
+            instance=instance, partition_key=batch
+        )
+        assert index.ranking(text["content"], 1)[0][0] == text["chunk_id"]
+        assert index.ranking(text["content"], 2)[0][0] == text["chunk_id"]
+        assert index.loads == 2
+        index.close()
     assert EmbedderConfig().resolved_kind() == "wordllama"
