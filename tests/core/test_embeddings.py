@@ -4,9 +4,6 @@ for a text embedded before), per-text errors, and the offline model with the net
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,6 +17,7 @@ from content_core.embeddings import (
 )
 from content_core.errors import EmbeddingError, EmbeddingUnavailableError
 from tests.support.embeddings_server import REJECT_MARKER, EmbeddingsServer, fake_vector
+from tests.support.offline import run_offline
 
 TEXTS = ["The invoice is due in thirty days.", "Rotate the keys every quarter.", "Hello"]
 
@@ -109,26 +107,13 @@ def test_wordllama_text_without_tokens_is_an_error(tmp_path: Path) -> None:
 def test_wordllama_embeds_with_the_network_refused(tmp_path: Path) -> None:
     # Weights and tokenizer come inside the wheel: a fresh interpreter whose sockets cannot
     # connect, with an empty home (no Hugging Face cache), still embeds.
-    script = textwrap.dedent(
+    done = run_offline(
         """
-        import socket
-        def refuse(*args, **kwargs):
-            raise OSError("network refused by the test")
-        socket.socket.connect = refuse
-        socket.socket.connect_ex = refuse
-        socket.create_connection = refuse
         from content_core.embeddings import EmbedderConfig, make_embedder
         embedder = make_embedder(EmbedderConfig())
         [vector] = embedder.embed(["offline embeddings work"])
         print(embedder.name, len(vector))
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        cwd=Path(__file__).resolve().parents[2],
+        """,
         env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path.cwd())},
     )
     assert done.returncode == 0, done.stderr[-2000:]
