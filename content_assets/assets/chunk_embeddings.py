@@ -7,7 +7,7 @@ from content_assets.assets._table import table_metadata
 from content_assets.assets.chunks import chunks
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource, EmbedderResource
-from content_core.embeddings.stage import build_chunk_embeddings
+from content_core.ingest import build_chunk_embeddings
 from content_core.store import CHUNK_EMBEDDINGS
 
 

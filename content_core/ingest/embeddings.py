@@ -1,10 +1,9 @@
-"""chunk_embeddings: one vector per chunk of a batch, through the embeddings cache."""
+"""chunk_embeddings: one vector per chunk of a batch, through the embeddings cache (the
+stage beside the others of stages.py, in its own module)."""
 
 from __future__ import annotations
 
-from content_core.embeddings.base import EmbedderConfig
-from content_core.embeddings.cache import embed_cached
-from content_core.embeddings.factory import make_embedder
+from content_core.embeddings import EmbedderConfig, embed_cached, make_embedder
 from content_core.errors import ContentError
 from content_core.ingest.report import StageReport, preview
 from content_core.store import CHUNK_EMBEDDINGS, CHUNKS, ChunkEmbeddingRow, ContentStore
