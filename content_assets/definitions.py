@@ -15,6 +15,7 @@ from content_assets.resources import (
     ChunkerResource,
     CompressorResource,
     ContentStoreResource,
+    EmbedderResource,
     NormaliserResource,
     SourceFolderResource,
 )
@@ -49,6 +50,17 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
         ),
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
         "compressor": CompressorResource(),
+        "embedder": EmbedderResource(
+            **_given(
+                kind=env("CONTENT_EMBEDDER"),
+                model=env("CONTENT_EMBED_MODEL"),
+                base_url=env("CONTENT_EMBED_URL"),
+                dimension=env("CONTENT_EMBED_DIM"),
+            ),
+            **_given(
+                api_key=dg.EnvVar("CONTENT_EMBED_API_KEY") if env("CONTENT_EMBED_API_KEY") else None
+            ),
+        ),
         "agent": AgentResource(
             **_given(
                 kind=env("CONTENT_AGENT"),

@@ -12,6 +12,7 @@ from content_core.agents import AgentConfig
 from content_core.binary import BinaryConfig
 from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
+from content_core.embeddings import EmbedderConfig
 from content_core.ocr import OcrConfig
 from content_core.processing import ProcessingConfig
 from content_core.sources import EntrySource, LocalFolderSource, LocalFolderSourceConfig
@@ -154,6 +155,43 @@ class CompressorResource(dg.ConfigurableResource["CompressorResource"]):
         # Validated from plain values: `strategy` is a launchpad string, checked there.
         return CompressionConfig.model_validate(
             {"strategy": self.strategy, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s}
+        )
+
+
+class EmbedderResource(dg.ConfigurableResource["EmbedderResource"]):
+    """How chunks are embedded: offline WordLlama, an OpenAI-compatible endpoint, or off."""
+
+    kind: str = Field(
+        default="auto",
+        description="auto (wordllama when installed, else off), off, wordllama or openai "
+        "(CONTENT_EMBEDDER).",
+    )
+    model: str | None = Field(default=None, description="Endpoint model (CONTENT_EMBED_MODEL).")
+    base_url: str = Field(
+        default=EmbedderConfig().base_url, description="Endpoint (CONTENT_EMBED_URL)."
+    )
+    api_key: str | None = Field(default=None, description="API key (CONTENT_EMBED_API_KEY).")
+    dimension: int | None = Field(
+        default=None, description="Vector size; the model's own when unset (CONTENT_EMBED_DIM)."
+    )
+    batch_size: int = EmbedderConfig().batch_size
+    timeout_s: float = EmbedderConfig().timeout_s
+    max_retries: int = EmbedderConfig().max_retries
+
+    def to_core(self) -> EmbedderConfig:
+        """The library's embedder configuration."""
+        # Validated from plain values: `kind` is a launchpad string, checked there.
+        return EmbedderConfig.model_validate(
+            {
+                "kind": self.kind,
+                "model": self.model,
+                "base_url": self.base_url,
+                "api_key": self.api_key,
+                "dimension": self.dimension,
+                "batch_size": self.batch_size,
+                "timeout_s": self.timeout_s,
+                "max_retries": self.max_retries,
+            }
         )
 
 

@@ -61,6 +61,8 @@ __all__ = [
     "CorruptFileError",
     "CorruptPdfError",
     "EmailParseError",
+    "EmbeddingError",
+    "EmbeddingUnavailableError",
     "EmptyFileError",
     "EncryptedArchiveError",
     "EncryptedDocumentError",
@@ -330,3 +332,14 @@ CAUSES: frozenset[type[ContentError]] = frozenset(
         UnsafeInputError,
     }
 )
+
+
+class EmbeddingError(ContentError):
+    """A chunk could not be embedded: the endpoint refused it, or its text has no token the
+    model knows (an empty vector)."""
+
+
+class EmbeddingUnavailableError(EmbeddingError):
+    """The embeddings endpoint timed out, rate-limited or failed with a 5xx; worth retrying."""
+
+    retryable = True

@@ -1,6 +1,7 @@
-"""The six pipeline assets, in pipeline order, and the checks of their tables."""
+"""The seven pipeline assets, in pipeline order, and the checks of their tables."""
 
 from content_assets.assets.checks import build_table_checks
+from content_assets.assets.chunk_embeddings import chunk_embeddings
 from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.assets.extractions import agentic_extractions, merged_extractions
@@ -12,6 +13,7 @@ ALL_ASSETS = [
     raw_files,
     normalised_artifacts,
     chunks,
+    chunk_embeddings,
     compressed_contexts,
     agentic_extractions,
     merged_extractions,

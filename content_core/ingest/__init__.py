@@ -7,6 +7,7 @@ from content_core.ingest.discovery import (
     PendingBatches,
     discover_pending,
 )
+from content_core.ingest.embeddings import build_chunk_embeddings
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport
 from content_core.ingest.stages import (
@@ -28,6 +29,7 @@ __all__ = [
     "PendingBatches",
     "PipelineConfig",
     "StageReport",
+    "build_chunk_embeddings",
     "build_chunks",
     "build_compressed_contexts",
     "build_extractions",

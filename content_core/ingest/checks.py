@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from content_core.store import (
     AGENTIC_EXTRACTIONS,
     BATCHES,
+    CHUNK_EMBEDDINGS,
     CHUNKS,
     COMPRESSED_CONTEXTS,
     MERGED_EXTRACTIONS,
@@ -143,6 +144,18 @@ BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
         _unique(CHUNKS, _CHUNK, "a chunk of one file"),
         _covers_documents(CHUNKS),
         _failures(CHUNKS, f"NOT ({_NO_ERROR})", "documents that could not be chunked"),
+    ),
+    CHUNK_EMBEDDINGS: (
+        _unique(CHUNK_EMBEDDINGS, _CHUNK, "a chunk of one file"),
+        _covers(
+            CHUNK_EMBEDDINGS,
+            "cover_chunks",
+            CHUNKS,
+            _CHUNK,
+            _NO_ERROR,
+            "Every chunk (not a chunking failure row)",
+        ),
+        _failures(CHUNK_EMBEDDINGS, f"NOT ({_NO_ERROR})", "chunks that could not be embedded"),
     ),
     COMPRESSED_CONTEXTS: (
         _unique(COMPRESSED_CONTEXTS, _ARTIFACT, "a document of one file"),

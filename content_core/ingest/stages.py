@@ -24,7 +24,9 @@ from content_core.agents import (
 from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
+from content_core.embeddings import EmbedderConfig
 from content_core.ingest.bounded import chunk_documents, compress_documents
+from content_core.ingest.embeddings import build_chunk_embeddings
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
 from content_core.processing import ProcessingConfig
@@ -66,6 +68,7 @@ class PipelineConfig(BaseModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     compression: CompressionConfig = Field(default_factory=CompressionConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
 
 
 # The raw_files columns that are the manifest entry's own.
@@ -362,6 +365,7 @@ def run_batch(
         lambda: build_raw_files(store, batch_id),
         lambda: build_normalised_artifacts(store, batch_id, config.processing),
         lambda: build_chunks(store, batch_id, config.chunking),
+        lambda: build_chunk_embeddings(store, batch_id, config.embedder),
         lambda: build_compressed_contexts(store, batch_id, config.compression),
         lambda: build_extractions(store, batch_id, config.agent),
         lambda: build_merged_extractions(store, batch_id, config.agent),

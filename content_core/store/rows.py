@@ -21,6 +21,7 @@ __all__ = [
     "AgenticExtractionRow",
     "ArtifactRow",
     "BatchRow",
+    "ChunkEmbeddingRow",
     "ChunkRow",
     "Col",
     "CompressedContextRow",
@@ -227,6 +228,25 @@ class ChunkRow(ArtifactRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ChunkEmbeddingRow(ArtifactRow):
+    """One row per chunk: its vector, or why it could not be embedded."""
+
+    TABLE: ClassVar[str] = "chunk_embeddings"
+    ONE_ROW_PER: ClassVar[str] = "chunk (not a chunking failure row)"
+
+    chunk_id: NotNull
+    model: str
+    dimension: Int32
+    # Written as a fixed-size list (DuckDB `FLOAT[n]`, n = dimension) by `rows_to_table`.
+    embedding: Annotated[
+        tuple[float, ...] | None,
+        Col("`FLOAT[dimension]`, L2-normalised for wordllama", arrow=pa.list_(pa.float32())),
+    ]
+    error_type: str | None = None
+    error_message: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompressedContextRow(ArtifactRow):
     """One row per document: its text fitted to a token budget, or why it could not be."""
 
@@ -284,6 +304,7 @@ TABLE_ROWS: tuple[type[TableRow], ...] = (
     RawFileRow,
     NormalisedArtifactRow,
     ChunkRow,
+    ChunkEmbeddingRow,
     CompressedContextRow,
     AgenticExtractionRow,
     MergedExtractionRow,

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from content_core.store import rows as models
@@ -18,6 +19,7 @@ __all__ = [
     "AGENTIC_EXTRACTIONS",
     "BATCHES",
     "CHUNKS",
+    "CHUNK_EMBEDDINGS",
     "COMPRESSED_CONTEXTS",
     "MERGED_EXTRACTIONS",
     "NORMALISED_ARTIFACTS",
@@ -36,6 +38,7 @@ BATCHES = models.BatchRow.TABLE
 RAW_FILES = models.RawFileRow.TABLE
 NORMALISED_ARTIFACTS = models.NormalisedArtifactRow.TABLE
 CHUNKS = models.ChunkRow.TABLE
+CHUNK_EMBEDDINGS = models.ChunkEmbeddingRow.TABLE
 COMPRESSED_CONTEXTS = models.CompressedContextRow.TABLE
 AGENTIC_EXTRACTIONS = models.AgenticExtractionRow.TABLE
 MERGED_EXTRACTIONS = models.MergedExtractionRow.TABLE
@@ -61,7 +64,21 @@ def rows_to_table(table: str, rows: Sequence[TableRow]) -> pa.Table:
             raise TypeError(f"{table} takes {model.__name__} rows, not {type(row).__name__}")
     schema = SCHEMAS[table]
     columns = {name: [getattr(row, name) for row in rows] for name in schema.names}
-    return pa.Table.from_pydict(columns, schema=schema)
+    return _fixed_size_vectors(pa.Table.from_pydict(columns, schema=schema))
+
+
+def _fixed_size_vectors(data: pa.Table) -> pa.Table:
+    """Float32 list columns whose values all have one length n become `fixed_size_list(n)`
+    (DuckDB `FLOAT[n]`, what its array distance functions take). The schema cannot say n: it
+    is the embedding model's, known only when the rows are written; `conform` casts back."""
+    for i, item in enumerate(data.schema):
+        if not (pa.types.is_list(item.type) and item.type.value_type == pa.float32()):
+            continue
+        lengths = set(pc.list_value_length(data.column(i)).drop_null().to_pylist())
+        if len(lengths) == 1 and (size := lengths.pop()) > 0:
+            fixed = pa.list_(pa.float32(), size)
+            data = data.set_column(i, item.with_type(fixed), data.column(i).cast(fixed))
+    return data
 
 
 def write_parquet_atomic(data: pa.Table, target: Path) -> None:

@@ -25,6 +25,7 @@ ASSET_MODULES = {
     "raw_files": "raw_files.py",
     "normalised_artifacts": "normalised_artifacts.py",
     "chunks": "chunks.py",
+    "chunk_embeddings": "chunk_embeddings.py",
     "compressed_contexts": "compressed_contexts.py",
     "agentic_extractions": "extractions.py",
     "merged_extractions": "extractions.py",

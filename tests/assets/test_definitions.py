@@ -19,6 +19,7 @@ EXPECTED_ASSETS = {
     "raw_files",
     "normalised_artifacts",
     "chunks",
+    "chunk_embeddings",
     "compressed_contexts",
     "agentic_extractions",
     "merged_extractions",
@@ -60,9 +61,20 @@ def test_resources_take_the_environment(tmp_path: Path) -> None:
             "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
             "CONTENT_OCR": "rapidocr",
             "CONTENT_OCR_LANGS": "eng+deu",
+            "CONTENT_EMBEDDER": "openai",
+            "CONTENT_EMBED_URL": "http://127.0.0.1:9/v1",
+            "CONTENT_EMBED_MODEL": "nomic-embed-text",
+            "CONTENT_EMBED_DIM": "128",
         }
     )
     resources = defs.resources or {}
+    embedder = resources["embedder"].to_core()
+    assert (embedder.kind, embedder.base_url, embedder.model, embedder.dimension) == (
+        "openai",
+        "http://127.0.0.1:9/v1",
+        "nomic-embed-text",
+        128,
+    )
     assert resources["store"].store_dir == str(tmp_path)
     ocr = resources["normaliser"].to_core().ocr
     assert (ocr.mode, ocr.languages) == ("rapidocr", ("eng", "deu"))

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -33,6 +30,7 @@ from content_core.store import ContentStore
 from content_core.store.blobs import BlobStore
 from tests.core.extract_inputs import make_pdf
 from tests.fixtures.scans import joined_pdfs, page_lines, render_page, scanned_pdf, word_accuracy
+from tests.support.offline import run_offline
 
 TESSERACT = OcrConfig(mode="tesseract")
 RAPIDOCR = OcrConfig(mode="rapidocr")
@@ -335,14 +333,8 @@ def test_auto_prefers_tesseract_when_it_has_every_language(
 def test_rapidocr_reads_with_the_network_refused() -> None:
     # Its models come inside its wheel: a fresh interpreter whose sockets cannot connect
     # still builds the engine and reads a page.
-    script = textwrap.dedent(
+    done = run_offline(
         """
-        import socket, sys
-        def refuse(*args, **kwargs):
-            raise OSError("network refused by the test")
-        socket.socket.connect = refuse
-        socket.socket.connect_ex = refuse
-        socket.create_connection = refuse
         from content_core.ocr import OcrConfig, build_engine
         from tests.fixtures.scans import page_lines, render_page
         engine = build_engine(OcrConfig(mode="rapidocr"))
@@ -350,10 +342,6 @@ def test_rapidocr_reads_with_the_network_refused() -> None:
         result = engine.recognise(render_page(lines).crop((0, 0, 1654, 600)))
         print(result.text)
         """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=240,
-        cwd=Path(__file__).resolve().parents[2],
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert word_accuracy(" ".join(page_lines(11, count=3)), done.stdout) >= MIN_ACCURACY

@@ -1,0 +1,81 @@
+"""chunk_embeddings: one vector per chunk of a batch, through the embeddings cache (the
+stage beside the others of stages.py, in its own module)."""
+
+from __future__ import annotations
+
+from content_core.embeddings import EmbedderConfig, embed_cached, make_embedder
+from content_core.errors import ContentError
+from content_core.ingest.report import StageReport, preview
+from content_core.store import CHUNK_EMBEDDINGS, CHUNKS, ChunkEmbeddingRow, ContentStore
+
+__all__ = ["OFF_MODEL", "build_chunk_embeddings"]
+
+# The model column of the rows written while embeddings are off: no vector, no error.
+OFF_MODEL = "off"
+
+
+def build_chunk_embeddings(
+    store: ContentStore, batch_id: str, config: EmbedderConfig
+) -> StageReport:
+    """chunk_embeddings: a vector for every chunk of `batch_id` (not the chunking failure rows).
+
+    A chunk that cannot be embedded is a row with `error_type`; with embeddings off every chunk
+    is a row with no vector, so the table still covers the batch's chunks.
+
+    Raises:
+        EmbeddingUnavailableError: the endpoint stayed down through its retries (retry the run).
+    """
+    chunks = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
+    embedder = make_embedder(config)
+    keys = [
+        {
+            "batch_id": batch_id,
+            "source_id": r["source_id"],
+            "path": r["path"],
+            "path_bytes": r["path_bytes"],
+            "artifact_id": r["artifact_id"],
+            "chunk_id": r["chunk_id"],
+        }
+        for r in chunks
+    ]
+    if embedder is None:
+        rows = [ChunkEmbeddingRow(**k, model=OFF_MODEL, dimension=0, embedding=None) for k in keys]
+        calls = hits = 0
+        model = OFF_MODEL
+    else:
+        model = embedder.name
+        run = embed_cached(
+            [r["content"] or "" for r in chunks],
+            embedder,
+            store.root / "cache" / "embeddings",
+            batch_size=config.batch_size,
+        )
+        # The vectors' own size: asking an endpoint for its dimension would cost a call.
+        sizes = [len(r) for r in run.results if not isinstance(r, ContentError)]
+        dimension = sizes[0] if sizes else (embedder.requested_dimension or 0)
+        rows = [
+            ChunkEmbeddingRow(
+                **k,
+                model=model,
+                dimension=dimension,
+                embedding=None if isinstance(result, ContentError) else tuple(result),
+                error_type=result.error_type if isinstance(result, ContentError) else None,
+                error_message=result.message if isinstance(result, ContentError) else None,
+            )
+            for k, result in zip(keys, run.results, strict=True)
+        ]
+        calls, hits = run.calls, run.cache_hits
+    count = store.write_rows(CHUNK_EMBEDDINGS, batch_id, rows)
+    return StageReport(
+        table=CHUNK_EMBEDDINGS,
+        batch_id=batch_id,
+        rows=count,
+        failures=sum(1 for r in rows if r.error_type),
+        figures={
+            "model": model,
+            "dimension": rows[0].dimension if rows else 0,
+            "calls": calls,
+            "cache_hits": hits,
+        },
+        preview_markdown=preview(rows, ["path", "chunk_id", "model", "error_type"]),
+    )

@@ -1,0 +1,183 @@
+"""Vector search over `current_chunk_embeddings` with DuckDB's array distance functions.
+
+Brute force: a scan of `FLOAT[n]` vectors with `array_cosine_distance`, exact. Measured with
+bench/bench_vectors.py on this 2-core machine: `vector_ranking` over Parquet takes p50 ~0.3 s
+at 100k vectors and ~2.4 s at 1M (reading and decoding the lists dominates); a `VectorIndex`
+(the vectors in a DuckDB table in memory) ~60 ms and ~190 ms. The `vss` extension's HNSW index
+answered in ~28 ms at 100k but took ~270 s to build there (1M: out of reach here), lives only
+in one process's memory, must be rebuilt for every batch, and is approximate: it does not pay
+off at these sizes, so it is not used.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import duckdb
+
+from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
+from content_core.store import CHUNK_EMBEDDINGS, RAW_FILES, ContentStore
+
+__all__ = ["VectorFilters", "VectorIndex", "vector_ranking"]
+
+
+class VectorFilters(Protocol):
+    """What narrows a search (every field optional); `SearchFilters` of content_core.search
+    has these fields."""
+
+    @property
+    def source_id(self) -> str | None: ...
+
+    @property
+    def path_prefix(self) -> str | None: ...
+
+    @property
+    def media_type(self) -> str | None: ...
+
+    @property
+    def page(self) -> int | None: ...
+
+
+def _where(filters: VectorFilters | None) -> tuple[list[str], list[object]]:
+    """SQL conditions on the candidate columns, and their parameters."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if filters is None:
+        return clauses, params
+    if filters.source_id is not None:
+        clauses.append("source_id = ?")
+        params.append(filters.source_id)
+    if filters.path_prefix is not None:
+        clauses.append("starts_with(path, ?)")
+        params.append(filters.path_prefix)
+    if filters.page is not None:
+        clauses.append("? BETWEEN page_start AND coalesce(page_end, page_start)")
+        params.append(filters.page)
+    if filters.media_type is not None:
+        clauses.append("media_type = ?")
+        params.append(filters.media_type)
+    return clauses, params
+
+
+def _candidates_sql(n: int, *, with_media: bool) -> str:
+    """The current vectors of one model (parameters: model, dimension) as `FLOAT[n]`, with the
+    columns the filters read. Parquet holds no fixed-size list, so the cast is made here."""
+    media = "a.media_type" if with_media else "NULL::VARCHAR AS media_type"
+    join = (
+        "JOIN current_normalised_artifacts a USING (batch_id, source_id, path, artifact_id) "
+        if with_media
+        else ""
+    )
+    # `n` is an int (a vector's length), never user text: safe to format into the type.
+    return (
+        f"SELECT e.chunk_id, e.source_id, e.path, c.page_start, c.page_end, {media}, "
+        f"e.embedding::FLOAT[{int(n)}] AS embedding "
+        "FROM current_chunk_embeddings e "
+        "JOIN current_chunks c USING (batch_id, source_id, path, artifact_id, chunk_id) "
+        f"{join}WHERE e.model = ? AND e.dimension = ? AND e.embedding IS NOT NULL"
+    )
+
+
+def _ranking_sql(source: str, n: int, clauses: list[str]) -> str:
+    """Top chunks of `source` (parameters: query vector, source's, filters', k)."""
+    where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
+    return (
+        f"SELECT chunk_id, max(1 - array_cosine_distance(embedding, ?::FLOAT[{int(n)}])) "
+        f"AS score FROM ({source}) v {where}"
+        "GROUP BY chunk_id ORDER BY score DESC, chunk_id LIMIT ?"
+    )
+
+
+def _default_embedder(embedder: Embedder | None) -> Embedder | None:
+    return embedder or make_embedder(EmbedderConfig())
+
+
+def vector_ranking(
+    store: ContentStore,
+    query: str,
+    k: int,
+    filters: VectorFilters | None = None,
+    *,
+    embedder: Embedder | None = None,
+) -> list[tuple[str, float]]:
+    """The `k` chunks nearest `query`, best first, as `(chunk_id, cosine similarity)`.
+
+    `chunk_id` names a chunk's content (artifact, chunker, position): a file stored under two
+    paths has the same chunk ids under both, and they are one hit here; join `current_chunks`
+    on `chunk_id` for the rows. Only vectors of `embedder`'s model and dimension are compared
+    (default: the configured default embedder, `EmbedderConfig()`); with none, no hits.
+
+    Every call scans the Parquet files (about 2.4 s for 1,000,000 vectors here, see
+    bench/bench_vectors.py); a process that searches repeatedly should hold a `VectorIndex`.
+    """
+    embedder = _default_embedder(embedder)
+    if k <= 0 or embedder is None:
+        return []
+    [vector] = embedder.embed([query])
+    n = len(vector)
+    clauses, params = _where(filters)
+    source = _candidates_sql(n, with_media=filters is not None and filters.media_type is not None)
+    sql = _ranking_sql(source, n, clauses)
+    rows = store.query(sql, [vector, embedder.name, n, *params, k]).to_pylist()
+    return [(str(row["chunk_id"]), float(row["score"])) for row in rows]
+
+
+class VectorIndex:
+    """The current vectors of one model held in memory (a DuckDB `FLOAT[n]` table), reloaded
+    when a `chunk_embeddings` or `raw_files` file changed: `ranking` then costs a scan of memory,
+    not of Parquet (p50 about 190 ms for 1,000,000 256-d vectors here, 2.4 s from Parquet).
+
+    The table holds 4 bytes per float and row (about 1 GB per million 256-d vectors).
+    """
+
+    def __init__(self, store: ContentStore, embedder: Embedder | None = None) -> None:
+        self.store = store
+        self.embedder = _default_embedder(embedder)
+        self._signature: tuple[tuple[str, int, int], ...] | None = None
+        self._connection: duckdb.DuckDBPyConnection | None = None
+        self._n = 0
+        self.loads = 0
+
+    def _files(self) -> tuple[tuple[str, int, int], ...]:
+        found = []
+        for table in (CHUNK_EMBEDDINGS, RAW_FILES):
+            folder = self.store.root / "tables" / table
+            for path in sorted(folder.rglob("*.parquet")) if folder.is_dir() else ():
+                stat = path.stat()
+                found.append((str(path), stat.st_mtime_ns, stat.st_size))
+        return tuple(found)
+
+    def _load(self, embedder: Embedder) -> duckdb.DuckDBPyConnection:
+        signature = self._files()
+        if self._connection is not None and signature == self._signature:
+            return self._connection
+        n = embedder.dimension
+        connection = self.store.connect()
+        connection.execute(
+            f"CREATE TEMP TABLE vectors AS {_candidates_sql(n, with_media=True)}",
+            [embedder.name, n],
+        )
+        if self._connection is not None:
+            self._connection.close()
+        self._connection, self._signature, self._n = connection, signature, n
+        self.loads += 1
+        return connection
+
+    def ranking(
+        self, query: str, k: int, filters: VectorFilters | None = None
+    ) -> list[tuple[str, float]]:
+        """As `vector_ranking`, from memory."""
+        if k <= 0 or self.embedder is None:
+            return []
+        connection = self._load(self.embedder)
+        [vector] = self.embedder.embed([query])
+        clauses, params = _where(filters)
+        sql = _ranking_sql("SELECT * FROM vectors", self._n, clauses)
+        rows = connection.execute(sql, [vector, *params, k]).fetchall()
+        return [(str(chunk_id), float(score)) for chunk_id, score in rows]
+
+    def close(self) -> None:
+        """Drop the table."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
