@@ -11,52 +11,21 @@ off at these sizes, so it is not used.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import duckdb
 
 from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
+from content_core.search.types import SearchFilters
 from content_core.store import CHUNK_EMBEDDINGS, RAW_FILES, ContentStore
 
-__all__ = ["VectorFilters", "VectorIndex", "vector_ranking"]
+__all__ = ["VectorIndex", "vector_ranking"]
 
 
-class VectorFilters(Protocol):
-    """What narrows a search (every field optional); `SearchFilters` of content_core.search
-    has these fields."""
-
-    @property
-    def source_id(self) -> str | None: ...
-
-    @property
-    def path_prefix(self) -> str | None: ...
-
-    @property
-    def media_type(self) -> str | None: ...
-
-    @property
-    def page(self) -> int | None: ...
-
-
-def _where(filters: VectorFilters | None) -> tuple[list[str], list[object]]:
+def _where(filters: SearchFilters | None) -> tuple[list[str], list[object]]:
     """SQL conditions on the candidate columns, and their parameters."""
-    clauses: list[str] = []
-    params: list[object] = []
     if filters is None:
-        return clauses, params
-    if filters.source_id is not None:
-        clauses.append("source_id = ?")
-        params.append(filters.source_id)
-    if filters.path_prefix is not None:
-        clauses.append("starts_with(path, ?)")
-        params.append(filters.path_prefix)
-    if filters.page is not None:
-        clauses.append("? BETWEEN page_start AND coalesce(page_end, page_start)")
-        params.append(filters.page)
-    if filters.media_type is not None:
-        clauses.append("media_type = ?")
-        params.append(filters.media_type)
-    return clauses, params
+        return [], []
+    clause, params = filters.where()
+    return ([] if clause == "TRUE" else [clause]), params
 
 
 def _candidates_sql(n: int, *, with_media: bool) -> str:
@@ -96,7 +65,7 @@ def vector_ranking(
     store: ContentStore,
     query: str,
     k: int,
-    filters: VectorFilters | None = None,
+    filters: SearchFilters | None = None,
     *,
     embedder: Embedder | None = None,
 ) -> list[tuple[str, float]]:
@@ -164,7 +133,7 @@ class VectorIndex:
         return connection
 
     def ranking(
-        self, query: str, k: int, filters: VectorFilters | None = None
+        self, query: str, k: int, filters: SearchFilters | None = None
     ) -> list[tuple[str, float]]:
         """As `vector_ranking`, from memory."""
         if k <= 0 or self.embedder is None:

@@ -3,7 +3,6 @@ the checks, vector search with filters, and an endpoint on 127.0.0.1 called once
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
@@ -12,18 +11,11 @@ import pyarrow.parquet as pq
 
 from content_assets.definitions import build_definitions
 from content_core.embeddings import EmbedderConfig, OpenAIEmbedder, WordLlamaEmbedder
+from content_core.search import SearchFilters
 from content_core.search.vector import VectorIndex, vector_ranking
 from content_core.store import ContentStore
 from tests.support.embeddings_server import REJECT_MARKER, EmbeddingsServer
 from tests.support.sensors import tick_sensor
-
-
-@dataclass(frozen=True)
-class Filters:
-    source_id: str | None = None
-    path_prefix: str | None = None
-    media_type: str | None = None
-    page: int | None = None
 
 
 def _ingest(
@@ -82,26 +74,38 @@ def test_offline_vectors_in_the_view_and_search_with_filters(
 
     chunks = {r["chunk_id"]: r for r in store.query("SELECT * FROM current_chunks").to_pylist()}
     pdf_hits = vector_ranking(
-        store, "handbook", 50, Filters(media_type="application/pdf"), embedder=embedder
+        store, "handbook", 50, SearchFilters(media_type="application/pdf"), embedder=embedder
     )
     assert pdf_hits and {chunks[c]["path"] for c, _ in pdf_hits} == {"handbook.pdf"}
     page_two = vector_ranking(
-        store, "handbook", 50, Filters(path_prefix="hand", page=2), embedder=embedder
+        store,
+        "handbook",
+        50,
+        SearchFilters(path_prefix="hand", page_from=2, page_to=2),
+        embedder=embedder,
     )
     assert page_two and all(
         chunks[c]["page_start"] <= 2 <= chunks[c]["page_end"] for c, _ in page_two
     )
-    assert vector_ranking(store, "handbook", 50, Filters(page=999), embedder=embedder) == []
+    assert (
+        vector_ranking(
+            store, "handbook", 50, SearchFilters(page_from=999, page_to=999), embedder=embedder
+        )
+        == []
+    )
     assert len(vector_ranking(store, "handbook", 50, embedder=embedder)) > len(pdf_hits)
     scores = [s for _, s in pdf_hits]
     assert scores == sorted(scores, reverse=True)
     # The in-memory index answers the same, and loads once for many queries.
     index = VectorIndex(store, embedder)
-    assert index.ranking("handbook", 50, Filters(media_type="application/pdf")) == pdf_hits
-    assert index.ranking("handbook", 50, Filters(path_prefix="hand", page=2)) == page_two
+    assert index.ranking("handbook", 50, SearchFilters(media_type="application/pdf")) == pdf_hits
+    assert (
+        index.ranking("handbook", 50, SearchFilters(path_prefix="hand", page_from=2, page_to=2))
+        == page_two
+    )
     assert index.loads == 1
     index.close()
-    elsewhere = Filters(source_id="elsewhere")
+    elsewhere = SearchFilters(source_id="elsewhere")
     assert vector_ranking(store, "handbook", 5, elsewhere, embedder=embedder) == []
     # Vectors of another model are never compared.
     assert vector_ranking(store, "handbook", 5, embedder=WordLlamaEmbedder(64)) == []

@@ -52,6 +52,11 @@ def _jsonl(store: Path, home: Path, *args: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def _bm25(store: Path, home: Path, *args: str) -> list[dict[str, object]]:
+    """Keyword hits only: a vector search always finds a nearest chunk."""
+    return _jsonl(store, home, *args, "--mode", "bm25")
+
+
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Stores:
     root = tmp_path_factory.mktemp("search")
@@ -74,17 +79,24 @@ def test_a_new_batch_is_searchable_and_a_deleted_file_drops_out(tmp_path: Path) 
     folder.mkdir()
     (folder / "zebra.txt").write_text(ZEBRA)
     _ingest(folder, home, store)
-    assert [hit["path"] for hit in _jsonl(store, home, "zebrafish")] == ["zebra.txt"]
-    assert _jsonl(store, home, "platypus") == []
+    assert [hit["path"] for hit in _bm25(store, home, "zebrafish")] == ["zebra.txt"]
+    assert _bm25(store, home, "platypus") == []
 
     (folder / "platypus.txt").write_text("A platypus lays eggs although it is a mammal.")
     _ingest(folder, home, store)
-    assert [hit["path"] for hit in _jsonl(store, home, "platypus")] == ["platypus.txt"]
+    assert [hit["path"] for hit in _bm25(store, home, "platypus")] == ["platypus.txt"]
+    # Vectors always have a nearest chunk: the new one must come first.
+    for mode in ("vector", "hybrid"):
+        hits = _jsonl(store, home, "platypus", "--mode", mode)
+        assert hits[0]["path"] == "platypus.txt", mode
 
     (folder / "zebra.txt").unlink()
     _ingest(folder, home, store)
-    assert _jsonl(store, home, "zebrafish") == []
-    assert [hit["path"] for hit in _jsonl(store, home, "platypus")] == ["platypus.txt"]
+    assert _bm25(store, home, "zebrafish") == []
+    assert [hit["path"] for hit in _bm25(store, home, "platypus")] == ["platypus.txt"]
+    for mode in ("vector", "hybrid"):
+        paths = {hit["path"] for hit in _jsonl(store, home, "zebrafish", "--mode", mode)}
+        assert paths == {"platypus.txt"}, mode
     # The macro reads the same current chunks.
     assert _macro(store, "zebrafish") == []
 
