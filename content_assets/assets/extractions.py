@@ -4,7 +4,9 @@ import dagster as dg
 
 from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets._table import table_metadata
+from content_assets.assets.chunk_embeddings import chunk_embeddings
 from content_assets.assets.chunks import chunks
+from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.partitions import ingest_batches
 from content_assets.resources import AgentResource, ContentStoreResource
 from content_core.ingest import build_extractions, build_merged_extractions
@@ -32,7 +34,9 @@ def agentic_extractions(
     partitions_def=ingest_batches,
     group_name="content",
     kinds={"parquet", "duckdb"},
-    deps=[agentic_extractions],
+    # Last in every run: it marks the batch finished, so every other stage must be done by then
+    # (a compression or embedding step still failing keeps the batch pending).
+    deps=[agentic_extractions, chunk_embeddings, compressed_contexts],
     metadata=table_metadata(MERGED_EXTRACTIONS),
 )
 def merged_extractions(

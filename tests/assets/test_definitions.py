@@ -50,6 +50,10 @@ def test_definitions_hold_the_expected_objects(tmp_path: Path) -> None:
         spec = repository.asset_graph.get(dg.AssetKey(key))
         assert spec.description and spec.group_name == "content"
         assert spec.partitions_def is not None
+    # merged_extractions marks the batch finished: every other asset must run before it.
+    final = dg.AssetKey("merged_extractions")
+    upstream = repository.asset_graph.get_ancestor_asset_keys(final)
+    assert {key.to_user_string() for key in upstream} == EXPECTED_ASSETS - {"merged_extractions"}
 
 
 def test_resources_take_the_environment(tmp_path: Path) -> None:
