@@ -3,17 +3,21 @@
     .venv/bin/python bench/bench_search.py recall  [--store DIR] [--queries 240]
     .venv/bin/python bench/bench_search.py latency [--chunks 1000000] [--queries 200]
 
-recall: the corpus (tests/corpus) ingested in process (no Dagster; OCR off) into a temporary
-store unless --store names one; queries are each file's MANIFEST `must_contain` phrase plus
-exact phrases (six-word windows, up to three a chunk) and headings picked from the extracted
-chunks with a fixed seed. A query is answered at k when one of its first k hits is a file
-whose chunks contain the phrase. Every mode the store supports is reported (vector and
-hybrid need embeddings).
+recall: the corpus (tests/corpus) ingested in process (no Dagster; OCR off; every chunk embedded
+by the offline WordLlama model, 256-d) into a temporary store unless --store names one; queries
+are each file's MANIFEST `must_contain` phrase plus exact phrases (six-word windows, up to three
+a chunk) and headings picked from the extracted chunks with a fixed seed. A query is answered at
+k when one of its first k hits is a file whose chunks contain the phrase. Every mode is
+reported, searched by one `Searcher` holding the WordLlama vectors in memory (as `RAG` does).
 
 latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each)
 in a DuckDB file, the fts index built over them (time and peak memory), then p50/p95 of
-queries of two or three words drawn from the same distribution. One function per mode, so
-the vector half adds its own rows.
+queries of two or three words drawn from the same distribution, k = 10. Then one random unit
+256-d vector per chunk (bench_vectors' generator) loaded as a `VectorIndex` holds them (its
+table in memory, load time and memory reported), and the same queries by vector (the query
+embedded by WordLlama, then `rank_vectors`, what `VectorIndex.ranking` runs) and hybrid (BM25
+and vectors 50 deep each, fused by reciprocal rank, what `Searcher.ranking` runs). The
+Parquet scan of a one-shot search is measured by bench/bench_vectors.py.
 """
 
 from __future__ import annotations
@@ -34,8 +38,12 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
+from bench.bench_vectors import DIM, unit_vectors  # noqa: E402
+from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E402
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
 from content_core.search.bm25 import bm25_ranking, build_index  # noqa: E402
+from content_core.search.engine import reciprocal_rank_fusion  # noqa: E402
+from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
 from content_core.store import load_extension  # noqa: E402
 from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
 
@@ -61,7 +69,10 @@ def build_corpus_store(root: Path) -> Path:
 
     store = ContentStore(root / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=CORPUS))
-    config = PipelineConfig(processing=ProcessingConfig(ocr=OcrConfig(mode="off")))
+    config = PipelineConfig(
+        processing=ProcessingConfig(ocr=OcrConfig(mode="off")),
+        embedder=EmbedderConfig(kind="wordllama"),
+    )
     found = discover_pending(source, store, set(), time_budget_s=float("inf"))
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, config)
@@ -118,7 +129,7 @@ def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
 def recall(store: Path, queries: list[tuple[str, set[str]]], mode: str) -> tuple[float, float]:
     """recall@1 and recall@5 of `mode` on `queries`."""
     at1 = at5 = 0
-    with Searcher(store) as searcher:
+    with Searcher(store, WordLlamaEmbedder()) as searcher:
         for query, paths in queries:
             hits = [hit.path for hit in searcher.search(query, 5, mode)]  # type: ignore[arg-type]
             at1 += bool(hits[:1] and hits[0] in paths)
@@ -132,7 +143,11 @@ def recall_main(args: argparse.Namespace) -> None:
         store = args.store or build_corpus_store(Path(tmp))
         print(f"store: {store} ({time.perf_counter() - started:.0f} s to build)")
         queries = known_answers(Path(store), args.queries)
-        print(f"{len(queries)} known-answer queries")
+        counts = duckdb.connect().execute(
+            f"SELECT count(*), count(embedding) FILTER (WHERE model LIKE 'wordllama%') "
+            f"FROM read_parquet('{store}/tables/chunk_embeddings/*/*.parquet')"
+        ).fetchone()
+        print(f"{len(queries)} known-answer queries; embedding rows, WordLlama vectors: {counts}")
         for mode in SEARCH_MODES:
             try:
                 at1, at5 = recall(Path(store), queries, mode)
@@ -190,6 +205,60 @@ def _time_queries(mode: str, queries: list[str], run: Callable[[str], object]) -
     )
 
 
+def load_vectors(connection: duckdb.DuckDBPyConnection, count: int) -> None:
+    """`VECTORS_TABLE` as a `VectorIndex` loads it (in memory, `FLOAT[256]`), one random unit
+    vector per synthetic chunk, built 100,000 rows at a time."""
+    import pyarrow as pa
+
+    connection.execute(
+        f"CREATE TEMP TABLE {VECTORS_TABLE} (chunk_id VARCHAR, source_id VARCHAR, path VARCHAR, "
+        "page_start INTEGER, page_end INTEGER, media_type VARCHAR, "
+        f"embedding FLOAT[{DIM}])"
+    )
+    step = 100_000
+    for start in range(0, count, step):
+        rows = min(step, count - start)
+        flat = pa.array(unit_vectors(rows, start).reshape(-1), type=pa.float32())
+        block = pa.table(
+            {
+                "i": pa.array(range(start, start + rows), type=pa.int64()),
+                "embedding": pa.FixedSizeListArray.from_arrays(flat, DIM),
+            }
+        )
+        connection.register("block", block)
+        connection.execute(
+            f"INSERT INTO {VECTORS_TABLE} SELECT 'c' || i, 's' || (i % 7), "
+            "'doc' || (i // 20) || '.txt', NULL, NULL, 'text/plain', embedding FROM block"
+        )
+        connection.unregister("block")
+
+
+def vector_latency(
+    connection: duckdb.DuckDBPyConnection, queries: list[str], count: int
+) -> None:
+    """Load the vectors, then time vector and hybrid queries (k = 10) as the Searcher runs them."""
+    embedder = WordLlamaEmbedder()
+    before = _peak_rss_mb()
+    started = time.perf_counter()
+    load_vectors(connection, count)
+    print(
+        f"vectors: {count} x {DIM} loaded in {time.perf_counter() - started:.1f} s, "
+        f"peak RSS {_peak_rss_mb():.0f} MB (was {before:.0f} MB)"
+    )
+    depth = 50  # the engine's fusion depth
+
+    def vector(query: str, k: int = 10) -> list[tuple[str, float]]:
+        [embedded] = embedder.embed([query])
+        return rank_vectors(connection, embedded, k, FILTERS)
+
+    def hybrid(query: str) -> list[tuple[str, float]]:
+        keyword = bm25_ranking(connection, query, depth, FILTERS)
+        return reciprocal_rank_fusion([keyword, vector(query, depth)], 10)
+
+    _time_queries("vector", queries, vector)
+    _time_queries("hybrid", queries, hybrid)
+
+
 def latency_main(args: argparse.Namespace) -> None:
     rng = random.Random(SEED)
     queries = [
@@ -209,6 +278,8 @@ def latency_main(args: argparse.Namespace) -> None:
             took = time.perf_counter() - started
             print(f"{args.chunks} synthetic chunks generated in {took:.1f} s")
             bm25_latency(connection, queries)
+        if not args.bm25_only:
+            vector_latency(connection, queries, args.chunks)
         connection.close()
 
 
@@ -222,6 +293,7 @@ def main() -> None:
     lat.add_argument("--chunks", type=int, default=1_000_000)
     lat.add_argument("--queries", type=int, default=200)
     lat.add_argument("--db", type=Path, default=None, help="keep (or reuse) the index here")
+    lat.add_argument("--bm25-only", action="store_true", help="skip the vector and hybrid modes")
     args = parser.parse_args()
     recall_main(args) if args.what == "recall" else latency_main(args)
 

@@ -33,7 +33,8 @@ _TOPK = (
 )
 
 
-def _vectors(n: int, seed: int):  # type: ignore[no-untyped-def]
+def unit_vectors(n: int, seed: int):  # type: ignore[no-untyped-def]
+    """`n` random unit vectors of DIM floats (float32), reproducible from `seed`."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -46,7 +47,7 @@ def _write_parquet(n: int, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    data = _vectors(n, 1)
+    data = unit_vectors(n, 1)
     flat = pa.array(data.reshape(-1), type=pa.float32())
     table = pa.table(
         {
@@ -85,13 +86,14 @@ def _child(mode: str, path: Path, queries: int, k: int) -> dict[str, float]:
     load = time.perf_counter() - started - build
     sql = _TOPK.format(source=source, column=column, k=k)
     times, answers = [], []
-    for q in _vectors(queries, 2):
+    for q in unit_vectors(queries, 2):
         t = time.perf_counter()
         answers.append([row[0] for row in connection.execute(sql, [q.tolist()]).fetchall()])
         times.append((time.perf_counter() - t) * 1000)
     plan = ""
     if mode == "hnsw":
-        plan = str(connection.execute("EXPLAIN " + sql, [_vectors(1, 3)[0].tolist()]).fetchall())
+        probe = unit_vectors(1, 3)[0].tolist()
+        plan = str(connection.execute("EXPLAIN " + sql, [probe]).fetchall())
     times.sort()
     return {
         "load_s": round(load, 2),

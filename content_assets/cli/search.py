@@ -2,6 +2,9 @@
 both, printed with path, page, breadcrumb, score and a highlighted snippet, or as JSON lines.
 
 Like `query`, this path imports no Dagster: it reads the store's files and its search index.
+Queries are embedded by the embedder the `chunk_embeddings` asset is configured with, from the
+same environment variables (CONTENT_EMBEDDER, CONTENT_EMBED_MODEL, CONTENT_EMBED_URL,
+CONTENT_EMBED_DIM, CONTENT_EMBED_API_KEY), so they meet vectors of the model the store holds.
 """
 
 import argparse
@@ -11,7 +14,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from pydantic import ValidationError
+
 from content_assets.cli.query import StoreNotFoundError, existing_store
+from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
 from content_core.errors import ContentError
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters, SearchHit, snippet
 from content_core.search.highlight import ANSI_MARKS, PLAIN_MARKS
@@ -101,6 +107,11 @@ def print_hits(
     out.write("\n")
 
 
+def _configured_embedder(mode: str) -> Embedder | None:
+    """The asset's embedder, from the environment (none is built for a BM25 search)."""
+    return None if mode == "bm25" else make_embedder(EmbedderConfig.from_environ())
+
+
 def search_command(args: argparse.Namespace, store: Path | None) -> int:
     """The `search` subcommand; returns the exit code (1: the search failed, 2: no store)."""
     try:
@@ -116,7 +127,13 @@ def search_command(args: argparse.Namespace, store: Path | None) -> int:
         page_from=page_from,
         page_to=page_to,
     )
-    with Searcher(root) as searcher:
+    try:
+        embedder = _configured_embedder(args.mode)
+    except (ValidationError, ValueError) as exc:  # a bad CONTENT_EMBED* variable
+        print(f"error: the embedder configuration: {exc}", file=sys.stderr)
+        return 1
+    # One search: a Parquet scan costs less than loading every vector into memory first.
+    with Searcher(root, embedder, hold_vectors=False) as searcher:
         try:
             hits = searcher.search(args.text, args.k, args.mode, filters)
         except ContentError as exc:  # no fts package, no vectors, an unreadable store

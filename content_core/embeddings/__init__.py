@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from content_core.embeddings.adapter import EmbedFunction, FunctionEmbedder, as_embedder
 from content_core.embeddings.base import (
     Embedder,
     EmbedderConfig,
@@ -18,13 +19,16 @@ from content_core.embeddings.wordllama import WORDLLAMA_DIMENSION, WordLlamaEmbe
 
 __all__ = [
     "WORDLLAMA_DIMENSION",
+    "EmbedFunction",
     "Embedder",
     "EmbedderConfig",
     "EmbedderKind",
     "EmbeddingRun",
+    "FunctionEmbedder",
     "OpenAIEmbedder",
     "Vector",
     "WordLlamaEmbedder",
+    "as_embedder",
     "default_kind",
     "embed_cached",
     "embedding_cache_key",

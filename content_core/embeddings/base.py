@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,6 +78,26 @@ class EmbedderConfig(BaseModel):
     batch_size: int = Field(default=64, ge=1, description="Texts per call.")
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> EmbedderConfig:
+        """The configuration the `chunk_embeddings` asset is given by the same variables
+        (CONTENT_EMBEDDER, CONTENT_EMBED_MODEL, CONTENT_EMBED_URL, CONTENT_EMBED_DIM,
+        CONTENT_EMBED_API_KEY), so a search compares vectors of the model the store was built
+        with; unset ones keep their defaults. `environ` defaults to `os.environ`."""
+        env = os.environ if environ is None else environ
+        given = {
+            field: env.get(name)
+            for field, name in (
+                ("kind", "CONTENT_EMBEDDER"),
+                ("model", "CONTENT_EMBED_MODEL"),
+                ("base_url", "CONTENT_EMBED_URL"),
+                ("dimension", "CONTENT_EMBED_DIM"),
+                ("api_key", "CONTENT_EMBED_API_KEY"),
+            )
+        }
+        # Validated from plain values: environment strings, checked by the model.
+        return cls.model_validate({k: v for k, v in given.items() if v})
 
     def resolved_kind(self) -> Literal["off", "wordllama", "openai"]:
         """The kind after `auto` is resolved."""

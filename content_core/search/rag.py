@@ -10,6 +10,7 @@ hierarchical chunker carries its parent section in `SearchHit.parent_content`, a
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,8 @@ from content_core.search.highlight import format_hits
 from content_core.search.types import SearchFilters, SearchHit, SearchMode
 
 if TYPE_CHECKING:
+    from content_core.embeddings import Embedder, EmbedFunction
+    from content_core.search.vector import VectorIndex
     from content_core.store import ContentStore
 
 __all__ = ["RAG"]
@@ -28,27 +31,45 @@ class RAG:
     """Retrieval over a content store's current chunks.
 
     Args:
-        embed: the embedder of the vector half; with one, searches default to hybrid (BM25 and
-            vectors fused by reciprocal rank), without, to BM25.
+        embed: what embeds queries for the vector half: an `Embedder` (e.g.
+            `make_embedder(EmbedderConfig.from_environ())`, the one the store was built with)
+            or, as the seeds pass, a function `list[str] -> list[vector]`. With one, searches
+            default to hybrid (BM25 and vectors fused by reciprocal rank), without, to BM25
+            (a vector search then embeds with the default, `EmbedderConfig()`).
         store: the store (a `ContentStore` or its folder).
         k: hits a search returns unless told otherwise.
         mode: `bm25`, `vector` or `hybrid`; default as `embed` says.
+        embed_model: the model a function `embed` computes (only stored vectors of that model
+            are compared); default: the model the environment configures (CONTENT_EMBEDDER...).
+
+    The vectors are held in memory between searches and reloaded when the store changes.
     """
 
     def __init__(
         self,
-        embed: object | None = None,
+        embed: Embedder | EmbedFunction | None = None,
         store: ContentStore | Path | str = "content_store",
         *,
         k: int = 5,
         mode: SearchMode | None = None,
+        embed_model: str | None = None,
     ) -> None:
-        self.embed = embed
+        from content_core.embeddings import as_embedder
+
+        self.embedder = None if embed is None else as_embedder(embed, embed_model)
         folder = store if isinstance(store, (str, Path)) else store.root
         self.root = Path(folder).expanduser().resolve()
         self.k = k
         self.mode: SearchMode = mode or ("bm25" if embed is None else "hybrid")
-        self._searcher = Searcher(self.root)
+        self._searcher = Searcher(self.root, self.embedder)
+        # One searcher (one index connection, one copy of the vectors) for `search` and
+        # `asearch`: DuckDB connections take one statement at a time.
+        self._lock = threading.Lock()
+
+    @property
+    def vector_index(self) -> VectorIndex | None:
+        """The store's vectors held in memory, once a vector or hybrid search loaded them."""
+        return self._searcher.vector_index
 
     def index(self) -> int:
         """Bring the search index up to the store's current chunks; return how many it holds."""
@@ -75,7 +96,8 @@ class RAG:
         filters: SearchFilters | None = None,
     ) -> list[SearchHit]:
         """The best chunks for `query`, best first (the index is refreshed first if stale)."""
-        return self._searcher.search(query, k or self.k, mode or self.mode, filters)
+        with self._lock:
+            return self._searcher.search(query, k or self.k, mode or self.mode, filters)
 
     async def asearch(
         self,
@@ -86,18 +108,13 @@ class RAG:
         filters: SearchFilters | None = None,
     ) -> list[SearchHit]:
         """`search` in a worker thread."""
-        searcher = Searcher(self.root)  # a connection of its own: DuckDB's are not shared
-        try:
-            return await asyncio.to_thread(
-                searcher.search, query, k or self.k, mode or self.mode, filters
-            )
-        finally:
-            searcher.close()
+        return await asyncio.to_thread(self.search, query, k, mode=mode, filters=filters)
 
     def context(self, query: str, k: int | None = None) -> str:
         """The hits of `query` formatted for a prompt (`format_hits`)."""
         return format_hits(self.search(query, k))
 
     def close(self) -> None:
-        """Close the index connection."""
-        self._searcher.close()
+        """Close the index connection and drop the vectors held."""
+        with self._lock:
+            self._searcher.close()

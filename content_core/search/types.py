@@ -1,14 +1,11 @@
-"""Values shared by every search mode: the filters, a hit, the modes and the vector hook."""
+"""Values shared by every search mode: the filters, a hit, and the modes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal
 
-if TYPE_CHECKING:
-    from content_core.store import ContentStore
-
-__all__ = ["SEARCH_MODES", "SearchFilters", "SearchHit", "SearchMode", "VectorRanking"]
+__all__ = ["SEARCH_MODES", "SearchFilters", "SearchHit", "SearchMode"]
 
 SearchMode = Literal["bm25", "vector", "hybrid"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("bm25", "vector", "hybrid")
@@ -73,11 +70,3 @@ class SearchHit:
     def source(self) -> str:
         """Where the chunk comes from, as the seeds' hits name it: `source_id:path`."""
         return f"{self.source_id}:{self.path}"
-
-
-class VectorRanking(Protocol):
-    """The vector half: chunk ids and their similarity, best first (content_core.search.vector)."""
-
-    def __call__(
-        self, store: ContentStore, query: str, k: int, filters: SearchFilters
-    ) -> list[tuple[str, float]]: ...

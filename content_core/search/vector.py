@@ -11,13 +11,18 @@ off at these sizes, so it is not used.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import duckdb
 
 from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
 from content_core.search.types import SearchFilters
 from content_core.store import CHUNK_EMBEDDINGS, RAW_FILES, ContentStore
 
-__all__ = ["VectorIndex", "vector_ranking"]
+__all__ = ["VECTORS_TABLE", "VectorIndex", "rank_vectors", "vector_ranking"]
+
+# The table of a `VectorIndex`: the columns of `_candidates_sql`, `embedding` as `FLOAT[n]`.
+VECTORS_TABLE = "vectors"
 
 
 def _where(filters: SearchFilters | None) -> tuple[list[str], list[object]]:
@@ -104,7 +109,6 @@ class VectorIndex:
         self.embedder = _default_embedder(embedder)
         self._signature: tuple[tuple[str, int, int], ...] | None = None
         self._connection: duckdb.DuckDBPyConnection | None = None
-        self._n = 0
         self.loads = 0
 
     def _files(self) -> tuple[tuple[str, int, int], ...]:
@@ -123,12 +127,12 @@ class VectorIndex:
         n = embedder.dimension
         connection = self.store.connect()
         connection.execute(
-            f"CREATE TEMP TABLE vectors AS {_candidates_sql(n, with_media=True)}",
+            f"CREATE TEMP TABLE {VECTORS_TABLE} AS {_candidates_sql(n, with_media=True)}",
             [embedder.name, n],
         )
         if self._connection is not None:
             self._connection.close()
-        self._connection, self._signature, self._n = connection, signature, n
+        self._connection, self._signature = connection, signature
         self.loads += 1
         return connection
 
@@ -140,13 +144,24 @@ class VectorIndex:
             return []
         connection = self._load(self.embedder)
         [vector] = self.embedder.embed([query])
-        clauses, params = _where(filters)
-        sql = _ranking_sql("SELECT * FROM vectors", self._n, clauses)
-        rows = connection.execute(sql, [vector, *params, k]).fetchall()
-        return [(str(chunk_id), float(score)) for chunk_id, score in rows]
+        return rank_vectors(connection, vector, k, filters)
 
     def close(self) -> None:
         """Drop the table."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def rank_vectors(
+    connection: duckdb.DuckDBPyConnection,
+    vector: Sequence[float],
+    k: int,
+    filters: SearchFilters | None = None,
+) -> list[tuple[str, float]]:
+    """The `k` rows of `connection`'s `VECTORS_TABLE` nearest `vector`, best first, as
+    `(chunk_id, cosine similarity)` (what `VectorIndex.ranking` runs once it is loaded)."""
+    clauses, params = _where(filters)
+    sql = _ranking_sql(f"SELECT * FROM {VECTORS_TABLE}", len(vector), clauses)
+    rows = connection.execute(sql, [list(vector), *params, k]).fetchall()
+    return [(str(chunk_id), float(score)) for chunk_id, score in rows]

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from content_core import RAG, Searcher, SearchFilters, SearchHit, format_hits
+from content_core.embeddings import WordLlamaEmbedder
 from content_core.store import extension_path
 from tests.conftest import SAMPLE_INBOX
 from tests.support.cli import main_imports, run_cli
+from tests.support.embeddings_server import EmbeddingsServer
 
 pytestmark = pytest.mark.timeout(900)
 DUCKDB_CLI = Path(sys.executable).parent / "duckdb"
@@ -194,3 +196,57 @@ def test_the_hierarchical_chunker_brings_the_parent_context(tmp_path: Path) -> N
     assert "[Parent context: " in format_hits(hits)
     table = _search(store, home, "kiwifruit valve", "-k", "1").stdout
     assert "   parent: " in table and "**kiwifruit**" in table
+
+
+def test_the_cli_embeds_queries_with_the_assets_configured_embedder(tmp_path: Path) -> None:
+    folder, store, home = tmp_path / "inbox", tmp_path / "store", tmp_path / "home"
+    folder.mkdir()
+    (folder / "zebra.txt").write_text(ZEBRA)
+    (folder / "tank.txt").write_text("Zebrafish tanks are cleaned every morning by the lab.")
+    with EmbeddingsServer(dimension=16) as server:
+        env = {
+            "CONTENT_EMBEDDER": "openai",
+            "CONTENT_EMBED_URL": server.base_url,
+            "CONTENT_EMBED_MODEL": "test-embed",
+        }
+        _ingest(folder, home, store, **env)
+        sent = server.texts_sent
+        done = run_cli(
+            "search", ZEBRA, "--mode", "vector", "--format", "jsonl", home=home, store=store, **env
+        )
+        assert done.returncode == 0, done.stderr
+        hits = [json.loads(line) for line in done.stdout.splitlines()]
+        # The query went to the store's model, and met the vector of the same text.
+        assert server.texts_sent == sent + 1
+        assert hits[0]["path"] == "zebra.txt" and float(hits[0]["score"]) > 0.99
+    # Without the variables the default model is asked, whose vectors the store lacks.
+    assert _jsonl(store, home, ZEBRA, "--mode", "vector") == []
+
+
+def test_rag_searches_with_its_embedder_and_loads_the_vectors_once(stores: Stores) -> None:
+    rag = RAG(embed=WordLlamaEmbedder(), store=stores.store, k=3)
+    assert rag.mode == "hybrid"
+    first = rag.search(ZEBRA, mode="vector")
+    assert first[0].path == "zebra.txt" and first[0].score > 0.99
+    assert rag.search("zebrafish census")[0].path == "zebra.txt"  # hybrid
+    index = rag.vector_index
+    assert index is not None and index.loads == 1
+    assert asyncio.run(rag.asearch(ZEBRA, mode="vector")) == first
+    assert index.loads == 1
+    rag.close()
+    # The seeds hand in a function: it embeds the query, as the model the store holds.
+    calls: list[list[str]] = []
+    model = WordLlamaEmbedder()
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        calls.append(texts)
+        return model.embed(texts)
+
+    seeded = RAG(embed=embed, store=stores.store, k=3)
+    assert seeded.search(ZEBRA, mode="vector") == first
+    assert [ZEBRA] in calls
+    seeded.close()
+    # An embedder of another model meets none of the store's vectors.
+    other = RAG(embed=WordLlamaEmbedder(64), store=stores.store, mode="vector")
+    assert other.search(ZEBRA) == []
+    other.close()
