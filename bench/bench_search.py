@@ -56,6 +56,14 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _rss_mb() -> float:
+    """Resident memory now (the peak hides what a later step adds after a bigger one)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 # -- recall ------------------------------------------------------------------------------------
 
 
@@ -238,12 +246,12 @@ def vector_latency(
 ) -> None:
     """Load the vectors, then time vector and hybrid queries (k = 10) as the Searcher runs them."""
     embedder = WordLlamaEmbedder()
-    before = _peak_rss_mb()
+    before = _rss_mb()
     started = time.perf_counter()
     load_vectors(connection, count)
     print(
         f"vectors: {count} x {DIM} loaded in {time.perf_counter() - started:.1f} s, "
-        f"peak RSS {_peak_rss_mb():.0f} MB (was {before:.0f} MB)"
+        f"RSS {_rss_mb():.0f} MB (was {before:.0f} MB), peak RSS {_peak_rss_mb():.0f} MB"
     )
     depth = 50  # the engine's fusion depth
 

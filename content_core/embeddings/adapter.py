@@ -32,10 +32,8 @@ class FunctionEmbedder:
     @property
     def dimension(self) -> int:
         """Floats per vector, learnt from a one-text call."""
-        if self._dimension is None:
-            self.embed(["dimension probe"])
-        assert self._dimension is not None  # set by the call above
-        return self._dimension
+        known = self._dimension
+        return known if known is not None else len(self.embed(["dimension probe"])[0])
 
     @property
     def requested_dimension(self) -> int | None:

@@ -160,8 +160,25 @@ def rank_vectors(
     filters: SearchFilters | None = None,
 ) -> list[tuple[str, float]]:
     """The `k` rows of `connection`'s `VECTORS_TABLE` nearest `vector`, best first, as
-    `(chunk_id, cosine similarity)` (what `VectorIndex.ranking` runs once it is loaded)."""
+    `(chunk_id, cosine similarity)` (what `VectorIndex.ranking` runs once it is loaded).
+
+    A chunk stored under several paths has several rows, one hit. Grouping every row by
+    `chunk_id` cost more than the distances (about 430 ms against 190 ms at 1,000,000 rows),
+    so the nearest rows are taken by a top-N sort, 4k of them, more while they hold fewer than
+    `k` chunks: exact, since a chunk left out has no row nearer than the k-th chunk kept.
+    """
     clauses, params = _where(filters)
-    sql = _ranking_sql(f"SELECT * FROM {VECTORS_TABLE}", len(vector), clauses)
-    rows = connection.execute(sql, [list(vector), *params, k]).fetchall()
-    return [(str(chunk_id), float(score)) for chunk_id, score in rows]
+    where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
+    sql = (
+        f"SELECT chunk_id, 1 - array_cosine_distance(embedding, ?::FLOAT[{len(vector)}]) "
+        f"AS score FROM {VECTORS_TABLE} {where}ORDER BY score DESC, chunk_id LIMIT ?"
+    )
+    depth = 4 * k
+    while True:
+        rows = connection.execute(sql, [list(vector), *params, depth]).fetchall()
+        best: dict[str, float] = {}
+        for chunk_id, score in rows:  # best first: a chunk's first row is its best
+            best.setdefault(str(chunk_id), float(score))
+        if len(best) >= k or len(rows) < depth:
+            return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+        depth *= 4

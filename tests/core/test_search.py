@@ -9,6 +9,7 @@ import pytest
 from content_core.search import SearchFilters, highlight, reciprocal_rank_fusion, snippet
 from content_core.search.bm25 import bm25_ranking, build_index
 from content_core.search.highlight import ANSI_MARKS
+from content_core.search.vector import VECTORS_TABLE, rank_vectors
 
 
 def _porter(words: list[str]) -> list[str]:
@@ -109,3 +110,31 @@ def test_bm25_ranking_prunes_common_terms_without_changing_the_top_k() -> None:
     assert {key for key, _ in bm25_ranking(connection, "common rare", 60, SearchFilters())} == {
         f"c{i}" for i in range(0, 60000, 1000)
     }
+
+
+def test_rank_vectors_gives_one_hit_per_chunk_as_a_full_grouping_does() -> None:
+    connection = duckdb.connect()
+    connection.execute(
+        f"CREATE TABLE {VECTORS_TABLE} AS SELECT 'c' || (i % 40) AS chunk_id, 's' AS source_id, "
+        "'p' || i AS path, NULL::INTEGER AS page_start, NULL::INTEGER AS page_end, "
+        "'text/plain' AS media_type, [cos(i % 40), sin(i % 40), cos(i % 7)]::FLOAT[3] AS embedding "
+        "FROM range(400) t(i)"
+    )
+    query = [1.0, 0.2, 0.5]
+    # Every chunk has ten rows: the first 4k rows hold fewer than k chunks, so it looks deeper.
+
+    def grouped(where: str, k: int) -> list[tuple[str, float]]:
+        return connection.execute(
+            "SELECT chunk_id, max(1 - array_cosine_distance(embedding, ?::FLOAT[3])) AS score "
+            f"FROM {VECTORS_TABLE} WHERE {where} GROUP BY chunk_id "
+            "ORDER BY score DESC, chunk_id LIMIT ?",
+            [query, k],
+        ).fetchall()
+
+    full = grouped("TRUE", 12)
+    ranked = rank_vectors(connection, query, 12)
+    assert [c for c, _ in ranked] == [c for c, _ in full] and len(set(ranked)) == 12
+    assert [s for _, s in ranked] == pytest.approx([s for _, s in full])
+    filtered = rank_vectors(connection, query, 5, SearchFilters(path_prefix="p1"))
+    assert [c for c, _ in filtered] == [c for c, _ in grouped("path LIKE 'p1%'", 5)]
+    assert rank_vectors(connection, query, 5, SearchFilters(source_id="none")) == []
