@@ -115,13 +115,13 @@ def test_bm25_ranking_prunes_common_terms_without_changing_the_top_k() -> None:
 def test_rank_vectors_gives_one_hit_per_chunk_as_a_full_grouping_does() -> None:
     connection = duckdb.connect()
     connection.execute(
-        f"CREATE TABLE {VECTORS_TABLE} AS SELECT 'c' || (i % 40) AS chunk_id, 's' AS source_id, "
+        f"CREATE TABLE {VECTORS_TABLE} AS SELECT 'c' || j AS chunk_id, 's' AS source_id, "
         "'p' || i AS path, NULL::INTEGER AS page_start, NULL::INTEGER AS page_end, "
-        "'text/plain' AS media_type, [cos(i % 40), sin(i % 40), cos(i % 7)]::FLOAT[3] AS embedding "
-        "FROM range(400) t(i)"
+        "'text/plain' AS media_type, [cos(j), sin(j), cos(j * 7)]::FLOAT[3] AS embedding "
+        "FROM (SELECT i, i % 40 AS j FROM range(400) t(i))"
     )
     query = [1.0, 0.2, 0.5]
-    # Every chunk has ten rows: the first 4k rows hold fewer than k chunks, so it looks deeper.
+    # Every chunk has ten equal rows: the first 4k rows hold 5 chunks, so it looks deeper.
 
     def grouped(where: str, k: int) -> list[tuple[str, float]]:
         return connection.execute(
