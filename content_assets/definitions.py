@@ -21,9 +21,11 @@ from content_assets.resources import (
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
 from content_assets.sensors import source_folder_sensor
+from content_core.embeddings import EMBEDDER_ENV
 from content_core.store import DEFAULT_STORE_DIR
 
 DEFAULT_SOURCE_DIR = "examples/inbox"
+_EMBED_KEY = EMBEDDER_ENV["api_key"]
 
 
 # Any: the values are environment strings; each resource validates and converts its own fields.
@@ -51,15 +53,9 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
         "compressor": CompressorResource(),
         "embedder": EmbedderResource(
-            **_given(
-                kind=env("CONTENT_EMBEDDER"),
-                model=env("CONTENT_EMBED_MODEL"),
-                base_url=env("CONTENT_EMBED_URL"),
-                dimension=env("CONTENT_EMBED_DIM"),
-            ),
-            **_given(
-                api_key=dg.EnvVar("CONTENT_EMBED_API_KEY") if env("CONTENT_EMBED_API_KEY") else None
-            ),
+            **_given(**{f: env(name) for f, name in EMBEDDER_ENV.items() if f != "api_key"}),
+            # A secret, like the agent's key below.
+            **_given(api_key=dg.EnvVar(_EMBED_KEY) if env(_EMBED_KEY) else None),
         ),
         "agent": AgentResource(
             **_given(

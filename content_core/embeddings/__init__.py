@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from content_core.embeddings.adapter import EmbedFunction, FunctionEmbedder, as_embedder
 from content_core.embeddings.base import (
+    EMBEDDER_ENV,
     Embedder,
     EmbedderConfig,
     EmbedderKind,
@@ -18,6 +19,7 @@ from content_core.embeddings.openai import OpenAIEmbedder
 from content_core.embeddings.wordllama import WORDLLAMA_DIMENSION, WordLlamaEmbedder
 
 __all__ = [
+    "EMBEDDER_ENV",
     "WORDLLAMA_DIMENSION",
     "EmbedFunction",
     "Embedder",

@@ -9,7 +9,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Embedder", "EmbedderConfig", "EmbedderKind", "Vector", "default_kind"]
+__all__ = ["EMBEDDER_ENV", "Embedder", "EmbedderConfig", "EmbedderKind", "Vector", "default_kind"]
 
 Vector = list[float]
 EmbedderKind = Literal["auto", "off", "wordllama", "openai"]
@@ -55,6 +55,17 @@ def default_kind() -> Literal["off", "wordllama"]:
     return "wordllama" if importlib.util.find_spec("wordllama") is not None else "off"
 
 
+# The environment variable of each `EmbedderConfig` field: one table, read by the search CLI
+# (`from_environ`) and by the Dagster resources, so both use the model the store was built with.
+EMBEDDER_ENV: dict[str, str] = {
+    "kind": "CONTENT_EMBEDDER",
+    "model": "CONTENT_EMBED_MODEL",
+    "base_url": "CONTENT_EMBED_URL",
+    "dimension": "CONTENT_EMBED_DIM",
+    "api_key": "CONTENT_EMBED_API_KEY",
+}
+
+
 class EmbedderConfig(BaseModel):
     """Which embedder: `wordllama` (offline, weights in its wheel), `openai` (any
     OpenAI-compatible `/v1/embeddings` endpoint), `off`, or `auto` (`default_kind`)."""
@@ -86,16 +97,7 @@ class EmbedderConfig(BaseModel):
         CONTENT_EMBED_API_KEY), so a search compares vectors of the model the store was built
         with; unset ones keep their defaults. `environ` defaults to `os.environ`."""
         env = os.environ if environ is None else environ
-        given = {
-            field: env.get(name)
-            for field, name in (
-                ("kind", "CONTENT_EMBEDDER"),
-                ("model", "CONTENT_EMBED_MODEL"),
-                ("base_url", "CONTENT_EMBED_URL"),
-                ("dimension", "CONTENT_EMBED_DIM"),
-                ("api_key", "CONTENT_EMBED_API_KEY"),
-            )
-        }
+        given = {field: env.get(name) for field, name in EMBEDDER_ENV.items()}
         # Validated from plain values: environment strings, checked by the model.
         return cls.model_validate({k: v for k, v in given.items() if v})
 
