@@ -35,6 +35,7 @@ Severity = Literal["warn", "error"]
 # How many offending paths an outcome names, so the UI shows examples, not the whole batch.
 _EXAMPLES = 5
 _NO_ERROR = "coalesce(error_type, '') = ''"
+_ERROR = f"NOT ({_NO_ERROR})"
 _DOCUMENT = f"coalesce(text, '') <> '' AND {_NO_ERROR}"
 
 
@@ -121,6 +122,12 @@ def _covers_documents(table: str) -> CheckRule:
     )
 
 
+def _covers_chunks(table: str) -> CheckRule:
+    return _covers(
+        table, "cover_chunks", CHUNKS, _CHUNK, _NO_ERROR, "Every chunk (not a chunking failure row)"
+    )
+
+
 # Every table's checks, in pipeline order. A document is an artifact with text and no error:
 # the rows chunks and compressed_contexts are made from (see ingest/stages.py).
 BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
@@ -138,41 +145,27 @@ BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
             "change <> 'deleted'",
             "Every raw file that was not deleted (a file that cannot be read is a failure row)",
         ),
-        _failures(NORMALISED_ARTIFACTS, f"NOT ({_NO_ERROR})", "artifacts with an error"),
+        _failures(NORMALISED_ARTIFACTS, _ERROR, "artifacts with an error"),
     ),
     CHUNKS: (
         _unique(CHUNKS, _CHUNK, "a chunk of one file"),
         _covers_documents(CHUNKS),
-        _failures(CHUNKS, f"NOT ({_NO_ERROR})", "documents that could not be chunked"),
+        _failures(CHUNKS, _ERROR, "documents that could not be chunked"),
     ),
     CHUNK_EMBEDDINGS: (
         _unique(CHUNK_EMBEDDINGS, _CHUNK, "a chunk of one file"),
-        _covers(
-            CHUNK_EMBEDDINGS,
-            "cover_chunks",
-            CHUNKS,
-            _CHUNK,
-            _NO_ERROR,
-            "Every chunk (not a chunking failure row)",
-        ),
-        _failures(CHUNK_EMBEDDINGS, f"NOT ({_NO_ERROR})", "chunks that could not be embedded"),
+        _covers_chunks(CHUNK_EMBEDDINGS),
+        _failures(CHUNK_EMBEDDINGS, _ERROR, "chunks that could not be embedded"),
     ),
     COMPRESSED_CONTEXTS: (
         _unique(COMPRESSED_CONTEXTS, _ARTIFACT, "a document of one file"),
         _covers_documents(COMPRESSED_CONTEXTS),
-        _failures(COMPRESSED_CONTEXTS, f"NOT ({_NO_ERROR})", "documents not compressed"),
+        _failures(COMPRESSED_CONTEXTS, _ERROR, "documents not compressed"),
     ),
     AGENTIC_EXTRACTIONS: (
         _unique(AGENTIC_EXTRACTIONS, (*_CHUNK, "schema_name"), "a chunk and schema"),
-        _covers(
-            AGENTIC_EXTRACTIONS,
-            "cover_chunks",
-            CHUNKS,
-            _CHUNK,
-            _NO_ERROR,
-            "Every chunk (not a chunking failure row)",
-        ),
-        _failures(AGENTIC_EXTRACTIONS, f"NOT ({_NO_ERROR})", "chunks the agent failed on"),
+        _covers_chunks(AGENTIC_EXTRACTIONS),
+        _failures(AGENTIC_EXTRACTIONS, _ERROR, "chunks the agent failed on"),
     ),
     MERGED_EXTRACTIONS: (
         _unique(MERGED_EXTRACTIONS, (*_ARTIFACT, "schema_name"), "a document and schema"),
