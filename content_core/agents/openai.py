@@ -8,18 +8,16 @@ reply against the output schema.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
-import random
 import re
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from content_core._http_retry import backoff_s, retry_after_s
 from content_core.agents.base import AgentResult, Usage
 from content_core.agents.schemas import ExtractedFacts
 from content_core.compression._text import default_estimator
@@ -55,27 +53,6 @@ def model_limits(model: str) -> tuple[int, int] | None:
     if isinstance(max_input, int) and isinstance(max_output, int):
         return max_input, max_output
     return None
-
-
-def _retry_after_s(response: httpx.Response) -> float | None:
-    """Seconds the server asks us to wait: `retry-after-ms`, or `Retry-After` seconds or date."""
-    millis = response.headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
 
 
 class OpenAICompatibleAgent:
@@ -264,12 +241,11 @@ class OpenAICompatibleAgent:
                         raise LLMError(f"{self.url} refused the request ({status}): {detail}")
                     error = LLMUnavailableError(f"{self.url} answered {status}: {detail}")
                     cause = None
-                    wait = _retry_after_s(response)
+                    wait = retry_after_s(response)
             if attempt == self.max_retries:
                 raise error from cause
             if wait is None:
-                wait = min(self.max_backoff_s, self.backoff_s * 2**attempt)
-                wait *= random.uniform(0.5, 1.0)  # jitter so retries do not arrive in step
+                wait = backoff_s(attempt, self.backoff_s, self.max_backoff_s)
             wait = min(wait, self.max_retry_after_s)
             logger.info("retrying %s in %.2fs (attempt %d): %s", self.url, wait, attempt + 1, error)
             await asyncio.sleep(wait)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from content_core.agents.openai import _retry_after_s
+from content_core._http_retry import backoff_s, retry_after_s
 from content_core.embeddings.base import Vector
 from content_core.errors import EmbeddingError, EmbeddingUnavailableError
 
@@ -102,14 +101,13 @@ class OpenAIEmbedder:
                         stage="embed",
                     )
                 failure = f"HTTP {response.status_code}"
-                wait = _retry_after_s(response)
+                wait = retry_after_s(response)
             if attempt >= self.max_retries:
                 raise EmbeddingUnavailableError(
                     f"{self.url}: {failure} after {attempt + 1} attempts", stage="embed"
                 )
             if wait is None:
-                wait = min(self.max_backoff_s, self.backoff_s * 2**attempt)
-                wait *= random.uniform(0.5, 1.0)  # jitter, so clients do not retry in step
+                wait = backoff_s(attempt, self.backoff_s, self.max_backoff_s)
             time.sleep(min(wait, self.max_backoff_s))
             attempt += 1
 
