@@ -1,12 +1,12 @@
 """CodeChunker: source code cut at function and class boundaries.
 
-Python is read with `ast`; other languages (and Python that does not parse) by their syntax:
-declaration keywords, indentation and closing braces at the start of a line.
+Python is read by one scan of its lines (strings, brackets, indentation: see `_pyscan`); other
+languages (and Python whose brackets or strings do not close) by their syntax: declaration
+keywords, indentation and closing braces at the start of a line.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Sequence
 
@@ -14,8 +14,8 @@ from pydantic import Field
 
 from content_core.chunking._common import LINE, PARAGRAPH, WORD
 from content_core.chunking._engine import Level, Pattern, Positions
-from content_core.chunking._mdscan import line_starts
 from content_core.chunking._measure import CharDoc, TokenDoc
+from content_core.chunking._pyscan import python_layout
 from content_core.chunking.base import ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.chunking.recursive import FixedSizeChunker
 from content_core.tokens import TokenEstimator
@@ -53,75 +53,17 @@ _MARGIN = Pattern(re.compile(r"(?m)^(?=[^\s}\)\]])"), lookbehind=0)
 _PY_NAMES = frozenset({"python", "py", "python3"})
 
 
-def _python_boundaries(text: str) -> tuple[list[int], list[int], list[int], list[int]] | None:
-    """(top defs, nested defs, top statements, inner statements) of Python source, or None."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        # Not Python, or an expression nested past the parser's limits ("a/a/a/..." of a
-        # long path-like line): read it by braces and keywords instead.
-        return None
-    lines = line_starts(text)
-
-    def start_of(node: ast.stmt) -> int:
-        first = node.lineno
-        decorators = getattr(node, "decorator_list", None)
-        if decorators:
-            first = min(first, *(d.lineno for d in decorators))
-        row = first - 1
-        # Comments directly above a definition belong to it.
-        while row > 0:
-            prev = text[lines[row - 1] : lines[row]].strip()
-            if not prev.startswith("#"):
-                break
-            row -= 1
-        return lines[row] if row < len(lines) else len(text)
-
-    top_defs: list[int] = []
-    nested_defs: list[int] = []
-    top_stmts: list[int] = []
-    inner: list[int] = []
-    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-    def visit(body: Sequence[ast.stmt], depth: int) -> None:
-        for node in body:
-            at = start_of(node)
-            if isinstance(node, defs):
-                (top_defs if depth == 0 else nested_defs).append(at)
-            else:
-                (top_stmts if depth == 0 else inner).append(at)
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                child = getattr(node, field, None)
-                if isinstance(child, list) and child and isinstance(child[0], ast.AST):
-                    visit([c for c in child if isinstance(c, ast.stmt)], depth + 1)
-                    if field == "handlers":
-                        for handler in child:
-                            visit(handler.body, depth + 1)
-            if isinstance(node, ast.Match):
-                for case in node.cases:
-                    visit(case.body, depth + 1)
-
-    visit(tree.body, 0)
-    return (
-        sorted(set(top_defs)),
-        sorted(set(nested_defs)),
-        sorted(set(top_stmts)),
-        sorted(set(inner)),
-    )
-
-
 def code_boundaries(text: str, language: str | None = None) -> list[tuple[Level, float]]:
     """Boundary levels for source `text`, strongest first, each with its least fill."""
     language = (language or "").lower() or None
     if language is None or language in _PY_NAMES:
-        found = _python_boundaries(text)
-        if found is not None:
-            top_defs, nested_defs, top_stmts, inner = found
+        layout = python_layout(text, sure=language is not None)
+        if layout is not None:
             return [
-                (Positions(top_defs), 0.3),
-                (Positions(nested_defs), 0.4),
-                (Positions(top_stmts), 0.5),
-                (Positions(inner), 0.5),
+                (Positions(layout.top_defs), 0.3),
+                (Positions(layout.nested_defs), 0.4),
+                (Positions(layout.top_statements), 0.5),
+                (Positions(layout.inner_statements), 0.5),
                 (PARAGRAPH, 0.5),
                 (LINE, 0.5),
                 (WORD, 0.5),
@@ -142,8 +84,9 @@ def code_boundaries(text: str, language: str | None = None) -> list[tuple[Level,
 class CodeChunker(FixedSizeChunker):
     """Cuts source code at function and class boundaries, else statements, lines, words.
 
-    `language` is a hint ("python", "javascript", "go", ...); with None, Python is tried
-    through `ast` and anything else is read by its braces and declaration keywords.
+    `language` is a hint ("python", "javascript", "go", ...); with None, text whose lines end
+    in colons rather than braces or semicolons is read as Python, anything else by its
+    braces and declaration keywords.
     """
 
     name = "code"
