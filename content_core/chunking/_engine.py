@@ -52,6 +52,10 @@ class Literal:
         return -1 if i < 0 else i + width
 
 
+# The first window a Pattern searches backwards from the end of a span.
+_LAST_WINDOW = 256
+
+
 @dataclass(frozen=True, slots=True)
 class Pattern:
     """Boundaries at the end of each match of a regular expression."""
@@ -61,12 +65,22 @@ class Pattern:
 
     def last(self, text: str, lo: int, hi: int) -> int:
         """The largest boundary in [lo, hi], or -1."""
-        found = -1
-        for match in self.regex.finditer(text, max(0, lo - self.lookbehind), hi):
-            end = match.end()
-            if end >= lo:
-                found = end
-        return found
+        # Searched backwards from hi in growing windows: the last boundary is usually near
+        # the end, and every match before it would cost a match object.
+        width = _LAST_WINDOW
+        top = hi
+        while True:
+            start = max(lo, hi - width)
+            found = -1
+            for match in self.regex.finditer(text, max(0, start - self.lookbehind), top):
+                end = match.end()
+                if end >= start:
+                    found = end
+            if found >= 0 or start <= lo:
+                return found
+            # Matches ending before `start` are searched next, up to where this window began.
+            top = start + self.lookbehind
+            width *= 4
 
     def first(self, text: str, lo: int, hi: int) -> int:
         """The smallest boundary in [lo, hi], or -1."""
@@ -118,8 +132,12 @@ _NON_WS = re.compile(r"[^ \t\n\r\f\v]")
 
 
 def _skip_ws(text: str, a: int, hi: int) -> int:
-    if a < hi and text[a] not in WS:
-        return a
+    # Runs of whitespace are mostly one or two characters: step over those in Python, and
+    # let the regex engine cross a longer run.
+    for _ in range(3):
+        if a >= hi or text[a] not in WS:
+            return a
+        a += 1
     match = _NON_WS.search(text, a, hi)
     return hi if match is None else match.start()
 

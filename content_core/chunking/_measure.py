@@ -162,10 +162,15 @@ class TokenDoc:
         self._encode = functools.partial(encode_ordinary_safe, encoding)
         self._hard = encoding_name in _HARD_SAFE_ENCODINGS
         self._edge_cache = _edge_cache(encoding_name)
-        data = None if text.isascii() else utf8(text)
+        # Lone surrogates are what UTF-8 cannot encode: scrub them only when encoding fails.
+        data = None
         clean = text
-        if data is not None and len(data) and _SURROGATE.search(text):
-            clean = scrub_surrogates(text)
+        if not text.isascii():
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:
+                clean = scrub_surrogates(text)
+                data = clean.encode("utf-8")
         self._cuts: list[int] = []
         try:
             if hasattr(encoding, "encode_to_numpy"):
@@ -192,7 +197,11 @@ class TokenDoc:
             continuation = np.flatnonzero((raw & 0xC0) == 0x80)
             starts = byte_starts - continuation.searchsorted(byte_starts)
         self._starts = starts
-        self._starts_list: list[int] | None = None
+        self._find = starts.searchsorted
+        # The last span start and end measured: (position, hard boundary, edge tokens,
+        # index of the boundary's token).
+        self._head = (-1, -1, 0, 0)
+        self._tail = (-1, -1, 0, 0)
 
     # -- token <-> char
     def _tok_floor(self, c: int) -> int:
@@ -215,23 +224,49 @@ class TokenDoc:
 
         With hard boundaries m1 (first after a) and m2 (last before b), the tokens of
         text[m1:m2] are exactly those of the whole text between them, so only the two edges
-        are encoded.
+        are encoded. Each edge is remembered: a span's end is measured again for the
+        overlap that ends there, and the overlap's start again as the next span's start.
         """
         if b - a <= _SMALL_SPAN or not self._hard:
             return len(self._encode(self.text[a:b]))
-        text = self.text
-        # First hard boundary after a (words are short, so it is near).
-        m1 = self._first_hard(a + 1, min(b, a + _EDGE_WINDOW))
-        if m1 < 0:
-            return len(self._encode(text[a:b]))
-        # Last hard boundary at or before b.
-        m2 = self._last_hard(max(m1, b - _EDGE_WINDOW), b)
+        if a == self._head[0]:
+            _, m1, head, i1 = self._head
+        else:
+            m1 = self._first_after(a, b)
+            if m1 < 0:
+                return len(self._encode(self.text[a:b]))
+            head = self._count_edge(self.text[a:m1]) if m1 > a else 0
+            i1 = int(self._find(m1))
+            self._head = (a, m1, head, i1)
+        if b == self._tail[0]:
+            _, m2, tail, i2 = self._tail
+        else:
+            m2 = self._last_before(b)
+            tail = self._count_edge(self.text[m2:b]) if b > m2 >= 0 else 0
+            i2 = int(self._find(m2)) if m2 >= 0 else 0
+            self._tail = (b, m2, tail, i2)
         if m2 < m1 or (self._cuts and _cut_between(self._cuts, m1, m2)):
-            return len(self._encode(text[a:b]))
-        head = self._count_edge(text[a:m1]) if m1 > a else 0
-        tail = self._count_edge(text[m2:b]) if b > m2 else 0
-        starts = self._starts
-        return head + int(starts.searchsorted(m2)) - int(starts.searchsorted(m1)) + tail
+            return len(self._encode(self.text[a:b]))
+        return head + i2 - i1 + tail
+
+    def _first_after(self, a: int, b: int) -> int:
+        """The first hard boundary in (a, min(b, a + _EDGE_WINDOW)], or -1."""
+        text = self.text
+        alnum = _ASCII_ALNUM
+        # Words are short: a few steps in Python usually find it, cheaper than a regex call
+        # (b - a > _SMALL_SPAN, so every index here is inside the text).
+        for i in range(a + 1, a + 1 + _QUICK_STEPS):
+            if text[i - 1] in alnum and text[i] not in alnum and text[i] < "\x80":
+                return i
+        return self._first_hard(a + 1, min(b, a + _EDGE_WINDOW))
+
+    def _last_before(self, b: int) -> int:
+        """The last hard boundary in [b - _EDGE_WINDOW, b], or -1."""
+        text = self.text
+        if b < self.n and text[b - 1] in _ASCII_ALNUM and text[b] not in _ASCII_ALNUM:
+            if text[b] < "\x80":
+                return b
+        return self._last_hard(max(1, b - _EDGE_WINDOW), b)
 
     def _first_hard(self, lo: int, hi: int) -> int:
         """The smallest hard boundary i with lo <= i <= hi (lo >= 1), or -1."""
@@ -286,9 +321,14 @@ class TokenDoc:
 
     def back(self, b: int, amount: int) -> int:
         """About the start p with size(p, b) == amount."""
-        j = self._tok_floor(b)
-        if self.char_of_token(j) < b:
-            j += 1
+        if b == self._tail[0] == self._tail[1]:
+            # b is a hard boundary just measured: a token starts there (ASCII at b, so no
+            # other token shares its char offset).
+            j = self._tail[3]
+        else:
+            j = self._tok_floor(b)
+            if self.char_of_token(j) < b:
+                j += 1
         return self.char_of_token(max(0, j - amount))
 
     def prefix_size(self, prefix: str) -> int:
