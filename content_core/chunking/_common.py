@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from content_core.chunking._engine import Literal, Pattern, Span
+from content_core.chunking._engine import Literal, Marked, Pattern, Span
 from content_core.chunking._measure import CharDoc, TokenDoc
 from content_core.chunking.base import Chunk
 
@@ -27,7 +27,7 @@ LINE = Literal("\n")
 # A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace, or at
 # a CJK full stop; the cut falls where the next sentence starts.
 _SENTENCE_RE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f]+\s*")
-SENTENCE = Pattern(_SENTENCE_RE)
+SENTENCE = Marked(".!?\u3002\uff01\uff1f", _SENTENCE_RE)
 SENTENCE_START = SENTENCE
 WORD = Literal(" ")
 # A span must hold at least one character: a code point is at most four byte tokens.

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Level", "Literal", "Pattern", "Positions", "Span", "pack", "WS"]
+__all__ = ["Level", "Literal", "Marked", "Pattern", "Positions", "Span", "pack", "WS"]
 
 WS = " \t\n\r\f\v"
 
@@ -54,6 +54,8 @@ class Literal:
 
 # The first window a Pattern searches backwards from the end of a span.
 _LAST_WINDOW = 256
+# Marks tried one by one in a window before the regex engine scans it.
+_MARK_TRIES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,75 @@ class Pattern:
         for match in self.regex.finditer(text, max(0, lo - self.lookbehind), hi):
             if match.end() >= lo:
                 return match.end()
+        return -1
+
+
+@dataclass(frozen=True, slots=True)
+class Marked:
+    """Boundaries at the end of each match of a regular expression that starts with one of a
+    few mark characters (sentence ends: . ! ?).
+
+    The marks are found with str.find/str.rfind, many times faster than a regex search
+    over a window of text, and only their positions are tried with the regex.
+    """
+
+    marks: str
+    regex: re.Pattern[str]
+    lookbehind: int = 8
+
+    def last(self, text: str, lo: int, hi: int) -> int:
+        """The largest boundary in [lo, hi], or -1."""
+        start = max(0, lo - self.lookbehind)
+        # Marks are looked for in windows growing back from hi: the last boundary is usually
+        # near, and a mark that does not occur would otherwise be looked for in all of it.
+        top, width = hi, _LAST_WINDOW
+        while top > start:
+            bottom = max(start, top - width)
+            found = [text.rfind(mark, bottom, top) for mark in self.marks]
+            for _ in range(_MARK_TRIES):
+                p = max(found)
+                if p < 0:
+                    break
+                match = self.regex.match(text, p, hi)
+                if match is not None and match.end() >= lo:
+                    return match.end()
+                k = found.index(p)
+                found[k] = text.rfind(self.marks[k], bottom, p)
+            else:
+                # Marks everywhere ("....", version numbers): let the regex engine scan.
+                end = -1
+                for match in self.regex.finditer(text, max(0, bottom - self.lookbehind), top):
+                    if match.end() >= lo:
+                        end = match.end()
+                if end >= 0:
+                    return end
+            top, width = bottom, width * 4
+        return -1
+
+    def first(self, text: str, lo: int, hi: int) -> int:
+        """The smallest boundary in [lo, hi], or -1."""
+        bottom, width = max(0, lo - self.lookbehind), _LAST_WINDOW
+        absent = hi + 1
+        while bottom < hi:
+            top = min(hi, bottom + width)
+            found = [text.find(mark, bottom, top) for mark in self.marks]
+            found = [p if p >= 0 else absent for p in found]
+            for _ in range(_MARK_TRIES):
+                p = min(found)
+                if p == absent:
+                    break
+                match = self.regex.match(text, p, hi)
+                if match is not None and match.end() >= lo:
+                    return match.end()
+                k = found.index(p)
+                nxt = text.find(self.marks[k], p + 1, top)
+                found[k] = nxt if nxt >= 0 else absent
+            else:
+                for match in self.regex.finditer(text, p, hi):
+                    if match.end() >= lo:
+                        return match.end()
+                return -1
+            bottom, width = top, width * 4
         return -1
 
 
