@@ -126,7 +126,7 @@ class CharMeasure:
 def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte lengths
     """Byte length of every token id of the encoding (0 for unused ids)."""
     enc = get_encoding(encoding_name)
-    lengths = np.zeros(enc.n_vocab, dtype=np.int64)
+    lengths = np.zeros(enc.n_vocab, dtype=np.int32)
     for token in range(enc.n_vocab):
         try:
             lengths[token] = len(enc.decode_single_token_bytes(token))
@@ -136,6 +136,8 @@ def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte 
 
 
 _EDGE_CACHE_SIZE = 65_536
+# Texts under this many bytes keep their token offsets in 32-bit integers.
+_INT32_LIMIT = 2**31 - 1
 
 
 def _cut_between(cuts: list[int], lo: int, hi: int) -> bool:
@@ -186,16 +188,19 @@ class TokenDoc:
             self._cuts = whitespace_cuts(clean)
             tokens = np.asarray(encode_ordinary_safe(encoding, clean), dtype=np.uint32)
         self.n_tokens = int(tokens.shape[0])
-        byte_starts = np.zeros(self.n_tokens + 1, dtype=np.int64)
-        np.cumsum(_byte_lengths(encoding_name)[tokens], out=byte_starts[1:])
-        if data is None:
-            starts = byte_starts
-        else:
+        # One array, filled in place: fresh memory costs page faults, a sizeable share of
+        # everything after the tokeniser.
+        lengths = _byte_lengths(encoding_name)
+        wide = (len(data) if data is not None else self.n) >= _INT32_LIMIT
+        starts = np.zeros(self.n_tokens + 1, dtype=np.int64 if wide else np.int32)
+        starts[1:] = lengths[tokens]
+        np.cumsum(starts, out=starts)
+        if data is not None:
             # A char offset is the byte offset minus the UTF-8 continuation bytes before it;
             # a token boundary inside a multi-byte character maps to that character's end.
             raw = np.frombuffer(data, dtype=np.uint8)
             continuation = np.flatnonzero((raw & 0xC0) == 0x80)
-            starts = byte_starts - continuation.searchsorted(byte_starts)
+            starts -= continuation.searchsorted(starts).astype(starts.dtype, copy=False)
         self._starts = starts
         self._find = starts.searchsorted
         # The last span start and end measured: (position, hard boundary, edge tokens,
