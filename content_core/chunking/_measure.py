@@ -200,7 +200,7 @@ class TokenDoc:
             # a token boundary inside a multi-byte character maps to that character's end.
             raw = np.frombuffer(data, dtype=np.uint8)
             continuation = np.flatnonzero((raw & 0xC0) == 0x80)
-            starts -= continuation.searchsorted(starts).astype(starts.dtype, copy=False)
+            np.subtract(starts, continuation.searchsorted(starts), out=starts, casting="unsafe")
         self._starts = starts
         self._find = starts.searchsorted
         # The last span start and end measured: (position, hard boundary, edge tokens,
