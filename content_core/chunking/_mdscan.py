@@ -34,6 +34,18 @@ _FENCE = re.compile(r"(?m)^([ \t]*)(`{3,}|~{3,})([^\n]*)$")
 _HTML_OPEN = re.compile(
     r"(?im)^ {0,3}<(?:(script|pre|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(![A-Za-z])|(!\[CDATA\[))"
 )
+
+
+@functools.lru_cache(maxsize=1)
+def _html_block() -> re.Pattern[str]:
+    """Lines opening an HTML block of kind 6 (a block-level tag, up to a blank line), at the
+    margin only; markdown-it's own list of tags, imported lazily."""
+    from markdown_it.common.html_blocks import block_names
+
+    return re.compile(r"(?im)^</?(?:" + "|".join(block_names) + r")(?=[ \t]|/?>|$)")
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
 _HTML_END = (
     re.compile(r"</(?:script|pre|style|textarea)>", re.I),
     re.compile(r"-->"),
@@ -100,18 +112,37 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
     """
     fences = list(_FENCE.finditer(text))
     htmls = list(_HTML_OPEN.finditer(text))
+    blocks = list(_html_block().finditer(text))
+    opener_starts = ([m.start() for m in fences], [m.start() for m in htmls])
     html_lines = _HtmlLines(text)
     regions: list[tuple[int, int, bool]] = []
     trusted = True
     pos = 0
-    i = j = 0
+    i = j = k = 0
     while True:
         while i < len(fences) and fences[i].start() < pos:
             i += 1
         while j < len(htmls) and htmls[j].start() < pos:
             j += 1
+        while k < len(blocks) and blocks[k].start() < pos:
+            k += 1
         fence = fences[i] if i < len(fences) else None
         html = htmls[j] if j < len(htmls) else None
+        block = blocks[k] if k < len(blocks) else None
+        if block is not None and all(
+            other is None or block.start() < other.start() for other in (fence, html)
+        ):
+            k += 1
+            if trusted:
+                # A block-level tag at the margin, outside every fence and raw-HTML span,
+                # opens an HTML block under any container (it ends a list item or a quote,
+                # and interrupts a paragraph) that runs to the next blank line: whatever
+                # it holds (fences, comments, '#' lines) is raw HTML.
+                blank = _BLANK_LINE.search(text, block.start())
+                end = len(text) if blank is None else blank.start()
+                regions.append((block.start(), end, True))
+                pos = end
+            continue
         if fence is None and html is None:
             return regions
         if html is None or (fence is not None and fence.start() < html.start()):
@@ -126,12 +157,8 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
             pos = restart
         else:
             j += 1
-            exact = (
-                trusted
-                and html.group().startswith("<")
-                and not html_lines.since_blank(html.start())
-            )
-            trusted = exact
+            margin = trusted and html.group().startswith("<")
+            exact = margin and not html_lines.since_blank(html.start())
             kind = next(n for n in range(5) if html.group(n + 1) is not None)
             closing = _HTML_END[kind].search(text, html.end() if kind else html.start())
             if closing is None:
@@ -139,8 +166,29 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
             else:
                 newline = text.find("\n", closing.end())
                 end = len(text) if newline < 0 else newline
+            if margin and not exact:
+                # Right below other HTML lines: either raw text of an HTML block that they
+                # opened (it ends at the next blank line) or a block of its own (it ends at
+                # `end`). When `end` comes first and no fence or HTML opener lies between
+                # the two, both readings are at the top level again after the blank line.
+                blank = _BLANK_LINE.search(text, html.start())
+                stop = len(text) if blank is None else blank.start()
+                if end <= stop and not _opener_between(opener_starts, end, stop):
+                    regions.append((html.start(), stop, False))
+                    pos = stop
+                    continue
+            trusted = exact
             regions.append((html.start(), end, exact))
             pos = end
+
+
+def _opener_between(starts: tuple[list[int], list[int]], lo: int, hi: int) -> bool:
+    """True when one of the sorted offsets (fence lines, HTML openers) lies in [lo, hi)."""
+    for found in starts:
+        k = bisect.bisect_left(found, lo)
+        if k < len(found) and found[k] < hi:
+            return True
+    return False
 
 
 def _closes(opener: re.Match[str], line: re.Match[str]) -> bool:
