@@ -29,20 +29,36 @@ _NEWLINE = re.compile(r"\r\n?|\n")
 # item, whose content does not depend on the items before it.
 _CLEAN = re.compile(r"\n[ \t]*\n(?=\S)")
 # Lines that may open or close a fenced code block (any indentation, to stay on the safe side).
-_FENCE = re.compile(r"(?m)^([ \t]*)(`{3,}|~{3,})([^\n]*)$")
+_FENCE = r"([ \t]*)(`{3,}|~{3,})([^\n]*)$"
 # Raw-HTML blocks of kinds 1-5 run until an end marker, across blank lines.
-_HTML_OPEN = re.compile(
-    r"(?im)^ {0,3}<(?:(script|pre|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(![A-Za-z])|(!\[CDATA\[))"
+_HTML_OPEN = (
+    r" {0,3}<(?:(script|pre|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(![A-Za-z])|(!\[CDATA\[))"
 )
 
 
 @functools.lru_cache(maxsize=1)
-def _html_block() -> re.Pattern[str]:
+def _html_block() -> str:
     """Lines opening an HTML block of kind 6 (a block-level tag, up to a blank line), at the
     margin only; markdown-it's own list of tags, imported lazily."""
     from markdown_it.common.html_blocks import block_names
 
-    return re.compile(r"(?im)^</?(?:" + "|".join(block_names) + r")(?=[ \t]|/?>|$)")
+    return r"</?(?:" + "|".join(block_names) + r")(?=[ \t]|/?>|$)"
+
+
+@functools.lru_cache(maxsize=16)
+def _line_patterns(body: str, flags: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """`body` anchored where a match starts, and `body` after a newline: the newline, a
+    literal, lets the regex engine skip from line to line instead of trying each position."""
+    flags |= re.MULTILINE
+    return re.compile(body, flags), re.compile("\n(?:" + body + ")", flags)
+
+
+def _at_line_starts(body: str, text: str, flags: int = 0) -> list[re.Match[str]]:
+    """The matches of `body` that start at a line start, in order."""
+    anchored, after_newline = _line_patterns(body, flags)
+    found = [anchored.match(text, 0)]
+    found.extend(anchored.match(text, hit.start() + 1) for hit in after_newline.finditer(text))
+    return [match for match in found if match is not None]
 
 
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
@@ -55,7 +71,7 @@ _HTML_END = (
 )
 # Heading candidates: a line with `#` markers (perhaps inside list or quote markers), or an
 # `===`/`---` underline right below a non-blank line (after a blank line it is a rule).
-_CANDIDATE = re.compile(r"(?m)^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^(?<=\S\n)[ \t>]*(?:=+|-+)[ \t]*$")
+_CANDIDATE = r"[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|(?<=\S\n)[ \t>]*(?:=+|-+)[ \t]*$"
 # A "plain" line: at most three spaces, then a letter or digit (not an ordered-list marker),
 # and no "<" or "|". It can neither open nor close a block, so a run of them parses exactly
 # like a single one and is shrunk to one stand-in line before parsing.
@@ -110,9 +126,9 @@ def _opaque_regions(text: str) -> list[tuple[int, int, bool]]:
     or indented code), with no HTML line since the last blank line (so in no other HTML
     block), and preceded only by exact spans.
     """
-    fences = list(_FENCE.finditer(text))
-    htmls = list(_HTML_OPEN.finditer(text))
-    blocks = list(_html_block().finditer(text))
+    fences = _at_line_starts(_FENCE, text)
+    htmls = _at_line_starts(_HTML_OPEN, text, re.IGNORECASE)
+    blocks = _at_line_starts(_html_block(), text, re.IGNORECASE)
     opener_starts = ([m.start() for m in fences], [m.start() for m in htmls])
     html_lines = _HtmlLines(text)
     regions: list[tuple[int, int, bool]] = []
@@ -303,7 +319,7 @@ def _pieces(
     region_starts = [a for a, _, _ in regions]
     pieces: list[tuple[int, int, bool]] = []
     r = 0
-    for match in _CANDIDATE.finditer(text):
+    for match in _at_line_starts(_CANDIDATE, text):
         p = match.start()
         while r < len(exact) and exact[r][1] < p:
             r += 1
