@@ -138,3 +138,13 @@ def test_code_chunker_cuts_python_at_top_level_definitions() -> None:
     chunks = CodeChunker(chunk_size=60, chunk_overlap=0, tokenizer=exact).chunk(source)
     assert len(chunks) > 1
     assert all(c.content.startswith("@decorator\ndef f") for c in chunks)
+
+
+def test_deeply_indented_lines_are_measured() -> None:
+    # Deeper than the numpy steps walk: the rest of the indentation is found line by line.
+    deep = " " * 100
+    text = f"def f():\n    x = [\n{deep}1,\n    ]\n    if x:\n{deep}return x\n"
+    layout = python_layout(text, sure=True)
+    assert layout is not None
+    assert layout.top_defs == [0]
+    assert text.index(f"{deep}return") in layout.inner_statements
