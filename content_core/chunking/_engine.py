@@ -249,7 +249,18 @@ def pack(
     end_all = _rstrip(text, a, hi) if strip else hi
     prev_end = prev_cut = -1
     shared = 0
+    # Cut where the budget runs out: a token document does a whole step in one call.
+    window = getattr(doc, "window", None) if strip and not levels and not overlap_levels else None
     while a < end_all:
+        if window is not None:
+            step = window(a, budget, overlap, end_all)
+            if step is not None and step[0] > prev_end:
+                b, size, prev_cut, nxt, next_shared = step
+                spans.append(Span(a, b, size, shared))
+                prev_end = b
+                a = _skip_ws(text, nxt, hi)
+                shared = next_shared if a == nxt else 0
+                continue
         e = doc.reach(a, budget)
         cut = -1
         if e >= end_all:

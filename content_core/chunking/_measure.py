@@ -136,6 +136,9 @@ def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte 
 
 
 _EDGE_CACHE_SIZE = 65_536
+_WS = " \t\n\r\f\v"
+# TokenDoc.window's answer: (span end, span size, cut, next start, tokens it shares).
+Window = tuple[int, int, int, int, int]
 # Texts under this many bytes keep their token offsets in 32-bit integers.
 _INT32_LIMIT = 2**31 - 1
 
@@ -314,6 +317,44 @@ class TokenDoc:
                 cache.clear()
             cache[piece] = count
         return count
+
+    def window(self, a: int, budget: int, overlap: int, end: int) -> Window | None:
+        """One span cut where `budget` runs out, in one call (the packer's loop without
+        boundary levels, stripped of whitespace): (end of the span, its size, the cut, the
+        next start sharing at most `overlap`, what it shares), or None when the span needs
+        the packer's general loop (near `end`, an estimate short of the exact count, an
+        overlap that does not fit).
+        """
+        text, starts, ws = self.text, self._starts, _WS
+        head = self._head
+        if head[0] == a and head[3] > 0 and starts[head[3] - 1] <= a:
+            i = head[3] - 1  # the token holding a ends where a's first hard boundary is
+        else:
+            i = int(self._find(a, "right")) - 1
+        j = i + budget
+        if j >= self.n_tokens:
+            return None
+        cut = b = int(starts[j])
+        if cut >= end or cut <= a:
+            return None
+        while cut < end and text[cut] in ws:
+            cut += 1
+        while b > a and text[b - 1] in ws:
+            b -= 1
+        size = self.size(a, b)
+        if size > budget or b <= a:
+            return None
+        if not overlap:
+            return b, size, cut, cut, 0
+        begin = max(a + 1, self.back(b, overlap))
+        while begin < b and text[begin] in ws:
+            begin += 1
+        if begin >= b:
+            return None
+        shared = self.size(begin, b)
+        if shared > overlap:
+            return None
+        return b, size, cut, begin, shared
 
     def reach(self, a: int, budget: int) -> int:
         """About the farthest end e with size(a, e) <= budget (at least a + 1)."""
