@@ -270,7 +270,9 @@ def measure(method: Method, docs: list[str], repeat: int, enc: Any, check: bool)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 MB per corpus instead of 5 MB")
-    parser.add_argument("--only", default="", help="run only methods whose name contains this")
+    parser.add_argument(
+        "--only", default="", help="run only one task, or the methods whose name contains this"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="best of N timings per method")
     parser.add_argument("--runs", type=int, default=1, help="report the median of N runs")
     args = parser.parse_args()
@@ -280,7 +282,8 @@ def main() -> None:
     out = sys.stdout
     for name, docs in corpus.items():
         out.write(f"corpus {name}: {len(docs)} docs, {sum(map(len, docs)) / 1e6:.2f} M chars\n")
-    methods = [m for m in METHODS if not args.only or args.only in m.name]
+    methods = [m for m in METHODS if not args.only or args.only in (m.task, *m.name.split())]
+    methods = methods or [m for m in METHODS if args.only in m.name]
     runs: dict[str, list[Result]] = {}
     failed: dict[str, str] = {}
     for run in range(args.runs):
