@@ -251,11 +251,12 @@ def pack(
     shared = 0
     # Cut where the budget runs out: a token document does a whole step in one call.
     window = getattr(doc, "window", None) if strip and not levels and not overlap_levels else None
+    hint = -1
     while a < end_all:
         if window is not None:
-            step = window(a, budget, overlap, end_all)
+            step = window(a, budget, overlap, end_all, hint)
             if step is not None and step[0] > prev_end:
-                b, size, prev_cut, nxt, next_shared = step
+                b, size, prev_cut, nxt, next_shared, hint = step
                 spans.append(Span(a, b, size, shared))
                 prev_end = b
                 a = _skip_ws(text, nxt, hi)

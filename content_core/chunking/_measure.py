@@ -137,8 +137,9 @@ def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte 
 
 _EDGE_CACHE_SIZE = 65_536
 _WS = " \t\n\r\f\v"
-# TokenDoc.window's answer: (span end, span size, cut, next start, tokens it shares).
-Window = tuple[int, int, int, int, int]
+# TokenDoc.window's answer: (span end, span size, cut, next start, tokens it shares, token
+# holding the next start).
+Window = tuple[int, int, int, int, int, int]
 # Texts under this many bytes keep their token offsets in 32-bit integers.
 _INT32_LIMIT = 2**31 - 1
 
@@ -318,17 +319,18 @@ class TokenDoc:
             cache[piece] = count
         return count
 
-    def window(self, a: int, budget: int, overlap: int, end: int) -> Window | None:
+    def window(self, a: int, budget: int, overlap: int, end: int, hint: int = -1) -> Window | None:
         """One span cut where `budget` runs out, in one call (the packer's loop without
         boundary levels, stripped of whitespace): (end of the span, its size, the cut, the
-        next start sharing at most `overlap`, what it shares), or None when the span needs
-        the packer's general loop (near `end`, an estimate short of the exact count, an
-        overlap that does not fit).
+        next start sharing at most `overlap`, what it shares, the token holding that start),
+        or None when the span needs the packer's general loop (near `end`, an estimate
+        short of the exact count, an overlap that does not fit).
+
+        `hint` is the token holding `a`, as the previous step returned it.
         """
         text, starts, ws = self.text, self._starts, _WS
-        head = self._head
-        if head[0] == a and head[3] > 0 and starts[head[3] - 1] <= a:
-            i = head[3] - 1  # the token holding a ends where a's first hard boundary is
+        if 0 <= hint < self.n_tokens and starts[hint] <= a < starts[hint + 1]:
+            i = hint
         else:
             i = int(self._find(a, "right")) - 1
         j = i + budget
@@ -341,20 +343,48 @@ class TokenDoc:
             cut += 1
         while b > a and text[b - 1] in ws:
             b -= 1
-        size = self.size(a, b)
+        size = self._counted(a, i, b, j)
         if size > budget or b <= a:
             return None
         if not overlap:
-            return b, size, cut, cut, 0
-        begin = max(a + 1, self.back(b, overlap))
+            return b, size, cut, cut, 0, -1
+        if b == starts[j]:
+            k = max(0, j - overlap)
+            begin = max(a + 1, int(starts[k]))
+        else:
+            begin, k = max(a + 1, self.back(b, overlap)), -1
         while begin < b and text[begin] in ws:
             begin += 1
         if begin >= b:
             return None
-        shared = self.size(begin, b)
+        if not (0 <= k < self.n_tokens and starts[k] <= begin < starts[k + 1]):
+            k = int(self._find(begin, "right")) - 1
+        shared = self._counted(begin, k, b, j)
         if shared > overlap:
             return None
-        return b, size, cut, begin, shared
+        return b, size, cut, begin, shared, k
+
+    def _counted(self, a: int, i: int, b: int, j: int) -> int:
+        """Exact tokens of text[a:b], where token i holds a and token j starts at or after b:
+        when the token boundaries next to a and at b are hard, only the head is encoded and
+        no offset is looked up; otherwise `size`."""
+        starts, text = self._starts, self.text
+        if b - a > _SMALL_SPAN and self._hard and not self._cuts and b == starts[j] < self.n:
+            m1 = int(starts[i])
+            if m1 < a:
+                i, m1 = i + 1, int(starts[i + 1])
+            alnum = _ASCII_ALNUM
+            if (
+                a < m1 < b
+                and text[m1 - 1] in alnum
+                and text[m1] not in alnum
+                and text[m1] < "\x80"
+                and text[b - 1] in alnum
+                and text[b] not in alnum
+                and text[b] < "\x80"
+            ):
+                return self._count_edge(text[a:m1]) + j - i
+        return self.size(a, b)
 
     def reach(self, a: int, budget: int) -> int:
         """About the farthest end e with size(a, e) <= budget (at least a + 1)."""
