@@ -126,7 +126,7 @@ class CharMeasure:
 def _byte_lengths(encoding_name: str) -> Any:  # Any: numpy array of token byte lengths
     """Byte length of every token id of the encoding (0 for unused ids)."""
     enc = get_encoding(encoding_name)
-    lengths = np.zeros(enc.n_vocab, dtype=np.int32)
+    lengths = np.zeros(enc.n_vocab, dtype=np.int64)
     for token in range(enc.n_vocab):
         try:
             lengths[token] = len(enc.decode_single_token_bytes(token))
@@ -140,8 +140,6 @@ _WS = " \t\n\r\f\v"
 # TokenDoc.window's answer: (span end, span size, cut, next start, tokens it shares, token
 # holding the next start).
 Window = tuple[int, int, int, int, int, int]
-# Texts under this many bytes keep their token offsets in 32-bit integers.
-_INT32_LIMIT = 2**31 - 1
 
 
 def _cut_between(cuts: list[int], lo: int, hi: int) -> bool:
@@ -193,11 +191,10 @@ class TokenDoc:
             tokens = np.asarray(encode_ordinary_safe(encoding, clean), dtype=np.uint32)
         self.n_tokens = int(tokens.shape[0])
         # One array, filled in place: fresh memory costs page faults, a sizeable share of
-        # everything after the tokeniser.
-        lengths = _byte_lengths(encoding_name)
-        wide = (len(data) if data is not None else self.n) >= _INT32_LIMIT
-        starts = np.zeros(self.n_tokens + 1, dtype=np.int64 if wide else np.int32)
-        starts[1:] = lengths[tokens]
+        # everything after the tokeniser. 64-bit, as Python ints are: searchsorted with a
+        # Python int on a 32-bit array converts the whole array on every call.
+        starts = np.zeros(self.n_tokens + 1, dtype=np.int64)
+        starts[1:] = _byte_lengths(encoding_name)[tokens]
         np.cumsum(starts, out=starts)
         if data is not None:
             # A char offset is the byte offset minus the UTF-8 continuation bytes before it;
