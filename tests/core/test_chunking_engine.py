@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from content_core.chunking._common import _SENTENCE_RE, SENTENCE
-from content_core.chunking._mdscan import _opaque_regions, markdown_sections
+from content_core.chunking._mdopaque import opaque_regions
+from content_core.chunking._mdscan import markdown_sections
 from content_core.chunking._measure import TokenMeasure
 from content_core.tokens import count_tokens
 
@@ -101,7 +102,7 @@ def test_html_header_keeps_later_fences_exact() -> None:
         f"## Part {i}\n\n<a href='s'>sponsor</a>\n<!-- end -->\n\n```python\n# code {i}\n```\n\n"
         for i in range(5)
     )
-    fences = [exact for start, _, exact in _opaque_regions(text) if text.startswith("```", start)]
+    fences = [exact for start, _, exact in opaque_regions(text) if text.startswith("```", start)]
     assert fences == [True] * 5
     sections, _ = markdown_sections(text)
     assert [s.path for s in sections if s.path] == [(f"Part {i}",) for i in range(5)]
