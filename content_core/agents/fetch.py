@@ -49,6 +49,15 @@ _METADATA = frozenset(
     {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
 )
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# Why an address is refused, most specific first (0.0.0.0 is also "private", ::1 "reserved").
+_CATEGORIES = (
+    ("is_unspecified", "an unspecified address"),
+    ("is_loopback", "a loopback address"),
+    ("is_link_local", "a link-local address"),
+    ("is_multicast", "a multicast address"),
+    ("is_private", "a private address"),
+    ("is_reserved", "a reserved address"),
+)
 # Declared types that say nothing about the bytes.
 _GENERIC = frozenset({"application/octet-stream", "binary/octet-stream", "application/unknown"})
 # Declared types read as text whatever their exact subtype.
@@ -159,9 +168,9 @@ def _refusal(address: IPAddress) -> str | None:
         address = address.ipv4_mapped
     if address in _METADATA:
         return "a cloud metadata address"
-    for name in ("loopback", "link_local", "private", "multicast", "reserved", "unspecified"):
-        if getattr(address, f"is_{name}"):
-            return f"a {name.replace('_', '-')} address"
+    for name, phrase in _CATEGORIES:
+        if getattr(address, name):
+            return phrase
     if not address.is_global:
         return "a non-public address"
     return None
