@@ -300,9 +300,7 @@ async def _fetch(
             if response.status_code >= 400 or response.status_code < 200:
                 raise FetchError(f"{current}: the server answered HTTP {response.status_code}")
             data = await _read_capped(response, str(current), policy.max_bytes)
-            found = Validators(
-                response.headers.get("etag"), response.headers.get("last-modified")
-            )
+            found = Validators(response.headers.get("etag"), response.headers.get("last-modified"))
             return Fetched(str(current), data, _declared(response), found)
     raise FetchRefusedError(f"refused {url}: more than {policy.max_redirects} redirects")
 

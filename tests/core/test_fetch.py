@@ -185,7 +185,7 @@ async def test_private_addresses_are_refused_before_connecting() -> None:
         ("http://[fd00:ec2::254]/", "a cloud metadata address"),
         ("http://224.0.0.1/", "a multicast address"),
         ("http://0.0.0.0:9/", "an unspecified address"),
-            ("http://100.64.0.1/", "a non-public address"),  # carrier-grade NAT
+        ("http://100.64.0.1/", "a non-public address"),  # carrier-grade NAT
     ]:
         with pytest.raises(FetchRefusedError, match=reason):
             await fetch_url(url, FetchPolicy())

@@ -94,8 +94,9 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         owner = self.server.owner
         # Recorded before answering: a client may look as soon as it has the answer.
+        seen = Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, status)
         with owner.lock:
-            owner.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, status))
+            owner.seen.append(seen)
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
