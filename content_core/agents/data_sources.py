@@ -83,7 +83,8 @@ class DataSources(BaseModel):
         """The store's folder; `SourceError` when none is configured."""
         if self.store is None:
             raise SourceError(f"{kind} sources need a content store (DataSources(store=...))")
-        root = getattr(self.store, "root", self.store)
+        # A ContentStore, or its folder (a Path's own `.root` is "/", not a store).
+        root = self.store if isinstance(self.store, (str, Path)) else self.store.root
         return Path(root).expanduser().resolve()
 
 
