@@ -13,6 +13,7 @@ import asyncio
 import ipaddress
 import logging
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -82,6 +83,9 @@ class FetchPolicy(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0)
     max_redirects: int = Field(default=5, ge=0)
     user_agent: str = "content-pipeline"
+    # A PEM file of the certificate authorities to trust instead of the default bundle (an
+    # endpoint behind a private CA); the certificate is always checked against the host name.
+    ca_bundle: str | None = None
 
     @field_validator("allow_hosts", mode="before")
     @classmethod
@@ -213,8 +217,11 @@ class _PinnedTransport(httpx.AsyncBaseTransport):
     def __init__(self, policy: FetchPolicy) -> None:
         self.policy = policy
         # No keep-alive: a pooled TLS connection to one address must not serve another name.
+        verify: ssl.SSLContext | bool = True
+        if policy.ca_bundle is not None:
+            verify = ssl.create_default_context(cafile=policy.ca_bundle)
         self.inner = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_keepalive_connections=0), trust_env=False
+            verify=verify, limits=httpx.Limits(max_keepalive_connections=0), trust_env=False
         )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

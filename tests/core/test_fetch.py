@@ -9,6 +9,7 @@ import base64
 import io
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -17,9 +18,10 @@ from content_core import FetchPolicy
 from content_core.agents import AttachmentStore, ChatMessage, ModelCapabilities, prepare_messages
 from content_core.agents.fetch import fetch_url
 from content_core.agents.messages import ImageURLPart, TextPart
-from content_core.errors import FetchRefusedError
+from content_core.errors import FetchError, FetchRefusedError
 from tests.fixtures.corpus import CORPUS
 from tests.support.file_server import FileServer, Route
+from tests.support.tls import make_certificates
 
 MEMO = (CORPUS / "pdf" / "fake-memo.pdf").read_bytes()
 LAST_MODIFIED = "Wed, 21 Oct 2026 07:28:00 GMT"
@@ -221,3 +223,21 @@ async def test_the_host_name_is_kept_while_the_checked_address_is_connected(
     assert headers["host"] == f"localhost:{server.port}"
     assert headers["x-api-key"] == "k-1"
     assert headers["user-agent"] == "content-pipeline"
+
+
+async def test_https_checks_the_certificate_against_the_name_not_the_address(
+    tmp_path: Path,
+) -> None:
+    ca, cert, key = make_certificates(tmp_path, "localhost")
+    routes = {"/notes": Route(b"Secure notes TLS-6604.\n", "text/plain")}
+    with FileServer(routes, tls=(str(cert), str(key))) as secure:
+        trusted = FetchPolicy(allow_hosts={"localhost", "127.0.0.1"}, ca_bundle=str(ca))
+        fetched = await fetch_url(secure.url("/notes", host="localhost"), trusted)
+        assert fetched.data == b"Secure notes TLS-6604.\n"
+        # The same server by address: its certificate names localhost, not 127.0.0.1.
+        with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
+            await fetch_url(secure.url("/notes"), trusted)
+        # Without the test CA the default bundle does not trust it.
+        untrusted = FetchPolicy(allow_hosts={"localhost"})
+        with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
+            await fetch_url(secure.url("/notes", host="localhost"), untrusted)

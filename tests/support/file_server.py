@@ -8,6 +8,7 @@ with its headers and the status it got.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -131,13 +132,19 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, owner: FileServer) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.owner = owner
+        if owner.tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*owner.tls)
+            self.socket = context.wrap_socket(self.socket, server_side=True)
 
 
 @dataclass
 class FileServer:
-    """The server, started by `with FileServer(routes) as server:` and stopped on exit."""
+    """The server, started by `with FileServer(routes) as server:` and stopped on exit;
+    HTTPS with `tls` (certificate file, key file)."""
 
     routes: dict[str, Route] = field(default_factory=dict)
+    tls: tuple[str, str] | None = None
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -165,7 +172,8 @@ class FileServer:
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         """The URL of `path` on this server, through `host` (a name or address of 127.0.0.1)."""
-        return f"http://{host}:{self.port}{path}"
+        scheme = "http" if self.tls is None else "https"
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def requests_to(self, path: str) -> list[Seen]:
         """The requests seen for `path` (query ignored), oldest first."""
