@@ -118,6 +118,10 @@ def _field(source: Mapping[str, Any], *names: str) -> Any:
     return None
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -194,7 +198,7 @@ async def _table(source: Mapping[str, Any], context: DataContext) -> SourceText:
         _select, root, sql, (), config.max_rows, config.query_timeout_s
     )
     shown = rows[: config.max_rows]
-    count = f"first {len(shown)} rows" if len(rows) > len(shown) else f"{len(rows)} rows"
+    count = f"first {len(shown)} rows" if len(rows) > len(shown) else _count(len(rows), "row")
     text = markdown_table(columns, shown) if shown else "(no rows)"
     return SourceText(f"table (SQL: {_one_line(sql)}; {count})", text)
 
@@ -260,7 +264,7 @@ async def _kb_collection(source: Mapping[str, Any], context: DataContext) -> Sou
         if rag is not config.rag:
             rag.close()
     text = format_hits(hits) if hits else "(no hits)"
-    origin = f"kb_collection (search {mode}: {_one_line(str(query))}; {len(hits)} hits)"
+    origin = f"kb_collection (search {mode}: {_one_line(str(query))}; {_count(len(hits), 'hit')})"
     return SourceText(origin, text)
 
 
