@@ -93,12 +93,15 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
         from dagster_celery import celery_executor
     except ImportError as exc:
         raise ImportError(
-            f"{EXECUTOR_ENV}=celery needs dagster-celery: pip install 'content-pipeline[distributed]'"
+            f"{EXECUTOR_ENV}=celery needs dagster-celery: "
+            "pip install 'content-pipeline[distributed]'"
         ) from exc
     broker = _broker(environ)
+    # Results go next to the tasks unless a backend is set apart (as worker_app_args does).
+    backend_env = BACKEND_ENV if environ.get(BACKEND_ENV) else BROKER_ENV
     config = {
         "broker": _source(environ, BROKER_ENV, broker),
-        "backend": _source(environ, BACKEND_ENV if environ.get(BACKEND_ENV) else BROKER_ENV, broker),
+        "backend": _source(environ, backend_env, broker),
         "config_source": celery_settings(environ),
     }
     return celery_executor.configured(config, name="celery")

@@ -17,5 +17,7 @@ from dagster_celery.tasks import create_task
 
 from content_assets.executors import worker_app_args
 
-app = make_app(CeleryExecutor.for_cli(**worker_app_args(os.environ)).app_args())
-execute_plan = create_task(app)
+# dagster-celery's functions carry no annotations; these are the calls its own `app` module makes.
+executor = CeleryExecutor.for_cli(**worker_app_args(os.environ))  # type: ignore[no-untyped-call]
+app = make_app(executor.app_args())  # type: ignore[no-untyped-call]
+execute_plan = create_task(app)  # type: ignore[no-untyped-call]

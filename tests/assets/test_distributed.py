@@ -15,16 +15,15 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
-from content_core.ingest import discover_pending
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.fixtures.corpus import CORPUS
 from tests.support.distributed import (
     CeleryWorker,
     dagster_home,
+    discover_batches,
     run_batches,
+    run_local,
     running_workers,
     table_rows,
 )
@@ -79,27 +78,6 @@ def _mixed_folder(folder: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(CORPUS / name, target)
     return folder
-
-
-def _discover(folder: Path, store: ContentStore) -> list[str]:
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=SOURCE_ID)
-    found = discover_pending(
-        source, store, set(), max_batch_files=BATCH_FILES, time_budget_s=float("inf")
-    )
-    return list(found.batch_ids)
-
-
-def _local(folder: Path, store: ContentStore) -> dict[str, list[str]]:
-    """The local default: the in-process executor on a SQLite test instance."""
-    batch_ids = _discover(folder, store)
-    job = build_definitions({"CONTENT_STORE_DIR": str(store.root)}).resolve_job_def(
-        "ingest_batch_job"
-    )
-    with dg.instance_for_test() as instance:
-        instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
-        for batch_id in batch_ids:
-            assert job.execute_in_process(instance=instance, partition_key=batch_id).success
-    return table_rows(store)
 
 
 def _step_workers(instance: dg.DagsterInstance, step: str) -> dict[str, list[str]]:
@@ -157,7 +135,7 @@ def _distributed(
     }
     for name in ("DAGSTER_HOME", *postgres.env(database), "DAGSTER_MAX_CONCURRENT_RUNS"):
         monkeypatch.setenv(name, env[name])
-    batch_ids = _discover(folder, store)
+    batch_ids = discover_batches(folder, store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
     with dg.DagsterInstance.get() as instance:
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
         assert str(instance.run_storage._engine.url).startswith("postgresql+psycopg2://")  # noqa: SLF001
@@ -202,7 +180,9 @@ def test_celery_workers_on_postgres_match_the_local_run(
     kill: bool,
 ) -> None:
     folder = _mixed_folder(tmp_path / "inbox")
-    local = _local(folder, ContentStore(tmp_path / "local"))
+    local_store = ContentStore(tmp_path / "local")
+    run_local(folder, local_store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
+    local = table_rows(local_store)
     distributed = _distributed(
         folder, tmp_path / f"dist-{kill}", postgres, redis_server, monkeypatch, kill=kill
     )

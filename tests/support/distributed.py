@@ -16,14 +16,23 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
+import dagster as dg
+
+from content_assets.definitions import build_definitions
+from content_assets.partitions import INGEST_BATCHES
+from content_core.ingest import discover_pending
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import PIPELINE_TABLES, ContentStore
 
 __all__ = [
     "INSTANCE_YAML",
     "CeleryWorker",
     "dagster_home",
+    "discover_batches",
     "run_batches",
+    "run_local",
     "running_workers",
     "table_rows",
 ]
@@ -118,41 +127,86 @@ def running_workers(
 
 
 def run_batches(
-    batch_ids: Sequence[str], env: Mapping[str, str], logs: Path, *, timeout_s: float
+    batch_ids: Sequence[str],
+    env: Mapping[str, str],
+    logs: Path,
+    *,
+    timeout_s: float,
+    max_concurrent: int | None = None,
 ) -> None:
-    """Run the batch job for every batch at once, each in its own `dagster job execute`
-    process (the run's orchestrator, which hands its steps to the executor of `env`); raise
-    when one fails or outlives `timeout_s`."""
+    """Run the batch job for every batch, each in its own `dagster job execute` process (the
+    run's orchestrator, which hands its steps to the executor of `env`), at most
+    `max_concurrent` at once (all at once when None), as the daemon's queued run coordinator
+    does; raise when one fails or the whole outlives `timeout_s`."""
     logs.mkdir(parents=True, exist_ok=True)
-    runs = []
-    for batch_id in batch_ids:
-        output = open(logs / f"run-{batch_id}.log", "wb")  # noqa: SIM115  # closed below
-        process = subprocess.Popen(
-            [str(_BIN / "dagster"), "job", "execute", "-m", "content_assets.definitions",
-             "-a", "defs", "-j", "ingest_batch_job",
-             "--tags", json.dumps({"dagster/partition": batch_id})],
-            cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        runs.append((batch_id, process, output))
+    waiting = list(batch_ids)
+    running: list[tuple[str, subprocess.Popen[bytes], IO[bytes]]] = []
+    failed: list[str] = []
     deadline = time.monotonic() + timeout_s
-    failed = []
     try:
-        for batch_id, process, _ in runs:
-            try:
-                code = process.wait(timeout=max(1.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                code = None
-            if code != 0:
-                failed.append(f"{batch_id}: exit {code}")
+        while waiting or running:
+            while waiting and (max_concurrent is None or len(running) < max_concurrent):
+                batch_id = waiting.pop(0)
+                running.append((batch_id, *_start_run(batch_id, env, logs)))
+            if time.monotonic() > deadline:
+                failed += [f"{b}: still running after {timeout_s} s" for b, _, _ in running]
+                break
+            for entry in list(running):
+                batch_id, process, output = entry
+                if process.poll() is not None:
+                    output.close()
+                    running.remove(entry)
+                    if process.returncode != 0:
+                        failed.append(f"{batch_id}: exit {process.returncode}")
+            time.sleep(0.2)
     finally:
-        for _, process, output in runs:
+        for _, process, output in running:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=_STOP_TIMEOUT_S)
             output.close()
     if failed:
         raise RuntimeError(f"batch runs failed ({logs}): {failed}")
+
+
+def _start_run(
+    batch_id: str, env: Mapping[str, str], logs: Path
+) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+    output = open(logs / f"run-{batch_id}.log", "wb")  # noqa: SIM115  # closed by the caller
+    process = subprocess.Popen(
+        [str(_BIN / "dagster"), "job", "execute", "-m", "content_assets.definitions",
+         "-a", "defs", "-j", "ingest_batch_job",
+         "--tags", json.dumps({"dagster/partition": batch_id})],
+        cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, output
+
+
+def discover_batches(
+    folder: Path, store: ContentStore, *, source_id: str, batch_files: int
+) -> list[str]:
+    """Discover `folder` into `store` (batches of `batch_files`); the batch ids to run. Two
+    stores that discover the same folder under one source id get the same batches."""
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
+    found = discover_pending(
+        source, store, set(), max_batch_files=batch_files, time_budget_s=float("inf")
+    )
+    return list(found.batch_ids)
+
+
+def run_local(folder: Path, store: ContentStore, *, source_id: str, batch_files: int) -> None:
+    """The local default: discover, then every batch in process on a test instance, in turn."""
+    job = build_definitions({"CONTENT_STORE_DIR": str(store.root)}).resolve_job_def(
+        "ingest_batch_job"
+    )
+    with dg.instance_for_test() as instance:
+        batch_ids = discover_batches(
+            folder, store, source_id=source_id, batch_files=batch_files
+        )
+        instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
+        for batch_id in batch_ids:
+            assert job.execute_in_process(instance=instance, partition_key=batch_id).success
 
 
 def table_rows(store: ContentStore) -> dict[str, list[str]]:

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,15 +117,26 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=_STOP_TIMEOUT_S)
 
 
-def _wait_until(ready: object, process: subprocess.Popen[bytes], what: str, log: Path) -> None:
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}: {log.read_text()}")
-        if ready():  # type: ignore[operator]
-            return
-        time.sleep(0.2)
-    raise RuntimeError(f"{what} did not start in {_START_TIMEOUT_S} s: {log.read_text()}")
+@contextmanager
+def _serving(
+    command: list[str], ready: Callable[[], bool], log: Path, **user: object
+) -> Iterator[None]:
+    """Run `command` (its output to `log`) until the block ends, once `ready()` says so."""
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, **user  # type: ignore[call-overload]
+        )
+    try:
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not ready():
+            if process.poll() is not None:
+                raise RuntimeError(f"{command[0]} exited {process.returncode}: {log.read_text()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{command[0]} not ready in {_START_TIMEOUT_S} s")
+            time.sleep(0.2)
+        yield
+    finally:
+        _stop(process)
 
 
 @contextmanager
@@ -150,17 +161,9 @@ def running_postgres() -> Iterator[PostgresServer]:
         subprocess.run(
             [str(bindir / "initdb"), "-D", str(root / "data"), "-U", server.user, "-E", "UTF8",
              "--pwfile", str(root / "pwfile"), "--auth", "scram-sha-256", "--no-sync"],
-            check=True, capture_output=True, timeout=_START_TIMEOUT_S, **as_postgres,  # type: ignore[arg-type]
+            check=True, capture_output=True, timeout=_START_TIMEOUT_S,
+            **as_postgres,  # type: ignore[arg-type]
         )
-        log = root / "postgres.log"
-        with open(log, "wb") as output:
-            process = subprocess.Popen(
-                [str(bindir / "postgres"), "-D", str(root / "data"), "-h", server.host,
-                 "-p", str(server.port), "-k", str(root), "-c", "fsync=off",
-                 "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-                 "-c", "max_connections=200"],
-                stdout=output, stderr=subprocess.STDOUT, **as_postgres,  # type: ignore[arg-type]
-            )
 
         def ready() -> bool:
             try:
@@ -172,11 +175,14 @@ def running_postgres() -> Iterator[PostgresServer]:
                 return False
             return True
 
-        try:
-            _wait_until(ready, process, "postgres", log)
+        command = [
+            str(bindir / "postgres"), "-D", str(root / "data"), "-h", server.host,
+            "-p", str(server.port), "-k", str(root), "-c", "fsync=off",
+            "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+            "-c", "max_connections=200",
+        ]
+        with _serving(command, ready, root / "postgres.log", **as_postgres):
             yield server
-        finally:
-            _stop(process)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -191,25 +197,19 @@ def running_redis() -> Iterator[RedisServer]:
     assert binary is not None, "redis-server is not installed"
     root = Path(tempfile.mkdtemp(prefix="content-redis-"))
     server = RedisServer(free_port())
-    log = root / "redis.log"
-    try:
-        with open(log, "wb") as output:
-            process = subprocess.Popen(
-                [str(binary), "--bind", "127.0.0.1", "--port", str(server.port), "--save", "",
-                 "--appendonly", "no", "--dir", str(root), "--daemonize", "no"],
-                stdout=output, stderr=subprocess.STDOUT,
-            )
+    command = [
+        str(binary), "--bind", "127.0.0.1", "--port", str(server.port), "--save", "",
+        "--appendonly", "no", "--dir", str(root), "--daemonize", "no",
+    ]
 
-        def ready() -> bool:
-            try:
-                return bool(redis.Redis.from_url(server.url(), socket_timeout=5).ping())
-            except redis.RedisError:
-                return False
-
+    def ready() -> bool:
         try:
-            _wait_until(ready, process, "redis-server", log)
+            return bool(redis.Redis.from_url(server.url(), socket_timeout=5).ping())
+        except redis.RedisError:
+            return False
+
+    try:
+        with _serving(command, ready, root / "redis.log"):
             yield server
-        finally:
-            _stop(process)
     finally:
         shutil.rmtree(root, ignore_errors=True)
