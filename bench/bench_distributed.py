@@ -98,8 +98,8 @@ def run_distributed(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=1000)
-    parser.add_argument("--batch-files", type=int, default=100, help="files per ingest batch")
-    parser.add_argument("--runs-per-worker", type=int, default=2, help="batch runs at once")
+    parser.add_argument("--batch-files", type=int, default=125, help="files per ingest batch")
+    parser.add_argument("--runs-per-worker", type=int, default=3, help="batch runs at once")
     parser.add_argument("--timeout-s", type=float, default=7200)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-distributed-") as tmp:
