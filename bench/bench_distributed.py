@@ -29,20 +29,7 @@ from bench_ingest import make_corpus  # noqa: E402
 
 from content_assets.partitions import INGEST_BATCHES  # noqa: E402
 from content_core.store import ContentStore  # noqa: E402
-from tests.support.distributed import (  # noqa: E402
-    dagster_home,
-    discover_batches,
-    run_batches,
-    run_local,
-    running_workers,
-    table_rows,
-)
-from tests.support.services import (  # noqa: E402
-    PostgresServer,
-    RedisServer,
-    running_postgres,
-    running_redis,
-)
+from tests.support import distributed, services  # noqa: E402
 
 SOURCE_ID = "bench"
 
@@ -51,7 +38,7 @@ def time_local(folder: Path, work: Path, batch_files: int) -> tuple[float, Conte
     """Seconds to discover and run every batch in process, one after another."""
     store = ContentStore(work / "local")
     started = time.perf_counter()
-    run_local(folder, store, source_id=SOURCE_ID, batch_files=batch_files)
+    distributed.run_local(folder, store, source_id=SOURCE_ID, batch_files=batch_files)
     return time.perf_counter() - started, store
 
 
@@ -59,8 +46,8 @@ def run_distributed(
     folder: Path,
     work: Path,
     workers: int,
-    postgres: PostgresServer,
-    redis: RedisServer,
+    postgres: services.PostgresServer,
+    redis: services.RedisServer,
     args: argparse.Namespace,
 ) -> tuple[float, ContentStore]:
     """Seconds to discover and run every batch on `workers` warm Celery workers."""
@@ -71,7 +58,7 @@ def run_distributed(
         **os.environ,
         **postgres.env(name),
         "PYTHONPATH": str(REPO),
-        "DAGSTER_HOME": str(dagster_home(work / name / "home")),
+        "DAGSTER_HOME": str(distributed.dagster_home(work / name / "home")),
         "DAGSTER_MAX_CONCURRENT_RUNS": str(workers * args.runs_per_worker),
         "CONTENT_STORE_DIR": str(store.root),
         "CONTENT_EXECUTOR": "celery",
@@ -79,16 +66,17 @@ def run_distributed(
     }
     os.environ.update({k: env[k] for k in (*postgres.env(name), "DAGSTER_HOME")})
     names = [f"w{n}" for n in range(1, workers + 1)]
-    with dg.DagsterInstance.get() as instance, running_workers(names, env, work / name / "logs"):
+    logs = work / name / "logs"
+    with dg.DagsterInstance.get() as instance, distributed.running_workers(names, env, logs):
         started = time.perf_counter()
-        batch_ids = discover_batches(
+        batch_ids = distributed.discover_batches(
             folder, store, source_id=SOURCE_ID, batch_files=args.batch_files
         )
         instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
-        run_batches(
+        distributed.run_batches(
             batch_ids,
             env,
-            work / name / "logs",
+            logs,
             timeout_s=args.timeout_s,
             max_concurrent=workers * args.runs_per_worker,
         )
@@ -108,13 +96,14 @@ def main() -> None:
         make_corpus(folder, args.files)
         print(f"{args.files} files in batches of {args.batch_files}; load {os.getloadavg()}")
         local_s, local_store = time_local(folder, work, args.batch_files)
-        expected = table_rows(local_store)
+        expected = distributed.table_rows(local_store)
         print(f"local (in process):      {local_s:8.1f} s  {args.files / local_s:7.2f} files/s")
         seconds = {}
-        with running_postgres() as postgres, running_redis() as redis:
+        with services.running_postgres() as postgres, services.running_redis() as redis:
             for workers in (1, 2):
                 elapsed, store = run_distributed(folder, work, workers, postgres, redis, args)
-                assert table_rows(store) == expected, f"{workers} worker(s): tables differ"
+                same = distributed.table_rows(store) == expected
+                assert same, f"{workers} worker(s): tables differ from the local run's"
                 seconds[workers] = elapsed
                 print(
                     f"distributed, {workers} worker(s): {elapsed:8.1f} s  "
