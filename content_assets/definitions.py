@@ -9,6 +9,7 @@ import dagster as dg
 
 from content_assets.assets import ALL_ASSET_CHECKS, ALL_ASSETS
 from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
+from content_assets.executors import build_executor
 from content_assets.jobs import ingest_batch_job
 from content_assets.resources import (
     AgentResource,
@@ -84,9 +85,9 @@ def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
-        # Runs launched from the UI (not through a job) run in process too: a step subprocess
-        # costs about a second here, more than most stages take (see jobs.py).
-        executor=dg.in_process_executor,
+        # In process unless CONTENT_EXECUTOR=celery: a step subprocess costs about a second
+        # here, more than most stages take; Celery workers pay that to spread batches over hosts.
+        executor=build_executor(environ),
     )
 
 
