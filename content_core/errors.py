@@ -28,6 +28,7 @@ ContentError                      base of everything raised on purpose; retryabl
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
 ├── SearchError                   the search index cannot be built or read
+├── McpError                      an MCP server could not be reached, timed out or failed a call
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -76,6 +77,7 @@ __all__ = [
     "LLMOutputError",
     "LLMUnavailableError",
     "LimitExceededError",
+    "McpError",
     "MissingDependencyError",
     "OcrUnavailableError",
     "OfficeConversionError",
@@ -343,3 +345,8 @@ class EmbeddingUnavailableError(EmbeddingError):
     """The embeddings endpoint timed out, rate-limited or failed with a 5xx; worth retrying."""
 
     retryable = True
+
+
+class McpError(ContentError):
+    """An MCP server could not be started or reached, timed out, or answered a call with an
+    error (content_core.mcp)."""

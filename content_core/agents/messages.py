@@ -22,7 +22,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from content_core.agents.base import Agent
-from content_core.errors import ContentError, SourceError
+from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
+from content_core.agents.routing import ToolRouter, Uses
+from content_core.errors import ContentError, McpError, SourceError
+from content_core.mcp import PDF, McpServerConfig, ToolKind
 
 __all__ = [
     "Attachment",
@@ -43,8 +46,10 @@ _DATA_URL = re.compile(
     r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[^,;]*)*?(?P<b64>;base64)?,(?P<data>.*)$", re.DOTALL
 )
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
 _TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
+_READ_PDF_PROMPT = "Read this document: transcribe its text and describe its figures and tables."
 
 
 class ModelCapabilities(BaseModel):
@@ -171,13 +176,15 @@ class _Preparer:
         self,
         capabilities: ModelCapabilities,
         attachments: AttachmentStore | None,
-        vision_agent: Agent | None,
-        audio_agent: Agent | None,
+        router: ToolRouter,
+        pdf: PdfHandling,
     ) -> None:
         self.caps = capabilities
         self.attachments = attachments or AttachmentStore()
-        self.vision_agent = vision_agent
-        self.audio_agent = audio_agent
+        self.router = router
+        self.vision_agent = router.agent("vision")
+        self.audio_agent = router.agent("audio")
+        self.pdf_handling = pdf
         self.cache: dict[str, list[Part]] = {}  # file id -> prepared parts, for this call only
         self.agent_failures = 0  # a file whose agent failed is not saved as its text
 
@@ -206,7 +213,8 @@ class _Preparer:
         if kind == "file":
             return await self.file(part.get("file") or {})
         if kind == "data":
-            return [TextPart(text=_format_data(part.get("data") or {}))]
+            payload = await self.router.fill_resources(part.get("data") or {})
+            return [TextPart(text=_format_data(payload))]
         logger.warning("unknown content part type %r turned into text", kind)
         return [TextPart(text=json.dumps(dict(part), ensure_ascii=False, default=str))]
 
@@ -276,19 +284,61 @@ class _Preparer:
     async def process(self, item: _Resolved) -> list[Part]:
         name = item.filename or item.file_id[:12]
         if item.media_type.startswith("image/"):
-            url = f"data:{item.media_type};base64,{base64.b64encode(item.data).decode()}"
+            url = data_url(item.media_type, item.data)
             if self.caps.vision:
                 return [ImageURLPart(image_url=ImageURL(url=url))]
             return [TextPart(text=await self.describe_image(name, url, item))]
         if item.media_type.startswith("audio/"):
             fmt = _AUDIO_FORMATS.get(item.media_type, item.media_type.split("/")[-1])
             return await self.audio(base64.b64encode(item.data).decode(), fmt, name)
+        note: list[Part] = []
+        if item.media_type == "application/pdf":
+            note, done = await self.pdf(item, name)
+            if done:
+                return note
         from content_core.extract import extract_text
 
         text = extract_text(item.data, item.media_type, filename=item.filename).text
-        return [TextPart(text=f"[file {name}]\n{text}")]
+        return [*note, TextPart(text=f"[file {name}]\n{text}")]
+
+    async def pdf(self, item: _Resolved, name: str) -> tuple[list[Part], bool]:
+        """A PDF read whole by an MCP vision tool that declares PDFs, or as page images when
+        configured and the model or a vision route can see them (done); else not done, with a
+        note when the tool failed, and the caller extracts its text."""
+        if await self.router.reads_pdf():
+            server = self.router.mcp("vision")
+            try:
+                text = await self.router.run_tool("vision", item.data, PDF, _READ_PDF_PROMPT)
+                return [TextPart(text=f"[file {name}, read by mcp:{server}]\n{text}")], True
+            except McpError as exc:
+                self.agent_failures += 1
+                note = f"[file {name}: vision tool failed ({exc.message}); its text follows]"
+                return [TextPart(text=note)], False
+        if self.pdf_handling.mode != "pages" or not (self.caps.vision or self.router.can_see()):
+            return [], False
+        pages, count = render_pdf_pages(item.data, self.pdf_handling)
+        texts = _page_texts(item.data) if self.pdf_handling.with_text else {}
+        header = f"[file {name}: pages 1-{len(pages)} of {count} as images]"
+        parts: list[Part] = [TextPart(text=header)]
+        for page in pages:
+            label = f"{name} page {page.page}"
+            image = _Resolved(f"{item.file_id}#{page.page}", page.data, label, page.media_type)
+            parts.extend(await self.process(image))
+            if page.page in texts:
+                parts.append(TextPart(text=f"[{label} text]\n{texts[page.page]}"))
+        return parts, True
 
     async def describe_image(self, name: str, url: str, item: _Resolved) -> str:
+        if (server := self.router.mcp("vision")) is not None:
+            try:
+                text = await self.router.run_tool(
+                    "vision", item.data, item.media_type, _DESCRIBE_PROMPT
+                )
+                return f"[image {name}, described by mcp:{server}: {text}]"
+            except McpError as exc:
+                self.agent_failures += 1
+                summary = _image_summary(item.data, item.media_type)
+                return f"[image {name}: description failed ({exc.message}); {summary}]"
         if self.vision_agent is not None:
             message = {
                 "role": "user",
@@ -312,6 +362,16 @@ class _Preparer:
     async def audio(self, data: str, fmt: str, name: str = "audio") -> list[Part]:
         if self.caps.audio:
             return [InputAudioPart(input_audio=InputAudio(data=data, format=fmt))]
+        if (server := self.router.mcp("audio")) is not None:
+            media_type = _AUDIO_TYPES.get(fmt, f"audio/{fmt}")
+            try:
+                raw = base64.b64decode(data)
+                text = await self.router.run_tool("audio", raw, media_type, _TRANSCRIBE_PROMPT)
+                return [TextPart(text=f"[audio {name} transcript, by mcp:{server}]\n{text}")]
+            except (McpError, binascii.Error, ValueError) as exc:
+                self.agent_failures += 1
+                reason = exc.message if isinstance(exc, McpError) else "invalid base64"
+                return [TextPart(text=f"[audio {name} ({fmt}): transcription failed ({reason})]")]
         if self.audio_agent is not None:
             message = {
                 "role": "user",
@@ -332,6 +392,14 @@ class _Preparer:
         return [
             TextPart(text=f"[audio {name} ({fmt}): not included, the model has no audio input]")
         ]
+
+
+def _page_texts(data: bytes) -> dict[int, str]:
+    """Each page's extracted text, by page number."""
+    from content_core.extract import extract_text
+
+    extracted = extract_text(data, PDF)
+    return {span.page: extracted.text[span.start : span.end] for span in extracted.pages}
 
 
 def _failure(exc: Exception) -> str:
@@ -410,6 +478,9 @@ async def prepare_messages(
     attachments: AttachmentStore | None = None,
     vision_agent: Agent | None = None,
     audio_agent: Agent | None = None,
+    uses: Uses | None = None,
+    mcp_servers: Sequence[McpServerConfig] = (),
+    pdf: PdfHandling | None = None,
 ) -> list[ChatMessage]:
     """Return `messages` with every part converted to `text`, `image_url` or `input_audio`.
 
@@ -418,11 +489,22 @@ async def prepare_messages(
     part saying so, never a `file` part. Each file is processed once per call. As the seed
     says, a failing vision or audio agent is logged and the messages are still prepared: the
     part becomes text naming the failure (an image keeps its plain summary).
+
+    `uses` routes vision and audio to the agents passed or to an MCP server of `mcp_servers`
+    (`Uses(vision="mcp:tools")`); an MCP server that fails or times out is named in the
+    part's text, never raised. A PDF goes whole to an MCP vision tool that declares PDFs
+    (content_core.mcp.tools); otherwise `pdf` says whether it becomes page images (when the
+    model or a vision route can see them) or its extracted text.
+
+    Raises:
+        ValueError: `uses` names an MCP server that `mcp_servers` does not configure.
     """
     # Any: messages are chat JSON from a client.
-    preparer = _Preparer(capabilities, attachments, vision_agent, audio_agent)
-    out: list[ChatMessage] = []
-    for message in messages:
-        raw = message.to_openai() if isinstance(message, ChatMessage) else message
-        out.append(await preparer.message(raw))
+    agents: dict[ToolKind, Agent | None] = {"vision": vision_agent, "audio": audio_agent}
+    async with ToolRouter(uses, agents, mcp_servers) as router:
+        preparer = _Preparer(capabilities, attachments, router, pdf or PdfHandling())
+        out: list[ChatMessage] = []
+        for message in messages:
+            raw = message.to_openai() if isinstance(message, ChatMessage) else message
+            out.append(await preparer.message(raw))
     return out
