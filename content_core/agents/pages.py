@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,6 +32,11 @@ class PdfHandling(BaseModel):
     dpi: int = Field(default=100, ge=36, le=300)
     image_format: Literal["png", "jpeg"] = "png"
     with_text: bool = False
+
+    def fingerprint(self) -> str:
+        """A short stable hash of every setting (16 hex digits), stored with the parts."""
+        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
