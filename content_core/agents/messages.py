@@ -25,7 +25,7 @@ from content_core.agents.base import Agent
 from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
 from content_core.agents.routing import ToolRouter, Uses
 from content_core.errors import ContentError, McpError, SourceError
-from content_core.mcp import PDF, McpServerConfig, ToolKind
+from content_core.mcp import PDF, McpServerConfig, McpSessions, ToolKind
 
 __all__ = [
     "Attachment",
@@ -501,7 +501,8 @@ async def prepare_messages(
     """
     # Any: messages are chat JSON from a client.
     agents: dict[ToolKind, Agent | None] = {"vision": vision_agent, "audio": audio_agent}
-    async with ToolRouter(uses, agents, mcp_servers) as router:
+    async with McpSessions(mcp_servers) as sessions:
+        router = ToolRouter(uses, agents, sessions)
         preparer = _Preparer(capabilities, attachments, router, pdf or PdfHandling())
         out: list[ChatMessage] = []
         for message in messages:

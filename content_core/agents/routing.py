@@ -5,15 +5,14 @@ asks (one per call, holding that call's MCP sessions)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from types import TracebackType
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.agents.base import Agent
 from content_core.errors import McpError
-from content_core.mcp import McpServerConfig, McpSessions, ToolKind
+from content_core.mcp import McpSessions, ToolKind
 
 __all__ = ["ToolRouter", "Uses"]
 
@@ -40,36 +39,23 @@ class Uses(BaseModel):
 
 class ToolRouter:
     """The routes of one prepare_messages call: `agent(kind)` is the agent to use (None when
-    the route is MCP or unset), `mcp(kind)` the server id. An async context manager: leaving
-    it closes the MCP connections it opened."""
+    the route is MCP or unset), `mcp(kind)` the server id, reached through `sessions` (open for
+    the call). A route naming a server `sessions` does not configure is a `ValueError`."""
 
     def __init__(
         self,
         uses: Uses | None,
         agents: Mapping[ToolKind, Agent | None],
-        servers: Sequence[McpServerConfig],
+        sessions: McpSessions,
     ) -> None:
-        known = {server.id for server in servers}
-        if uses is not None and (missing := uses.server_ids() - known):
+        if uses is not None and (missing := uses.server_ids() - set(sessions.servers)):
             raise ValueError(f"Uses names MCP servers that are not configured: {sorted(missing)}")
         self.routes: dict[ToolKind, str | None] = {
             "vision": uses.vision if uses is not None else None,
             "audio": uses.audio if uses is not None else None,
         }
         self.agents = agents
-        self.sessions = McpSessions(servers)
-
-    async def __aenter__(self) -> ToolRouter:
-        await self.sessions.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.sessions.__aexit__(exc_type, exc, tb)
+        self.sessions = sessions
 
     def mcp(self, kind: ToolKind) -> str | None:
         """The MCP server routed to for `kind`, if any."""

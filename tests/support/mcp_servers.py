@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from content_core.mcp import McpServerConfig
+from tests.support.webserver import free_port, stop_process
 
 __all__ = ["SCRIPT", "http_mcp_server", "stdio_server"]
 
@@ -32,17 +33,10 @@ def stdio_server(
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextlib.contextmanager
 def http_mcp_server(server_id: str = "web", *flags: str) -> Iterator[McpServerConfig]:
     """The test server over streamable HTTP on 127.0.0.1, up within 60 s, stopped on exit."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(SCRIPT), "--transport", "streamable-http", "--port", str(port),
          *flags],
@@ -63,9 +57,4 @@ def http_mcp_server(server_id: str = "web", *flags: str) -> Iterator[McpServerCo
                 time.sleep(0.1)
         yield McpServerConfig(id=server_id, url=f"http://127.0.0.1:{port}/mcp", timeout_s=60)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process, timeout_s=10)
