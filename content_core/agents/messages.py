@@ -305,6 +305,7 @@ class _Preparer:
         """A PDF read whole by an MCP vision tool that declares PDFs, or as page images when
         configured and the model or a vision route can see them (done); else not done, with a
         note when the tool failed, and the caller extracts its text."""
+        note: list[Part] = []
         if await self.router.reads_pdf():
             server = self.router.mcp("vision")
             try:
@@ -312,14 +313,15 @@ class _Preparer:
                 return [TextPart(text=f"[file {name}, read by mcp:{server}]\n{text}")], True
             except McpError as exc:
                 self.agent_failures += 1
-                note = f"[file {name}: vision tool failed ({exc.message}); its text follows]"
-                return [TextPart(text=note)], False
-        if self.pdf_handling.mode != "pages" or not (self.caps.vision or self.router.can_see()):
-            return [], False
+                note = [TextPart(text=f"[file {name}: vision tool failed ({exc.message})]")]
+        # After the vision tool failed, only a vision model is shown the pages.
+        seen = self.caps.vision or (self.router.can_see() and not note)
+        if self.pdf_handling.mode != "pages" or not seen:
+            return note, False
         pages, count = render_pdf_pages(item.data, self.pdf_handling)
         texts = _page_texts(item.data) if self.pdf_handling.with_text else {}
         header = f"[file {name}: pages 1-{len(pages)} of {count} as images]"
-        parts: list[Part] = [TextPart(text=header)]
+        parts: list[Part] = [*note, TextPart(text=header)]
         for page in pages:
             label = f"{name} page {page.page}"
             image = _Resolved(f"{item.file_id}#{page.page}", page.data, label, page.media_type)

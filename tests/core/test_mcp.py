@@ -204,9 +204,25 @@ async def test_a_failing_or_hung_server_becomes_text_saying_why(
     assert reason in texts[0]
     assert texts[0].endswith("image/png, 7x5 pixels, no description available]")
     assert reason in texts[1]
-    # The PDF: the tool declares PDFs (its listing came before any call), the call fails, the
-    # text is extracted after a note; a hung server is not asked again (its listing failed).
-    assert any("20,000 bottles of water" in t for t in texts[2:])
+    # The PDF: the tool declares PDFs (listed before the first call), the call fails (a hung
+    # server is not asked again: the same reason at once), its text follows the note.
+    assert texts[2].startswith("[file memo.pdf: vision tool failed (") and reason in texts[2]
+    assert texts[3].startswith("[file memo.pdf]\n") and "20,000 bottles of water" in texts[3]
+
+
+async def test_pages_of_a_pdf_the_failing_tool_could_not_read_go_to_a_vision_model() -> None:
+    out = await prepare_messages(
+        user(file_part("application/pdf", MEMO.read_bytes(), "memo.pdf")),
+        VISION, uses=Uses(vision="mcp:tools"), mcp_servers=[stdio_server("tools", "--fail")],
+        pdf=PdfHandling(mode="pages", dpi=36),
+    )
+    note, header, image = parts_of(out)
+    assert isinstance(note, TextPart) and note.text.startswith(
+        "[file memo.pdf: vision tool failed (MCP server 'tools': tool 'describe_media' answered"
+    )
+    assert isinstance(header, TextPart)
+    assert header.text == "[file memo.pdf: pages 1-1 of 1 as images]"
+    assert isinstance(image, ImageURLPart) and image.image_url.url.startswith("data:image/png")
 
 
 async def test_a_server_that_cannot_start_becomes_text() -> None:
