@@ -499,7 +499,8 @@ async def prepare_messages(
     model or a vision route can see them) or its extracted text.
 
     Raises:
-        ValueError: `uses` names an MCP server that `mcp_servers` does not configure.
+        ValueError: `uses` names an MCP server that `mcp_servers` does not configure, or
+            "agent" without the matching agent.
     """
     # Any: messages are chat JSON from a client.
     agents: dict[ToolKind, Agent | None] = {"vision": vision_agent, "audio": audio_agent}

@@ -40,7 +40,8 @@ class Uses(BaseModel):
 class ToolRouter:
     """The routes of one prepare_messages call: `agent(kind)` is the agent to use (None when
     the route is MCP or unset), `mcp(kind)` the server id, reached through `sessions` (open for
-    the call). A route naming a server `sessions` does not configure is a `ValueError`."""
+    the call). A route naming a server `sessions` does not configure, or "agent" with no
+    agent passed, is a `ValueError`."""
 
     def __init__(
         self,
@@ -56,6 +57,9 @@ class ToolRouter:
         }
         self.agents = agents
         self.sessions = sessions
+        for kind, route in self.routes.items():
+            if route == "agent" and agents.get(kind) is None:
+                raise ValueError(f'Uses({kind}="agent") needs the {kind}_agent argument')
 
     def mcp(self, kind: ToolKind) -> str | None:
         """The MCP server routed to for `kind`, if any."""

@@ -240,6 +240,8 @@ async def test_a_server_that_cannot_start_becomes_text() -> None:
 async def test_routes_name_configured_servers() -> None:
     with pytest.raises(ValueError, match="not configured: \\['nowhere'\\]"):
         await prepare_messages(user(), NO_VISION, uses=Uses(vision="mcp:nowhere"))
+    with pytest.raises(ValueError, match='Uses\\(audio="agent"\\) needs the audio_agent'):
+        await prepare_messages(user(), NO_VISION, uses=Uses(audio="agent"))
     with pytest.raises(ValidationError):
         Uses(vision="openai")
     with pytest.raises(ValidationError, match="exactly one of command and url"):
