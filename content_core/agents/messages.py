@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from content_core.agents.base import Agent
-from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
+from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
 from content_core.agents.routing import ToolRouter, Uses
 from content_core.errors import ContentError, McpError, SourceError
 from content_core.mcp import PDF, McpServerConfig, McpSessions, ToolKind
@@ -319,7 +319,7 @@ class _Preparer:
         if self.pdf_handling.mode != "pages" or not seen:
             return note, False
         pages, count = render_pdf_pages(item.data, self.pdf_handling)
-        texts = _page_texts(item.data) if self.pdf_handling.with_text else {}
+        texts = pdf_page_texts(item.data) if self.pdf_handling.with_text else {}
         header = f"[file {name}: pages 1-{len(pages)} of {count} as images]"
         parts: list[Part] = [*note, TextPart(text=header)]
         for page in pages:
@@ -394,14 +394,6 @@ class _Preparer:
         return [
             TextPart(text=f"[audio {name} ({fmt}): not included, the model has no audio input]")
         ]
-
-
-def _page_texts(data: bytes) -> dict[int, str]:
-    """Each page's extracted text, by page number."""
-    from content_core.extract import extract_text
-
-    extracted = extract_text(data, PDF)
-    return {span.page: extracted.text[span.start : span.end] for span in extracted.pages}
 
 
 def _failure(exc: Exception) -> str:

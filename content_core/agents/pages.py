@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.errors import CorruptPdfError
 
-__all__ = ["PageImage", "PdfHandling", "data_url", "render_pdf_pages"]
+__all__ = ["PageImage", "PdfHandling", "data_url", "pdf_page_texts", "render_pdf_pages"]
 
 # A page is rendered at most this big (a poster-sized page at 300 DPI would be far bigger).
 _MAX_PAGE_PIXELS = 4_000_000
@@ -90,3 +90,15 @@ def render_pdf_pages(data: bytes, handling: PdfHandling) -> tuple[list[PageImage
     finally:
         document.close()
     return images, count
+
+
+def pdf_page_texts(data: bytes) -> dict[int, str]:
+    """Each page's extracted text, by page number (1-based).
+
+    Raises:
+        ExtractionError: no extractor could read the PDF.
+    """
+    from content_core.extract import extract_text
+
+    extracted = extract_text(data, "application/pdf")
+    return {span.page: extracted.text[span.start : span.end] for span in extracted.pages}
