@@ -27,6 +27,10 @@ ContentError                      base of everything raised on purpose; retryabl
 │   │                             entity expansion, external references, path traversal)
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
+│   └── FetchError                an http(s) URL could not be fetched (connection, timeout, status)
+│       ├── FetchRefusedError     the fetch policy refused a URL or an address (also UnsafeInput)
+│       ├── FetchTooLargeError    the body passed the policy's size cap (also LimitExceeded)
+│       └── FetchTypeError        the bytes are not the type the part needs (also Unsupported)
 ├── SearchError                   the search index cannot be built or read
 ├── McpError                      an MCP server could not be reached, timed out or failed a call
 ├── EmptyFileError                the file has no bytes: nothing to extract
@@ -72,6 +76,10 @@ __all__ = [
     "EncryptedPdfError",
     "ExtractionAttempt",
     "ExtractionError",
+    "FetchError",
+    "FetchRefusedError",
+    "FetchTooLargeError",
+    "FetchTypeError",
     "ImageConversionError",
     "LLMError",
     "LLMOutputError",
@@ -170,6 +178,26 @@ class UnsafeInputError(ContentError):
 
 class SourceError(ContentError):
     """An item of a source cannot be listed or read."""
+
+
+class FetchError(SourceError):
+    """An http(s) URL could not be fetched: the connection failed, timed out, or the server
+    answered with an error status; the message names the URL and the reason."""
+
+
+class FetchRefusedError(FetchError, UnsafeInputError):
+    """The fetch policy refused a URL: a scheme other than http(s), a redirect past the limit,
+    or a host resolving to a loopback, private, link-local, multicast, reserved or metadata
+    address that `FetchPolicy.allow_hosts` does not name."""
+
+
+class FetchTooLargeError(FetchError, LimitExceededError):
+    """The response body passed `FetchPolicy.max_bytes`; reading stopped at the cap."""
+
+
+class FetchTypeError(FetchError, UnsupportedFormatError):
+    """The fetched bytes are not of the type the part needs (an `image_url` that is not an
+    image), whatever the server declared."""
 
 
 class SearchError(ContentError):

@@ -3,7 +3,9 @@
 Output parts are only `text`, `image_url` and `input_audio`; a `file` or `data` part never
 reaches the model. Images stay images for a vision model, otherwise become a description
 (through a vision agent) or what can be read from them; audio likewise. Documents become their
-extracted text. Each file is processed once per call, cached by file id.
+extracted text. Each file is processed once per call, cached by file id. With a `FetchPolicy`,
+http(s) URLs are fetched safely (`fetch.py`) and processed like uploads; `data` parts read their
+sources (`data_sources.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from content_core.agents.base import Agent
+from content_core.agents.data_sources import DataSources, format_data
+from content_core.agents.fetch import FetchCache, Fetched, FetchPolicy, fetch_parts, is_http_url
 from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
 from content_core.agents.routing import ToolRouter, Uses
 from content_core.errors import ContentError, McpError, SourceError
@@ -138,6 +142,8 @@ class AttachmentStore:
 
     files: dict[str, Attachment] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
+    # Parts made from fetched URLs, revalidated with their ETag / Last-Modified.
+    fetched: FetchCache[list[Part]] = field(default_factory=FetchCache)
 
     def add(
         self,
@@ -169,6 +175,7 @@ class _Resolved:
     data: bytes
     filename: str | None
     media_type: str
+    label: str | None = None  # how the part names the file, when not its filename
 
 
 class _Preparer:
@@ -178,8 +185,12 @@ class _Preparer:
         attachments: AttachmentStore | None,
         router: ToolRouter,
         pdf: PdfHandling,
+        fetch_policy: FetchPolicy | None = None,
+        data_sources: DataSources | None = None,
     ) -> None:
         self.caps = capabilities
+        self.fetch_policy = fetch_policy
+        self.data_sources = data_sources
         self.attachments = attachments or AttachmentStore()
         self.router = router
         self.vision_agent = router.agent("vision")
@@ -213,12 +224,14 @@ class _Preparer:
         if kind == "file":
             return await self.file(part.get("file") or {})
         if kind == "data":
-            payload = await self.router.fill_resources(part.get("data") or {})
-            return [TextPart(text=_format_data(payload))]
+            payload = part.get("data") or {}
+            return [TextPart(text=await format_data(payload, self.data_sources, self.fetch_policy))]
         logger.warning("unknown content part type %r turned into text", kind)
         return [TextPart(text=json.dumps(dict(part), ensure_ascii=False, default=str))]
 
     async def image_url(self, url: str, detail: str) -> list[Part]:
+        if self.fetch_policy is not None and is_http_url(url):
+            return await self.remote(url, None, None, image=True)
         if url.startswith(("http://", "https://", "data:")) and self.caps.vision:
             return [ImageURLPart(image_url=ImageURL(url=url, detail=detail))]
         if url.startswith(("http://", "https://")):
@@ -230,6 +243,8 @@ class _Preparer:
         filename = payload.get("filename")
         ref = payload.get("url") or payload.get("file_data") or payload.get("file_id") or ""
         ref = str(ref)
+        if self.fetch_policy is not None and is_http_url(ref):
+            return await self.remote(ref, filename, payload.get("mime_type"), image=False)
         if payload.get("file_id") and not payload.get("url") and not payload.get("file_data"):
             ref = f"__file://{ref}"
         return await self.cached(ref, lambda: self.resolve(ref, filename, payload.get("mime_type")))
@@ -256,6 +271,24 @@ class _Preparer:
         self.cache[file_id] = parts
         return parts
 
+    async def remote(self, url: str, filename: Any, declared: Any, *, image: bool) -> list[Part]:
+        """A fetched URL's parts: from this call, revalidated from `attachments`, or made."""
+        kind, failures = ("image" if image else "file"), self.agent_failures
+        key = f"{kind} {url} {self.caps.model_dump_json()}"
+
+        async def make(got: Fetched) -> tuple[list[Part], bool]:
+            media_type = _media_type(got.data, got.declared or declared, filename)
+            label = f"{filename or got.url}{got.type_note(declared, media_type, image=image)}"
+            item = _Resolved(_digest(url), got.data, filename, media_type, label)
+            return await self.process(item), failures == self.agent_failures
+
+        if key not in self.cache:
+            self.cache[key] = await fetch_parts(
+                url, key, self.fetch_policy or FetchPolicy(), self.attachments.fetched, make,
+                lambda why: TextPart(text=f"[{kind} {url} could not be read: {why}]"),
+            )  # fmt: skip
+        return self.cache[key]
+
     def resolve(self, ref: str, filename: Any, declared: Any) -> _Resolved:
         wrapper = _WRAPPER.match(ref)
         if wrapper:
@@ -274,15 +307,10 @@ class _Preparer:
             declared = declared or match.group("type")
         else:
             raise SourceError(f"cannot fetch {ref[:80]!r}: only attachments and data URLs")
-        from content_core.binary import sniff_media_type
-
-        media_type = _sniff_audio(data) or sniff_media_type(
-            data, default=str(declared or "application/octet-stream"), filename=filename
-        )
-        return _Resolved(_digest(ref), data, filename, media_type)
+        return _Resolved(_digest(ref), data, filename, _media_type(data, declared, filename))
 
     async def process(self, item: _Resolved) -> list[Part]:
-        name = item.filename or item.file_id[:12]
+        name = item.label or item.filename or item.file_id[:12]
         if item.media_type.startswith("image/"):
             url = data_url(item.media_type, item.data)
             if self.caps.vision:
@@ -402,6 +430,15 @@ def _failure(exc: Exception) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _media_type(data: bytes, declared: Any, filename: Any) -> str:
+    """The media type sniffed from `data`; the declared type is only the fallback."""
+    from content_core.binary import sniff_media_type
+
+    return _sniff_audio(data) or sniff_media_type(
+        data, default=str(declared or "application/octet-stream"), filename=filename
+    )
+
+
 def _sniff_audio(data: bytes) -> str | None:
     """Audio media types by magic bytes (the binary sniffer covers documents and images)."""
     if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
@@ -430,41 +467,6 @@ def _image_summary(data: bytes, media_type: str) -> str:
         return f"{media_type}, {len(data)} bytes, no description available"
 
 
-def _format_data(payload: Mapping[str, Any]) -> str:
-    """Render a `data` part's sources as readable text (tables as Markdown, JSON pretty)."""
-    sources = payload.get("sources") or []
-    blocks: list[str] = []
-    for source in sources:
-        kind = source.get("type", "data")
-        label = source.get("name") or source.get("title") or source.get("id") or ""
-        value = next((source[k] for k in ("rows", "content", "data", "value") if k in source), None)
-        if isinstance(value, list) and _is_table(value):
-            body = _markdown_table(value)
-        elif isinstance(value, str):
-            body = value
-        else:
-            body = json.dumps(value, ensure_ascii=False, indent=2, default=str)
-        blocks.append(f"[{kind} {label}]".replace(" ]", "]") + "\n" + body)
-    return "\n\n".join(blocks) if blocks else "[data: no sources]"
-
-
-def _is_table(value: Any) -> bool:  # Any: arbitrary JSON
-    return isinstance(value, list) and bool(value) and all(isinstance(r, Mapping) for r in value)
-
-
-def _markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    columns: list[str] = []
-    for row in rows:
-        columns.extend(str(k) for k in row if str(k) not in columns)
-
-    def cell(value: Any) -> str:
-        return ("" if value is None else str(value)).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(row.get(c)) for c in columns) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 async def prepare_messages(
     messages: Sequence[Mapping[str, Any] | ChatMessage],
     capabilities: ModelCapabilities,
@@ -472,14 +474,18 @@ async def prepare_messages(
     attachments: AttachmentStore | None = None,
     vision_agent: Agent | None = None,
     audio_agent: Agent | None = None,
+    fetch_policy: FetchPolicy | None = None,
+    data_sources: DataSources | None = None,
     uses: Uses | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
     pdf: PdfHandling | None = None,
 ) -> list[ChatMessage]:
     """Return `messages` with every part converted to `text`, `image_url` or `input_audio`.
 
-    Files come from `attachments` (ids in `__uploader://id` style URLs or `file_id`) or from
-    data URLs (`file_data`); nothing is downloaded. A file that cannot be read becomes a text
+    Files come from `attachments` (ids in `__uploader://id` style URLs or `file_id`), data URLs
+    (`file_data`), and http(s) URLs only under a `fetch_policy` (fetched bytes are processed as
+    uploads; their parts are kept in `attachments` by URL, ETag and Last-Modified). `data`
+    parts read their sources from `data_sources`. A file that cannot be read becomes a text
     part saying so, never a `file` part. Each file is processed once per call. As the seed
     says, a failing vision or audio agent is logged and the messages are still prepared: the
     part becomes text naming the failure (an image keeps its plain summary).
@@ -498,7 +504,14 @@ async def prepare_messages(
     agents: dict[ToolKind, Agent | None] = {"vision": vision_agent, "audio": audio_agent}
     async with McpSessions(mcp_servers) as sessions:
         router = ToolRouter(uses, agents, sessions)
-        preparer = _Preparer(capabilities, attachments, router, pdf or PdfHandling())
+        preparer = _Preparer(
+            capabilities,
+            attachments,
+            router,
+            pdf or PdfHandling(),
+            fetch_policy,
+            router.with_mcp_resources(data_sources),
+        )
         out: list[ChatMessage] = []
         for message in messages:
             raw = message.to_openai() if isinstance(message, ChatMessage) else message

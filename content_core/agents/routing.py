@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.agents.base import Agent
+from content_core.agents.data_sources import DataContext, DataSources, SourceText
 from content_core.errors import McpError
 from content_core.mcp import McpSessions, ToolKind
 
@@ -104,21 +105,19 @@ class ToolRouter:
             server, tool.name, tool.arguments(data, media_type, prompt)
         )
 
-    async def fill_resources(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
-        """A `data` part's payload with each `mcp_resource` source's text read from its server
-        (`server` and `uri` keys); a read that fails becomes text saying why."""
-        # Any: a data part's JSON.
-        sources = payload.get("sources")
-        if not isinstance(sources, list):
-            return payload
-        filled: list[Any] = []
-        for source in sources:
-            if isinstance(source, Mapping) and source.get("type") == "mcp_resource":
-                server, uri = str(source.get("server", "")), str(source.get("uri", ""))
-                try:
-                    text = await self.sessions.read_resource(server, uri)
-                except McpError as exc:
-                    text = f"[not read: {exc.message}]"
-                source = {"type": "mcp_resource", "name": f"mcp:{server} {uri}", "content": text}
-            filled.append(source)
-        return {**payload, "sources": filled}
+    def with_mcp_resources(self, sources: DataSources | None) -> DataSources | None:
+        """`sources` with the `mcp_resource` data source read through this call's sessions (a
+        resolver of its own for that type, when `sources` has one, is kept); as they are when
+        no MCP server is configured."""
+        sessions = self.sessions
+        if not sessions.servers:
+            return sources
+
+        async def read(source: Mapping[str, Any], context: DataContext) -> SourceText:
+            # Any: a data source is client JSON.
+            server = str(source.get("server") or source.get("server_id") or "")
+            uri = str(source.get("uri") or "")
+            return SourceText(f"mcp:{server} {uri}", await sessions.read_resource(server, uri))
+
+        base = sources or DataSources()
+        return base.model_copy(update={"resolvers": {"mcp_resource": read, **base.resolvers}})

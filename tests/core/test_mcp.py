@@ -90,10 +90,9 @@ async def test_images_and_audio_go_to_the_mcp_tools_and_resources_are_read() -> 
     assert texts[1] == texts[0]
     assert texts[2] == "[audio audio transcript, by mcp:tools]\nWAV 1 channel(s), 8000 Hz, 0.10 s"
     data = texts[3]
-    assert f"[mcp_resource mcp:tools notes://readme]\n{README_TEXT}" in data
+    assert f"[mcp_resource]\nSource: mcp:tools notes://readme\n{README_TEXT}" in data
     # A resource the server cannot read: the part says why, nothing is raised.
-    missing = "[mcp_resource mcp:tools notes://nope-missing/deeper]\n[not read: MCP server 'tools'"
-    assert missing in data
+    assert "[mcp_resource]\nSource: mcp_resource (failed: McpError: MCP server 'tools'" in data
 
 
 async def test_streamable_http_server_describes_an_image_and_reads_a_resource() -> None:
@@ -204,10 +203,15 @@ async def test_a_failing_or_hung_server_becomes_text_saying_why(
     assert reason in texts[0]
     assert texts[0].endswith("image/png, 7x5 pixels, no description available]")
     assert reason in texts[1]
-    # The PDF: the tool declares PDFs (listed before the first call), the call fails (a hung
-    # server is not asked again: the same reason at once), its text follows the note.
-    assert texts[2].startswith("[file memo.pdf: vision tool failed (") and reason in texts[2]
-    assert texts[3].startswith("[file memo.pdf]\n") and "20,000 bottles of water" in texts[3]
+    # The PDF: its text, after a note of the tool's failure when the tool was listed (a hung
+    # server is not asked again: the same reason at once; on a loaded machine the 3 s may
+    # already pass while it starts, and then nothing is listed and there is no note).
+    *notes, pdf_text = texts[2:]
+    assert pdf_text.startswith("[file memo.pdf]\n") and "20,000 bottles of water" in pdf_text
+    assert all(n.startswith("[file memo.pdf: vision tool failed (") for n in notes)
+    assert all(reason in n for n in notes) and len(notes) <= 1
+    if flags == ("--fail",):
+        assert notes
 
 
 async def test_pages_of_a_pdf_the_failing_tool_could_not_read_go_to_a_vision_model() -> None:
