@@ -19,11 +19,19 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from content_core.agents.base import Agent
+from content_core.agents.chat import (
+    ChatMessage,
+    ImageURL,
+    ImageURLPart,
+    InputAudio,
+    InputAudioPart,
+    ModelCapabilities,
+    Part,
+    TextPart,
+)
 from content_core.agents.data_sources import DataSources, format_data
 from content_core.agents.fetch import FetchCache, Fetched, FetchPolicy, fetch_parts, is_http_url
 from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
@@ -54,77 +62,6 @@ _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
 _TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
 _READ_PDF_PROMPT = "Read this document: transcribe its text and describe its figures and tables."
-
-
-class ModelCapabilities(BaseModel):
-    """What the target model accepts besides text."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    vision: bool = False
-    audio: bool = False
-
-
-class TextPart(BaseModel):
-    """A `text` content part."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["text"] = "text"
-    text: str
-
-
-class ImageURL(BaseModel):
-    """The `image_url` payload: an http(s) or data URL."""
-
-    model_config = ConfigDict(frozen=True)
-
-    url: str
-    detail: str = "auto"
-
-
-class ImageURLPart(BaseModel):
-    """An `image_url` content part."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["image_url"] = "image_url"
-    image_url: ImageURL
-
-
-class InputAudio(BaseModel):
-    """The `input_audio` payload: base64 data and its format (wav, mp3)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    data: str
-    format: str
-
-
-class InputAudioPart(BaseModel):
-    """An `input_audio` content part."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["input_audio"] = "input_audio"
-    input_audio: InputAudio
-
-
-Part = TextPart | ImageURLPart | InputAudioPart
-
-
-class ChatMessage(BaseModel):
-    """A prepared message: a role and either plain text or model-ready parts."""
-
-    model_config = ConfigDict(frozen=True)
-
-    role: str
-    content: str | list[Part]
-
-    def to_openai(self) -> dict[str, Any]:
-        """The message as chat-completions JSON."""
-        # Any: chat-completions JSON is heterogeneous by nature.
-        return self.model_dump(mode="json")
 
 
 @dataclass(frozen=True, slots=True)

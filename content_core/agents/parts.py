@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from content_core.agents.messages import ChatMessage, ImageURL, ImageURLPart, Part, TextPart
+from content_core.agents.chat import ChatMessage, ImageURL, ImageURLPart, Part, TextPart
 from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
 from content_core.errors import ImageConversionError
 from content_core.mcp import PDF
