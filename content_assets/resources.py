@@ -170,6 +170,9 @@ class MessagePartsResource(dg.ConfigurableResource["MessagePartsResource"]):
     with_text: bool = Field(
         default=PdfHandling().with_text, description="Each page image followed by its text."
     )
+    timeout_s: float = Field(
+        default=PdfHandling().timeout_s, description="Time budget per artifact, seconds."
+    )
 
     def to_core(self) -> PdfHandling:
         """The library's PDF handling."""
@@ -181,6 +184,7 @@ class MessagePartsResource(dg.ConfigurableResource["MessagePartsResource"]):
                 "dpi": self.dpi,
                 "image_format": self.image_format,
                 "with_text": self.with_text,
+                "timeout_s": self.timeout_s,
             }
         )
 

@@ -23,7 +23,8 @@ _MAX_PAGE_PIXELS = 4_000_000
 class PdfHandling(BaseModel):
     """What a PDF becomes when no vision tool reads PDFs: `text` (its extracted text) or
     `pages` (its first `max_pages` pages rendered at `dpi` as `image_format` images; with
-    `with_text`, each page image is followed by that page's text)."""
+    `with_text`, each page image is followed by that page's text). `timeout_s` bounds the
+    parts of one artifact in the message_parts stage."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -32,10 +33,13 @@ class PdfHandling(BaseModel):
     dpi: int = Field(default=100, ge=36, le=300)
     image_format: Literal["png", "jpeg"] = "png"
     with_text: bool = False
+    timeout_s: float = Field(default=120.0, gt=0)
 
     def fingerprint(self) -> str:
-        """A short stable hash of every setting (16 hex digits), stored with the parts."""
-        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """A short stable hash of every setting but the time budget (16 hex digits), stored
+        with the parts."""
+        settings = self.model_dump(mode="json", exclude={"timeout_s"})
+        payload = json.dumps(settings, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 

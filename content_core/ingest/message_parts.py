@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from content_core.agents.pages import PdfHandling
-from content_core.agents.parts import ArtifactPart, artifact_parts
-from content_core.errors import ContentError
+from content_core.ingest.bounded import PartsTask, parts_of_artifacts
 from content_core.ingest.report import StageReport, preview
+from content_core.sandbox import TaskFailure
 from content_core.store import MESSAGE_PARTS, NORMALISED_ARTIFACTS, ContentStore, MessagePartRow
 
 __all__ = ["build_message_parts"]
@@ -29,33 +29,30 @@ def _wanted(row: dict[str, Any], handling: PdfHandling) -> bool:
 
 def build_message_parts(store: ContentStore, batch_id: str, handling: PdfHandling) -> StageReport:
     """message_parts: the parts of every artifact of `batch_id` that has an image or text (see
-    `artifact_parts`), each artifact made once however many paths share it. An artifact whose
-    parts cannot be made is one row with its error and no part."""
+    `artifact_parts`), each artifact made once however many paths share it, in a worker under
+    `handling.timeout_s`. An artifact whose parts cannot be made in time or at all is one row
+    with its error and no part."""
     fingerprint = handling.fingerprint()
-    artifacts = [
-        r for r in store.read_rows(NORMALISED_ARTIFACTS, batch_id).to_pylist()
-        if _wanted(r, handling)
-    ]
-    made: dict[str, list[ArtifactPart] | ContentError] = {}
-    rows: list[MessagePartRow] = []
+    artifacts: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
+    for row in store.read_rows(NORMALISED_ARTIFACTS, batch_id).to_pylist():
+        key = (row["source_id"], row["path"], row["artifact_id"])
+        if _wanted(row, handling) and key not in seen:  # identical attachments: one artifact
+            seen.add(key)
+            artifacts.append(row)
+    tasks = {a["artifact_id"]: _task(store, a, handling) for a in artifacts}
+    made = dict(zip(tasks, parts_of_artifacts(list(tasks.values()), handling), strict=True))
+    rows: list[MessagePartRow] = []
     for artifact in artifacts:
-        key = (artifact["source_id"], artifact["path"], artifact["artifact_id"])
-        if key in seen:  # one artifact twice inside one file (identical attachments)
-            continue
-        seen.add(key)
-        blob_id = artifact["artifact_id"]
-        if blob_id not in made:
-            made[blob_id] = _parts(store, artifact, handling)
         keys = {
             "batch_id": batch_id,
             "source_id": artifact["source_id"],
             "path": artifact["path"],
             "path_bytes": artifact["path_bytes"],
-            "artifact_id": blob_id,
+            "artifact_id": artifact["artifact_id"],
         }
-        result = made[blob_id]
-        if isinstance(result, ContentError):
+        result = made[artifact["artifact_id"]]
+        if isinstance(result, TaskFailure):
             rows.append(
                 MessagePartRow(
                     **keys, part_index=0, part_type=None, page=None, text=None, image_url=None,
@@ -95,19 +92,12 @@ def build_message_parts(store: ContentStore, batch_id: str, handling: PdfHandlin
     )
 
 
-def _parts(
-    store: ContentStore, artifact: dict[str, Any], handling: PdfHandling
-) -> list[ArtifactPart] | ContentError:
+def _task(store: ContentStore, artifact: dict[str, Any], handling: PdfHandling) -> PartsTask:
     # Any: a normalised_artifacts row read back from Parquet.
     media_type = str(artifact["media_type"])
     needs_bytes = media_type.startswith("image/") or (
         media_type == "application/pdf" and handling.mode == "pages"
     )
     data = store.blobs.get(artifact["artifact_id"]) if needs_bytes else None
-    pages = [(p["page"], p["start"], p["end"]) for p in artifact["pages"] or []]
-    try:
-        return artifact_parts(
-            data, media_type=media_type, text=artifact["text"], pages=pages, handling=handling
-        )
-    except ContentError as exc:
-        return exc
+    pages = tuple((p["page"], p["start"], p["end"]) for p in artifact["pages"] or [])
+    return data, media_type, artifact["text"], pages

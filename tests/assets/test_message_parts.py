@@ -121,6 +121,21 @@ def test_message_parts_in_a_batch_run(tmp_path: Path, instance: dg.DagsterInstan
     ).to_pylist()
     assert [(r["part_type"], r["page"]) for r in memo_rows] == [("image_url", 1), ("text", 1)]
 
+    # An artifact past its time budget is one failure row; the others are made. (A page at
+    # 300 DPI, 4 million pixels, takes far longer to render and encode than 20 ms.)
+    report = build_message_parts(
+        store, batch, PdfHandling(mode="pages", dpi=300, timeout_s=0.02)
+    )
+    (late,) = store.query(
+        "SELECT part_index, part_type, error_type, error_message FROM message_parts "
+        "WHERE path = 'fake-memo.pdf'"
+    ).to_pylist()
+    assert (late["part_index"], late["part_type"], late["error_type"]) == (
+        0, None, "StageTimeoutError"
+    )
+    assert "message_parts" in late["error_message"]
+    assert report.failures >= 1
+
     # Stored parts are a chat message as they are.
     message = message_from_parts(memo_rows).to_openai()
     assert message["role"] == "user"
