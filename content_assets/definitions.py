@@ -17,6 +17,7 @@ from content_assets.resources import (
     CompressorResource,
     ContentStoreResource,
     EmbedderResource,
+    MessagePartsResource,
     NormaliserResource,
     SourceFolderResource,
 )
@@ -53,6 +54,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
         ),
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
         "compressor": CompressorResource(),
+        "parts": MessagePartsResource(**_given(pdf=env("CONTENT_MESSAGE_PDF"))),
         "embedder": EmbedderResource(
             **_given(**{f: env(name) for f, name in EMBEDDER_ENV.items() if f != "api_key"}),
             # A secret, like the agent's key below.

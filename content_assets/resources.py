@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import dagster as dg
 from pydantic import Field, ValidationInfo, field_validator
 
-from content_core.agents import AgentConfig
+from content_core.agents import AgentConfig, PdfHandling
 from content_core.binary import BinaryConfig
 from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
@@ -155,6 +155,37 @@ class CompressorResource(dg.ConfigurableResource["CompressorResource"]):
         # Validated from plain values: `strategy` is a launchpad string, checked there.
         return CompressionConfig.model_validate(
             {"strategy": self.strategy, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s}
+        )
+
+
+class MessagePartsResource(dg.ConfigurableResource["MessagePartsResource"]):
+    """What a PDF becomes in message_parts: its text, or its pages as images."""
+
+    pdf: str = Field(
+        default=PdfHandling().mode, description="text or pages (CONTENT_MESSAGE_PDF)."
+    )
+    max_pages: int = Field(default=PdfHandling().max_pages, description="Pages rendered per PDF.")
+    dpi: int = Field(default=PdfHandling().dpi, description="Rendering resolution.")
+    image_format: str = Field(default=PdfHandling().image_format, description="png or jpeg.")
+    with_text: bool = Field(
+        default=PdfHandling().with_text, description="Each page image followed by its text."
+    )
+    timeout_s: float = Field(
+        default=PdfHandling().timeout_s, description="Time budget per artifact, seconds."
+    )
+
+    def to_core(self) -> PdfHandling:
+        """The library's PDF handling."""
+        # Validated from plain values: `pdf` and `image_format` are launchpad strings.
+        return PdfHandling.model_validate(
+            {
+                "mode": self.pdf,
+                "max_pages": self.max_pages,
+                "dpi": self.dpi,
+                "image_format": self.image_format,
+                "with_text": self.with_text,
+                "timeout_s": self.timeout_s,
+            }
         )
 
 

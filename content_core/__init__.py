@@ -28,6 +28,8 @@ if TYPE_CHECKING:
         ModelCapabilities as ModelCapabilities,
         OfflineExtractor as OfflineExtractor,
         OpenAICompatibleAgent as OpenAICompatibleAgent,
+        PdfHandling as PdfHandling,
+        Uses as Uses,
         merge_extractions as merge_extractions,
         merge_results as merge_results,
         prepare_messages as prepare_messages,
@@ -123,6 +125,7 @@ if TYPE_CHECKING:
         PageSpan as PageSpan,
         extract_text as extract_text,
     )
+    from content_core.mcp import McpServerConfig as McpServerConfig
     from content_core.search import (
         RAG as RAG,
         SearchFilters as SearchFilters,
@@ -292,12 +295,16 @@ _EXPORTS: dict[str, str] = {
             "ModelCapabilities",
             "OfflineExtractor",
             "OpenAICompatibleAgent",
+            "PdfHandling",
+            "Uses",
             "merge_extractions",
             "merge_results",
             "prepare_messages",
             "run_extractions",
         )
     },
+    # MCP servers (the `mcp` extra, imported when a server is used)
+    "McpServerConfig": "content_core.mcp",
     # search
     **{
         name: "content_core.search"

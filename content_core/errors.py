@@ -32,6 +32,7 @@ ContentError                      base of everything raised on purpose; retryabl
 │       ├── FetchTooLargeError    the body passed the policy's size cap (also LimitExceeded)
 │       └── FetchTypeError        the bytes are not the type the part needs (also Unsupported)
 ├── SearchError                   the search index cannot be built or read
+├── McpError                      an MCP server could not be reached, timed out or failed a call
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -84,6 +85,7 @@ __all__ = [
     "LLMOutputError",
     "LLMUnavailableError",
     "LimitExceededError",
+    "McpError",
     "MissingDependencyError",
     "OcrUnavailableError",
     "OfficeConversionError",
@@ -371,3 +373,8 @@ class EmbeddingUnavailableError(EmbeddingError):
     """The embeddings endpoint timed out, rate-limited or failed with a 5xx; worth retrying."""
 
     retryable = True
+
+
+class McpError(ContentError):
+    """An MCP server could not be started or reached, timed out, or answered a call with an
+    error (content_core.mcp)."""

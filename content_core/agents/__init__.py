@@ -37,6 +37,8 @@ from content_core.agents.messages import (
 )
 from content_core.agents.offline import OfflineExtractor, extract_facts
 from content_core.agents.openai import OpenAICompatibleAgent
+from content_core.agents.pages import PdfHandling
+from content_core.agents.routing import Uses
 from content_core.agents.schemas import ExtractedFacts, load_schema
 
 __all__ = [
@@ -61,7 +63,9 @@ __all__ = [
     "ModelCapabilities",
     "OfflineExtractor",
     "OpenAICompatibleAgent",
+    "PdfHandling",
     "Usage",
+    "Uses",
     "amerge_results",
     "arun_extractions",
     "build_agent",
