@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["S3Endpoint", "SeaweedS3", "weed_binary"]
+__all__ = ["S3Endpoint", "S3Prefix", "SeaweedS3", "weed_binary"]
 
 _START_TIMEOUT_S = 90.0
 _STOP_TIMEOUT_S = 20.0
@@ -169,3 +169,47 @@ class SeaweedS3:
     def __exit__(self, *_: object) -> None:
         self._stop()
 
+
+
+class S3Prefix:
+    """Objects under one prefix of the test bucket, written as a test needs them (the S3
+    counterpart of `MemorySource`'s put/delete/rename)."""
+
+    def __init__(self, endpoint: S3Endpoint, prefix: str) -> None:
+        from content_core.store.storage import S3Settings, s3_store
+
+        self.endpoint = endpoint
+        self.prefix = prefix.strip("/")
+        self.store = s3_store(
+            endpoint.bucket, self.prefix, S3Settings.from_environ(endpoint.environ())
+        )
+
+    @property
+    def uri(self) -> str:
+        """`s3://bucket/prefix`."""
+        return f"s3://{self.endpoint.bucket}/{self.prefix}"
+
+    def put(self, name: str, data: bytes) -> None:
+        """PUT `data` under `name`."""
+        import obstore
+
+        obstore.put(self.store, name, data)
+
+    def delete(self, name: str) -> None:
+        """DELETE `name`."""
+        import obstore
+
+        obstore.delete(self.store, name)
+
+    def rename(self, old: str, new: str) -> None:
+        """What a rename is on S3: a server-side copy, then a delete."""
+        import obstore
+
+        obstore.copy(self.store, old, new)
+        obstore.delete(self.store, old)
+
+    def keys(self) -> list[str]:
+        """Every key under the prefix, sorted."""
+        import obstore
+
+        return sorted(item["path"] for page in obstore.list(self.store) for item in page)
