@@ -15,9 +15,9 @@ import dagster as dg
 import pytest
 
 from content_assets.definitions import build_definitions
+from content_assets.resources import S3SourceResource
 from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
-from content_assets.resources import S3SourceResource
 from tests.support.memory_source import MemorySource, MemorySourceResource, registered
 from tests.support.s3_server import S3Endpoint, S3Prefix
 from tests.support.sensors import tick_sensor
