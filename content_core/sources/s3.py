@@ -24,6 +24,7 @@ from content_core.sources.paths import escape_path, escape_path_array
 from content_core.store.storage import S3Settings, s3_store, split_uri
 
 if TYPE_CHECKING:
+    from obstore import GetOptions
     from obstore.store import S3Store
 
 __all__ = ["S3ObjectSource", "source_id_for_uri"]
@@ -159,7 +160,7 @@ class S3ObjectSource(ContentSourceBase):
 
         e_tag = entry.signature.rpartition("@")[0]
         try:
-            options = {"if_match": e_tag} if e_tag else None
+            options: GetOptions | None = {"if_match": e_tag} if e_tag else None
             result = obstore.get(self.store, entry.path_bytes.decode(), options=options)
             return io.BytesIO(bytes(result.bytes()))
         except (OSError, BaseError, UnicodeDecodeError) as exc:

@@ -15,6 +15,7 @@ listing and PUT/GET of obstore, s3fs and pyarrow.fs on SeaweedFS), imported only
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ __all__ = [
     "S3Settings",
     "Storage",
     "StoredObject",
+    "default_work_dir",
     "is_object_uri",
     "open_storage",
     "s3_store",
@@ -353,6 +355,16 @@ class ObjectStorage:
         """
         load_extension(connection, "httpfs")
         connection.execute(self.settings.secret_sql("content_store_s3"))
+
+
+def default_work_dir(uri: str) -> Path:
+    """This machine's folder for an object-store root: CONTENT_STORE_WORK_DIR, else under
+    `~/.cache/content-pipeline/`, one per URI."""
+    given = os.environ.get("CONTENT_STORE_WORK_DIR")
+    if given:
+        return Path(given).expanduser().resolve()
+    digest = hashlib.sha256(uri.encode()).hexdigest()[:12]
+    return Path("~/.cache/content-pipeline").expanduser().resolve() / f"store-{digest}"
 
 
 def open_storage(location: str | Path) -> Storage:

@@ -3,9 +3,7 @@ an object store (`s3://bucket/prefix`, see `content_core.store.storage`)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,13 @@ from content_core.store.catalog import (
     table_select,
 )
 from content_core.store.rows import BatchRow, TableRow
-from content_core.store.storage import LocalStorage, ObjectStorage, Storage, is_object_uri
+from content_core.store.storage import (
+    LocalStorage,
+    ObjectStorage,
+    Storage,
+    default_work_dir,
+    is_object_uri,
+)
 from content_core.store.tables import (
     BATCHES,
     PIPELINE_TABLES,
@@ -37,16 +41,6 @@ __all__ = ["ContentStore"]
 
 _EMPTY = "_empty"
 _QUERY_ATTEMPTS = 3
-
-
-def default_work_dir(uri: str) -> Path:
-    """This machine's folder for an object-store root: CONTENT_STORE_WORK_DIR, else under
-    `~/.cache/content-pipeline/`, one per URI."""
-    given = os.environ.get("CONTENT_STORE_WORK_DIR")
-    if given:
-        return Path(given).expanduser().resolve()
-    digest = hashlib.sha256(uri.encode()).hexdigest()[:12]
-    return Path("~/.cache/content-pipeline").expanduser().resolve() / f"store-{digest}"
 
 
 class ContentStore:

@@ -22,6 +22,7 @@ from content_core.store.rows import RawFileRow
 from content_core.store.storage import ObjectStorage, S3Settings
 from content_core.store.tables import rows_to_table
 from tests.fixtures.corpus import CORPUS
+from tests.support.cli import run_cli
 from tests.support.s3_server import S3Endpoint, S3Prefix
 
 _FILES = (
@@ -159,8 +160,15 @@ def test_the_catalog_holds_no_key(s3: S3Endpoint, tmp_path: Path) -> None:
         assert secret not in text
         assert secret.encode() not in catalog.read_bytes()
     assert secrets == (0,)
-    # The views read through httpfs with the secret made from the environment on connect.
+    # The views read through httpfs with the secret made from the environment on connect,
+    # in this process and in `content-pipeline query` (the catalog file, then a secret).
     assert _count(store, "b1") == 1
+    done = run_cli(
+        "query", "SELECT path FROM raw_files", "--format", "csv",
+        home=tmp_path / "home", store=None, CONTENT_STORE_DIR=store.location,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["path", "b1.txt"]
 
 
 def test_settings_come_from_the_environment() -> None:
