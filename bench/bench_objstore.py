@@ -30,16 +30,9 @@ LARGE = bytes(range(256)) * 4096  # 1 MiB
 
 
 def _obstore(endpoint: S3Endpoint):  # type: ignore[no-untyped-def]
-    from obstore.store import S3Store
+    from content_core.store.storage import S3Settings, s3_store
 
-    return S3Store(
-        endpoint.bucket,
-        endpoint=endpoint.url,
-        access_key_id=endpoint.access_key,
-        secret_access_key=endpoint.secret_key,
-        region=endpoint.region,
-        client_options={"allow_http": True},
-    )
+    return s3_store(endpoint.bucket, "", S3Settings.from_environ(endpoint.environ()))
 
 
 def _s3fs(endpoint: S3Endpoint):  # type: ignore[no-untyped-def]

@@ -125,8 +125,10 @@ class SeaweedS3:
     def _wait_ready(self, endpoint: S3Endpoint, log: Path) -> None:
         """Create the bucket, retrying until the gateway and its volume answer (or time out)."""
         import obstore
-        from obstore.store import S3Store
 
+        from content_core.store.storage import S3Settings, s3_store
+
+        store = s3_store(endpoint.bucket, "", S3Settings.from_environ(endpoint.environ()))
         deadline = time.monotonic() + _START_TIMEOUT_S
         last: Exception | None = None
         while time.monotonic() < deadline:
@@ -134,14 +136,9 @@ class SeaweedS3:
             if self._process.poll() is not None:
                 raise RuntimeError(f"weed exited {self._process.returncode}: {log.read_text()}")
             try:
-                store = S3Store(
-                    endpoint.bucket,
-                    endpoint=endpoint.url,
-                    access_key_id=endpoint.access_key,
-                    secret_access_key=endpoint.secret_key,
-                    region=endpoint.region,
-                    client_options={"allow_http": True, "timeout": "10s"},
-                )
+                # The port first: obstore retries a refused connection for minutes.
+                port = int(endpoint.url.rpartition(":")[2])
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 # The first PUT creates the bucket (-s3.autoCreateBucket, on for admin keys)
                 # and proves a volume is assigned, so writes work.
                 obstore.put(store, ".ready", b"ready")
