@@ -19,7 +19,9 @@ from content_assets.resources import (
     EmbedderResource,
     MessagePartsResource,
     NormaliserResource,
+    S3SourceResource,
     SourceFolderResource,
+    SourceResource,
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
 from content_assets.sensors import source_folder_sensor
@@ -35,16 +37,25 @@ def _given(**fields: str | None) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value}
 
 
+def _source(environ: Mapping[str, str]) -> SourceResource:
+    """CONTENT_SOURCE (or CONTENT_SOURCE_DIR): an `s3://bucket/prefix` or a folder."""
+    where = environ.get("CONTENT_SOURCE") or environ.get("CONTENT_SOURCE_DIR") or ""
+    tuning = _given(
+        source_id=environ.get("CONTENT_SOURCE_ID"),
+        settle_s=environ.get("CONTENT_SOURCE_SETTLE_S"),
+    )
+    if where.startswith("s3://"):
+        return S3SourceResource(uri=where, **tuning)
+    return SourceFolderResource(folder=where or DEFAULT_SOURCE_DIR, **tuning)
+
+
 # Any: resources of several classes, each its own ConfigurableResource parameter.
 def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource[Any]]:
     """Resources configured from environment variables, with local defaults for the rest."""
     env = environ.get
     return {
         "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR),
-        "source_folder": SourceFolderResource(
-            folder=env("CONTENT_SOURCE_DIR") or DEFAULT_SOURCE_DIR,
-            **_given(source_id=env("CONTENT_SOURCE_ID"), settle_s=env("CONTENT_SOURCE_SETTLE_S")),
-        ),
+        "source_folder": _source(environ),
         "normaliser": NormaliserResource(
             **_given(
                 office_converter=env("CONTENT_OFFICE_CONVERTER"),

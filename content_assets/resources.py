@@ -15,18 +15,26 @@ from content_core.compression import CompressionConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.ocr import OcrConfig
 from content_core.processing import ProcessingConfig
-from content_core.sources import EntrySource, LocalFolderSource, LocalFolderSourceConfig
+from content_core.sources import (
+    EntrySource,
+    LocalFolderSource,
+    LocalFolderSourceConfig,
+    S3ObjectSource,
+)
 from content_core.store import ContentStore
 
 
 class ContentStoreResource(dg.ConfigurableResource["ContentStoreResource"]):
     """Where the content store lives (blobs, Parquet tables, content.duckdb)."""
 
-    store_dir: str = Field(default="content_store", description="Store folder (CONTENT_STORE_DIR).")
+    store_dir: str = Field(
+        default="content_store",
+        description="Store folder, or s3://bucket/prefix (CONTENT_STORE_DIR).",
+    )
 
     def get_store(self) -> ContentStore:
-        """The content store at `store_dir`."""
-        return ContentStore(Path(self.store_dir))
+        """The content store at `store_dir` (a folder or an `s3://` URI, kept as text)."""
+        return ContentStore(self.store_dir)
 
 
 class SourceResource(dg.ConfigurableResource["SourceResource"]):
@@ -65,6 +73,20 @@ class SourceFolderResource(SourceResource):
             folder=Path(self.folder), include_hidden=self.include_hidden
         )
         return LocalFolderSource(config, source_id=self.source_id)
+
+
+class S3SourceResource(SourceResource):
+    """The objects under an S3 bucket prefix as the source (CONTENT_SOURCE=s3://bucket/prefix;
+    endpoint and keys from the AWS_* variables)."""
+
+    uri: str = Field(description="s3://bucket/prefix to ingest (CONTENT_SOURCE).")
+    include_hidden: bool = False
+
+    def get_source(self) -> S3ObjectSource:
+        """The S3 prefix source."""
+        return S3ObjectSource(
+            self.uri, source_id=self.source_id, include_hidden=self.include_hidden
+        )
 
 
 class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
