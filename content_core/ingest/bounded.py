@@ -27,11 +27,18 @@ from content_core.agents import (
 from content_core.chunking import Chunk, ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, CompressionResult, compress_text
 from content_core.compression._text import default_estimator
+from content_core.embeddings import (
+    Embedder,
+    EmbedderConfig,
+    EmbeddingRun,
+    embed_cached,
+    make_embedder,
+)
 from content_core.errors import ContentError, StageTimeoutError
 from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure, WorkerTimeoutError, shared_pool
 
-__all__ = ["chunk_documents", "compress_documents", "extract_offline"]
+__all__ = ["chunk_documents", "compress_documents", "embed_locally", "extract_offline"]
 
 _log = logging.getLogger(__name__)
 
@@ -122,6 +129,63 @@ def extract_offline(
         prompt_tokens=totals[2],
         completion_tokens=totals[3],
     )
+
+
+# Texts per embedding task: enough to amortise a task's round trip, few enough that two
+# workers share a batch's chunks evenly.
+_EMBED_TASK_TEXTS = 256
+
+
+def embed_locally(
+    texts: Sequence[str],
+    config: EmbedderConfig,
+    embedder: Embedder,
+    *,
+    cache_dir: Path,
+    pool: ProcessingConfig = _POOL,
+) -> EmbeddingRun:
+    """`embed_cached` for an embedder that computes on this machine (WordLlama: CPU-bound),
+    its texts split into tasks of the worker pool of `pool`, each worker with its own copy of
+    the model. Results come back in input order and the figures are summed. A task that
+    fails in a worker is run again here with `embedder`, as every text was before the pool."""
+    slices = [list(texts[i : i + _EMBED_TASK_TEXTS])
+              for i in range(0, len(texts), _EMBED_TASK_TEXTS)]
+    if multiprocessing.current_process().daemon or len(slices) < 2:
+        return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
+    workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
+    runs = workers.map(
+        _embed_slice,
+        [(part, config, cache_dir) for part in slices],
+        # A slice's calls (one per batch) each within the embedder's own time limit.
+        timeout_s=_WARM_UP_S + config.timeout_s * -(-len(slices[0]) // config.batch_size),
+        sizes=[float(sum(len(text) for text in part)) for part in slices],
+    )
+    total = EmbeddingRun()
+    for part, run in zip(slices, runs, strict=True):
+        if isinstance(run, TaskFailure):
+            _log.warning("embedding %d texts failed in a worker (%s): running them here",
+                         len(part), run.error_type)
+            run = embed_cached(part, embedder, cache_dir, batch_size=config.batch_size)
+        total.results.extend(run.results)
+        total.calls += run.calls
+        total.cache_hits += run.cache_hits
+    return total
+
+
+# One embedder per configuration in a worker: the model loads once per process.
+_EMBEDDERS: dict[str, Embedder] = {}
+
+
+def _embed_slice(task: tuple[list[str], EmbedderConfig, Path]) -> EmbeddingRun:
+    texts, config, cache_dir = task
+    key = config.model_dump_json()
+    embedder = _EMBEDDERS.get(key)
+    if embedder is None:
+        made = make_embedder(config)
+        if made is None:
+            raise ValueError("embeddings are off: nothing to embed with")
+        embedder = _EMBEDDERS[key] = made
+    return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
 
 
 def _extract_group(task: tuple[list[ExtractionInput], AgentConfig, Path]) -> ExtractionRun:

@@ -396,7 +396,7 @@ def run_batch(
         lambda: build_raw_files(store, batch_id),
         lambda: build_normalised_artifacts(store, batch_id, config.processing),
         lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing),
-        lambda: build_chunk_embeddings(store, batch_id, config.embedder),
+        lambda: build_chunk_embeddings(store, batch_id, config.embedder, pool=config.processing),
         lambda: build_compressed_contexts(
             store, batch_id, config.compression, pool=config.processing
         ),

@@ -17,6 +17,7 @@ from content_core.agents.base import AgentResult, Usage
 from content_core.agents.schemas import ExtractedFacts
 from content_core.chunking import ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, compress_text
+from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder, embed_cached
 from content_core.errors import ContentError
 from content_core.extract import extract_text
 from content_core.ingest import (
@@ -28,7 +29,12 @@ from content_core.ingest import (
     build_raw_files,
     discover_pending,
 )
-from content_core.ingest.bounded import chunk_documents, compress_documents, extract_offline
+from content_core.ingest.bounded import (
+    chunk_documents,
+    compress_documents,
+    embed_locally,
+    extract_offline,
+)
 from content_core.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
@@ -160,6 +166,21 @@ def test_offline_extraction_in_the_pool_matches_a_run_in_this_process(tmp_path: 
                             pool=ProcessingConfig(workers=2))
     assert (again.calls, again.cache_hits) == (0, 12)
     assert [r.output_json for r in again.records] == [r.output_json for r in here.records]
+
+
+@pytest.mark.timeout(600)
+def test_local_embeddings_in_the_pool_match_a_run_in_this_process(tmp_path: Path) -> None:
+    """Over 256 texts: several tasks of the pool; the vectors come back in input order."""
+    texts = [f"Depot D-{i} ships {i % 7} pallets of item K-{i % 13} to the annex."
+             for i in range(600)]
+    config = EmbedderConfig(kind="wordllama")
+    embedder = WordLlamaEmbedder(config.dimension)
+    pooled = embed_locally(texts, config, embedder, cache_dir=tmp_path / "pooled",
+                           pool=ProcessingConfig(workers=2))
+    here = embed_cached(texts, embedder, tmp_path / "here", batch_size=config.batch_size)
+    assert len(pooled.results) == len(texts)
+    assert pooled.results == here.results
+    assert (pooled.calls, pooled.cache_hits) == (here.calls, here.cache_hits)
 
 
 def test_the_time_budget_leaves_fingerprints_alone() -> None:
