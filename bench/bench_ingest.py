@@ -45,8 +45,8 @@ from content_core.store import ContentStore  # noqa: E402
 CORPUS = REPO / "tests" / "corpus"
 # How each format family is made distinct without changing what it reads as.
 _ZIPS = (".docx", ".xlsx", ".pptx", ".odt", ".zip", ".epub")
-_TEXTS = (".txt", ".md", ".csv", ".tsv", ".json", ".xml", ".html", ".htm", ".svg", ".eml",
-          ".rtf")
+_TEXTS = (".txt", ".md", ".csv", ".tsv", ".json", ".ndjson", ".xml", ".html", ".htm", ".svg",
+          ".eml", ".rtf")
 _PADDED = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp", ".tar")
 
 
@@ -55,6 +55,8 @@ def _variant(data: bytes, suffix: str, copy: int) -> bytes | None:
     has no harmless change (it is left out)."""
     if copy == 0:
         return data
+    if not data:
+        return None  # an empty file stays empty only once
     if suffix == ".pdf":
         return data + b"\n%%copy-%d\n" % copy
     if suffix in _ZIPS:
@@ -66,7 +68,14 @@ def _variant(data: bytes, suffix: str, copy: int) -> bytes | None:
             return None
         return buffer.getvalue()
     if suffix in _TEXTS:
-        return data + b"\n" * copy
+        # A UTF-16 text (a NUL in its first unit) takes its newlines in UTF-16: a lone byte
+        # would shift every unit after it.
+        newline = b"\n"
+        if b"\x00" in (data[1:2], data[3:4]):  # little-endian: "M\0I\0", or after FF FE
+            newline = b"\n\x00"
+        elif b"\x00" in (data[0:1], data[2:3]):  # big-endian: "\0M\0I", or after FE FF
+            newline = b"\x00\n"
+        return data + newline * copy
     if suffix in _PADDED:
         return data + b"\0" * (512 * copy if suffix == ".tar" else copy)
     return None
