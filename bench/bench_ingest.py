@@ -124,6 +124,16 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def _cpu_s(pid: int) -> float:
+    """User plus system CPU seconds of process `pid` so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # Its own time and that of the children it waited for (an OCR or Office subprocess).
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def _peak_rss_mb(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -161,9 +171,9 @@ def one_run(folder: Path, work: Path, workers: int, ocr: str) -> dict[str, objec
         run_batch(store, batch_id, config, on_stage=on_stage)
     elapsed = time.perf_counter() - started
     me = os.getpid()
-    workers_rss = sorted(
-        rss for pid in _descendants(me) if (rss := _peak_rss_mb(pid)) is not None
-    )
+    children = _descendants(me)
+    workers_rss = sorted(rss for pid in children if (rss := _peak_rss_mb(pid)) is not None)
+    main_cpu = time.process_time()
     return {
         "seconds": elapsed,
         "stages": stages,
@@ -172,6 +182,10 @@ def one_run(folder: Path, work: Path, workers: int, ocr: str) -> dict[str, objec
         "main_peak_rss_mb": _peak_rss_mb(me),
         "child_peak_rss_mb": workers_rss,
         "memory_cap_mb": processing.memory_mb,
+        # The main process's CPU is the serial part (it waits while the pool works); the
+        # workers' (and their children's, e.g. soffice) the parallel part.
+        "main_cpu_s": main_cpu,
+        "workers_cpu_s": sum(_cpu_s(pid) for pid in children),
     }
 
 
@@ -212,6 +226,10 @@ def bench_cores(args: argparse.Namespace) -> None:
             print(f"{workers} worker(s): {rates[workers]:6.1f} files/s (median {seconds:.1f} s); "
                   f"failure rows {last['failures']}")
             print(f"    seconds per stage: {split}")
+            serial, parallel = float(last["main_cpu_s"]), float(last["workers_cpu_s"])
+            bound = (serial + parallel) / (serial + parallel / 2)
+            print(f"    CPU s: main process {serial:.1f} (serial), workers {parallel:.1f} "
+                  f"(parallel): with 2 idle cores at most {bound:.2f}x one worker (Amdahl)")
             print(f"    peak RSS MB: main {float(last['main_peak_rss_mb'] or 0):.0f}, "
                   f"forkserver and workers {last['child_peak_rss_mb']} "
                   f"(worker cap {last['memory_cap_mb']} MB address space)")
