@@ -195,9 +195,9 @@ def process_files(
             memory_mb=config.memory_mb,
             preload=("content_core.processing",),
         )
-        results = pool.map(
-            _process_task, tasks, timeout_s=config.timeout_s, sizes=[_size(t) for t in tasks]
-        )
+        # In input order, not largest first: copies of one scan sit apart, so the second
+        # finds the first's OCR readings in the cache instead of reading the pages alongside.
+        results = pool.map(_process_task, tasks, timeout_s=config.timeout_s)
     out: list[list[ArtifactRecord]] = []
     for task, result in zip(tasks, results, strict=True):
         if isinstance(result, TaskFailure):
@@ -205,14 +205,6 @@ def process_files(
         else:
             out.append(result)
     return out
-
-
-def _size(task: _Task) -> float:
-    """The file's size: the pool's guess of the task's cost (big files start first)."""
-    try:
-        return float(task.item.path.stat().st_size)
-    except OSError:
-        return 0.0
 
 
 def _within_file_limit(config: ProcessingConfig) -> BinaryConfig:

@@ -107,7 +107,6 @@ def extract_offline(
         _extract_group,
         tasks,
         timeout_s=config.chunk_timeout_s * max(len(g) for g in groups.values()),
-        sizes=[float(sum(len(item.content) for item in task[0])) for task in tasks],
     )
     records: list[ExtractionRecord | None] = [None] * len(items)
     totals = [0, 0, 0, 0]
