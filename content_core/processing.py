@@ -42,6 +42,10 @@ _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# What the pool's fork server imports once, so that every worker starts with it: this module
+# and the text stages that run in the same pool after it (content_core.ingest.bounded).
+WORKER_PRELOAD = ("content_core.processing", "content_core.ingest.bounded")
+
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 # Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
 TEXT_STATUSES = (
@@ -193,7 +197,7 @@ def process_files(
         pool = shared_pool(
             workers=config.workers,
             memory_mb=config.memory_mb,
-            preload=("content_core.processing",),
+            preload=WORKER_PRELOAD,
         )
         # In input order, not largest first: copies of one scan sit apart, so the second
         # finds the first's OCR readings in the cache instead of reading the pages alongside.

@@ -35,7 +35,7 @@ from content_core.embeddings import (
     make_embedder,
 )
 from content_core.errors import ContentError, StageTimeoutError
-from content_core.processing import ProcessingConfig
+from content_core.processing import WORKER_PRELOAD, ProcessingConfig
 from content_core.sandbox import TaskFailure, WorkerTimeoutError, shared_pool
 
 __all__ = ["chunk_documents", "compress_documents", "embed_locally", "extract_offline"]
@@ -47,7 +47,7 @@ R = TypeVar("R")
 
 # The pool normalisation uses by default (same key, so the same warm workers).
 _POOL = ProcessingConfig()
-_PRELOAD = ("content_core.processing",)
+_PRELOAD = WORKER_PRELOAD
 _WARM_UP_S = 300.0
 
 
