@@ -9,7 +9,7 @@ from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.assets.message_parts import message_parts
 from content_assets.partitions import ingest_batches
-from content_assets.resources import AgentResource, ContentStoreResource
+from content_assets.resources import AgentResource, ContentStoreResource, NormaliserResource
 from content_core.ingest import build_extractions, build_merged_extractions
 from content_core.store import AGENTIC_EXTRACTIONS, MERGED_EXTRACTIONS
 
@@ -23,12 +23,19 @@ from content_core.store import AGENTIC_EXTRACTIONS, MERGED_EXTRACTIONS
     retry_policy=dg.RetryPolicy(max_retries=2, delay=10),
 )
 def agentic_extractions(
-    context: dg.AssetExecutionContext, store: ContentStoreResource, agent: AgentResource
+    context: dg.AssetExecutionContext,
+    store: ContentStoreResource,
+    agent: AgentResource,
+    normaliser: NormaliserResource,
 ) -> AssetResult:
     """One row per chunk and extraction schema: the agent's validated JSON output, the model,
     the cache key, and the tokens it cost. Outputs are cached by chunk text, schema, model and
     prompt, so a rerun with nothing changed makes no agent call."""
-    return to_result(build_extractions(store.get_store(), context.partition_key, agent.to_core()))
+    # The offline agent runs in the normaliser's worker pool (its workers and memory cap).
+    report = build_extractions(
+        store.get_store(), context.partition_key, agent.to_core(), pool=normaliser.to_core()
+    )
+    return to_result(report)
 
 
 @dg.asset(

@@ -8,6 +8,7 @@ from typing import Any
 from content_core.agents.pages import PdfHandling
 from content_core.ingest.bounded import PartsTask, parts_of_artifacts
 from content_core.ingest.report import StageReport, preview
+from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.store import MESSAGE_PARTS, NORMALISED_ARTIFACTS, ContentStore, MessagePartRow
 
@@ -27,7 +28,13 @@ def _wanted(row: dict[str, Any], handling: PdfHandling) -> bool:
     )
 
 
-def build_message_parts(store: ContentStore, batch_id: str, handling: PdfHandling) -> StageReport:
+def build_message_parts(
+    store: ContentStore,
+    batch_id: str,
+    handling: PdfHandling,
+    *,
+    pool: ProcessingConfig | None = None,
+) -> StageReport:
     """message_parts: the parts of every artifact of `batch_id` that has an image or text (see
     `artifact_parts`), each artifact made once however many paths share it, in a worker under
     `handling.timeout_s`. An artifact whose parts cannot be made in time or at all is one row
@@ -41,7 +48,9 @@ def build_message_parts(store: ContentStore, batch_id: str, handling: PdfHandlin
             seen.add(key)
             artifacts.append(row)
     tasks = {a["artifact_id"]: _task(store, a, handling) for a in artifacts}
-    made = dict(zip(tasks, parts_of_artifacts(list(tasks.values()), handling), strict=True))
+    made = dict(zip(tasks, parts_of_artifacts(
+        list(tasks.values()), handling, pool=pool or ProcessingConfig()
+    ), strict=True))
     rows: list[MessagePartRow] = []
     for artifact in artifacts:
         keys = {
