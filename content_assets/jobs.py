@@ -1,4 +1,4 @@
-"""The batch job: all seven assets of one ingest batch, in one process."""
+"""The batch job: every asset of one ingest batch, in one process."""
 
 import dagster as dg
 

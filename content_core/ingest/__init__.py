@@ -10,6 +10,7 @@ from content_core.ingest.discovery import (
 from content_core.ingest.embeddings import build_chunk_embeddings
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport
+from content_core.ingest.search_index import SEARCH_INDEX, build_search_index
 from content_core.ingest.stages import (
     PipelineConfig,
     build_chunks,
@@ -28,6 +29,7 @@ __all__ = [
     "ManifestEntry",
     "PendingBatches",
     "PipelineConfig",
+    "SEARCH_INDEX",
     "StageReport",
     "build_chunk_embeddings",
     "build_chunks",
@@ -35,6 +37,7 @@ __all__ = [
     "build_extractions",
     "build_merged_extractions",
     "build_normalised_artifacts",
+    "build_search_index",
     "build_raw_files",
     "check_batch",
     "discover_pending",

@@ -3,7 +3,7 @@ stage beside the others of stages.py, in its own module)."""
 
 from __future__ import annotations
 
-from content_core.embeddings import EmbedderConfig, embed_cached, make_embedder
+from content_core.embeddings import Embedder, EmbedderConfig, embed_cached, make_embedder
 from content_core.errors import ContentError
 from content_core.ingest.report import StageReport, preview
 from content_core.store import CHUNK_EMBEDDINGS, CHUNKS, ChunkEmbeddingRow, ContentStore
@@ -15,7 +15,7 @@ OFF_MODEL = "off"
 
 
 def build_chunk_embeddings(
-    store: ContentStore, batch_id: str, config: EmbedderConfig
+    store: ContentStore, batch_id: str, config: EmbedderConfig, embedder: Embedder | None = None
 ) -> StageReport:
     """chunk_embeddings: a vector for every chunk of `batch_id` (not the chunking failure rows).
 
@@ -26,7 +26,7 @@ def build_chunk_embeddings(
         EmbeddingUnavailableError: the endpoint stayed down through its retries (retry the run).
     """
     chunks = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
-    embedder = make_embedder(config)
+    embedder = embedder or make_embedder(config)
     keys = [
         {
             "batch_id": batch_id,

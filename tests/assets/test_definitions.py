@@ -20,6 +20,7 @@ EXPECTED_ASSETS = {
     "normalised_artifacts",
     "chunks",
     "chunk_embeddings",
+    "search_index",
     "compressed_contexts",
     "agentic_extractions",
     "merged_extractions",
