@@ -119,7 +119,9 @@ def store_fingerprint(root: Path) -> str:
     rerun, compacted or deleted."""
     state = _file_state(Path(root).resolve())
     entries = sorted(f"{b}={s}" for b, s in state.batches.items())
-    return hashlib.sha256("\n".join([_INDEX_FORMAT, state.compacted, *entries]).encode()).hexdigest()
+    return hashlib.sha256(
+        "\n".join([_INDEX_FORMAT, state.compacted, *entries]).encode()
+    ).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,16 +226,18 @@ def _write(
     try:
         if batches is None:
             create_tables(connection)
-            connection.execute(f"CREATE TABLE {_BATCHES_TABLE} (batch_id VARCHAR, signature VARCHAR)")
+            connection.execute(
+                f"CREATE TABLE {_BATCHES_TABLE} (batch_id VARCHAR, signature VARCHAR)"
+            )
             connection.execute(f"CREATE TABLE {_META_TABLE} (format VARCHAR, compacted VARCHAR)")
             connection.execute(f"INSERT INTO {_META_TABLE} VALUES (?, '')", [_INDEX_FORMAT])
         _source_views(connection, root, batches)
         counts = apply_rows(connection, "_raw", "_chunks", resort=batches is None)
-        applied = (
-            batches
-            if batches is not None
-            else [str(r[0]) for r in connection.execute("SELECT DISTINCT batch_id FROM _raw")]
-        )
+        if batches is None:
+            rows = connection.execute("SELECT DISTINCT batch_id FROM _raw").fetchall()
+            applied = sorted({*state.batches, *(str(row[0]) for row in rows)})
+        else:
+            applied = batches
         signatures = [(b, state.batches.get(b, _COMPACTED)) for b in applied]
         connection.execute(
             f"DELETE FROM {_BATCHES_TABLE} WHERE batch_id IN (SELECT unnest(?::VARCHAR[]))",
@@ -254,8 +258,8 @@ def _write(
     return counts, docs, postings
 
 
-def _bring_up(root: Path, batch_id: str | None) -> IndexUpdate:
-    """Apply `batch_id` (when given) and every stale batch, or build anew; under the lock."""
+def _bring_up(root: Path) -> IndexUpdate:
+    """Apply every stale batch, or build anew; under the lock."""
     started = time.perf_counter()
     target = root / INDEX_FILE
     with _writer_lock(root):
@@ -265,8 +269,9 @@ def _bring_up(root: Path, batch_id: str | None) -> IndexUpdate:
         if recorded is None:
             batches = None
         else:
-            stale = _stale(root, state, recorded)
-            batches = sorted({*stale, batch_id} if batch_id else set(stale))
+            # A batch step's own batch is among them unless the index holds its files as they
+            # are now (a step that waited on the lock may find it applied by the one before).
+            batches = _stale(root, state, recorded)
             if not batches and state.compacted == recorded.compacted:
                 return IndexUpdate(target, (), False, *_counts(target))
         counts, docs, postings = _write(root, target, state, batches)
@@ -302,13 +307,15 @@ def _counts(target: Path) -> tuple[int, int]:
 
 def update_index(root: Path, batch_id: str) -> IndexUpdate:
     """The per-batch step: make the index hold `batch_id`'s chunks and drop the rows of the
-    files it replaced or deleted (and catch up any other batch the index is behind on).
+    files it replaced or deleted (with any other batch the index is behind on: a batch is
+    stale when its `chunks` or `raw_files` file is not the one the index applied, so a rerun
+    of `batch_id`, which rewrites them, is applied again).
 
     Raises:
         SearchError: the store's tables could not be read or the index written.
         MissingDependencyError: the `fts` extension package (for `stem`) is missing.
     """
-    return _bring_up(Path(root).resolve(), batch_id)
+    return _bring_up(Path(root).resolve())
 
 
 def ensure_index(root: Path) -> Path:
@@ -331,7 +338,7 @@ def ensure_index(root: Path) -> Path:
             return target
     if not (root / "tables").is_dir() and not (root / CATALOG_FILE).is_file():
         raise SearchError(f"no content store at {root}")
-    return _bring_up(root, None).path
+    return _bring_up(root).path
 
 
 def open_index(root: Path) -> duckdb.DuckDBPyConnection:

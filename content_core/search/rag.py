@@ -77,15 +77,13 @@ class RAG:
         self.k = k
         self.mode: SearchMode = mode or ("bm25" if embed is None else "hybrid")
         self._searcher = Searcher(self.root, self.embedder)
-        given = {
-            "chunker": chunker,
-            "chunk_size": chunk_size,
-            "chunk_overlap": chunk_overlap,
-            "options": None if parent_chunk_size is None else {
-                "parent_chunk_size": parent_chunk_size
-            },
-        }
-        self.chunking = ChunkingConfig(**{k: v for k, v in given.items() if v is not None})
+        default = ChunkingConfig()
+        self.chunking = ChunkingConfig(
+            chunker=chunker or default.chunker,
+            chunk_size=chunk_size or default.chunk_size,
+            chunk_overlap=default.chunk_overlap if chunk_overlap is None else chunk_overlap,
+            options={} if parent_chunk_size is None else {"parent_chunk_size": parent_chunk_size},
+        )
         # One searcher (one index connection, one copy of the vectors) for `search` and
         # `asearch`: DuckDB connections take one statement at a time.
         self._lock = threading.Lock()

@@ -84,8 +84,7 @@ def create_tables(connection: duckdb.DuckDBPyConnection) -> None:
     )
     connection.execute(f"CREATE TABLE {TERMS_TABLE} (termid INTEGER, term VARCHAR, df BIGINT)")
     connection.execute(
-        f"CREATE TABLE {POSTINGS_TABLE} (termid INTEGER, docid BIGINT, tf INTEGER, "
-        "doc_len INTEGER)"
+        f"CREATE TABLE {POSTINGS_TABLE} (termid INTEGER, docid BIGINT, tf INTEGER, doc_len INTEGER)"
     )
     connection.execute(
         f"CREATE TABLE {STATS_TABLE} AS SELECT 0::BIGINT AS num_docs, 0::BIGINT AS total_len, "
@@ -221,8 +220,10 @@ def apply_rows(
         )
         removed, postings_removed = _remove(connection)
         added, postings_added = _add(connection, chunks)
-        connection.execute(f"DELETE FROM {PATHS_TABLE} p USING _won w "
-                           "WHERE p.source_id = w.source_id AND p.path = w.path")
+        connection.execute(
+            f"DELETE FROM {PATHS_TABLE} p USING _won w "
+            "WHERE p.source_id = w.source_id AND p.path = w.path"
+        )
         connection.execute(
             f"INSERT INTO {PATHS_TABLE} SELECT source_id, path, batch_seq, batch_id FROM _won"
         )
