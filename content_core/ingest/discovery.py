@@ -9,7 +9,6 @@ writing a manifest and anything after it repeats work but never loses a change.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import mimetypes
 import time
@@ -28,6 +27,7 @@ from content_core.ingest.hashing import HashCache, read_stable
 from content_core.ingest.known import SNAPSHOT_EVERY, load_latest, save_snapshot
 from content_core.sources import EntrySource
 from content_core.store import BatchRow, ContentStore
+from content_core.store.locks import state_lock
 
 __all__ = [
     "BatchManifest",
@@ -68,18 +68,9 @@ class BatchManifest(BaseModel):
 
 @contextmanager
 def _source_lock(store: ContentStore, source_id: str) -> Iterator[None]:
-    """One discovery per source at a time, across processes (sensor, schedule, CLI).
-
-    An flock dies with its process, so a discovery killed mid-way never leaves the source locked.
-    """
-    lock_path = store.root / "state" / f"{source_id}.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    """One discovery per source at a time, across processes (sensor, schedule, CLI)."""
+    with state_lock(store.root, source_id):
+        yield
 
 
 def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[ManifestEntry]) -> str:
@@ -360,7 +351,8 @@ def record_bytes(
     store.ensure_layout()
     with _source_lock(store, source_id):
         sha256 = store.blobs.put(data)
-        previous = (store.list_batches(source_id) or [None])[-1]
+        earlier = store.list_batches(source_id)
+        previous = earlier[-1] if earlier else None
         seq = int(previous.rsplit("-", 2)[-2]) if previous else 0
         known = store.query(
             "SELECT change FROM batches WHERE source_id = ? AND path = ? "

@@ -39,7 +39,7 @@ def bm25_ranking(
         return []
     terms = [(int(termid), int(df), float(idf)) for termid, df, idf, _ in rows]
     common = {t for t, df, _ in terms if df > _COMMON_SHARE * int(rows[0][3])}
-    depth = 2 * k
+    depth = k
     while True:
         ranked: list[tuple[int, float]] = []
         if common and len(common) < len(terms) and sum(df for _, df, _ in terms) > _FULL_SCAN:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -179,9 +179,10 @@ class Searcher:
             )
             .fetchall()
         )
-        by_id: dict[str, tuple[object, ...]] = {}
-        for row in rows:  # a chunk under several paths: the path indexed first
-            by_id.setdefault(row[0], row)
+        # Any: DuckDB row values, typed by SearchHit's fields.
+        by_id: dict[str, tuple[Any, ...]] = {}
+        for found in rows:  # a chunk under several paths: the path indexed first
+            by_id.setdefault(found[0], found)
         hits: list[SearchHit] = []
         for key, score in ranked:
             row = by_id.get(key)

@@ -17,14 +17,11 @@ after the other and a search under way keeps reading the file it opened.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import logging
 import os
 import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +30,7 @@ import duckdb
 from content_core.errors import SearchError
 from content_core.search.terms import ApplyCounts, apply_rows, create_tables, index_counts
 from content_core.store.layout import CATALOG_FILE
+from content_core.store.locks import state_lock
 
 logger = logging.getLogger(__name__)
 
@@ -182,19 +180,6 @@ def _compacted_batches(root: Path) -> list[str]:
     return sorted(found)
 
 
-@contextmanager
-def _writer_lock(root: Path) -> Iterator[None]:
-    """One writer of the index per store at a time, across processes; dies with its process."""
-    lock_path = root / "state" / "search_index.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
 def _source_views(
     connection: duckdb.DuckDBPyConnection, root: Path, batches: list[str] | None
 ) -> None:
@@ -262,7 +247,7 @@ def _bring_up(root: Path) -> IndexUpdate:
     """Apply every stale batch, or build anew; under the lock."""
     started = time.perf_counter()
     target = root / INDEX_FILE
-    with _writer_lock(root):
+    with state_lock(root, "search_index"):  # one writer per store
         # Stat before reading rows: a file rewritten meanwhile is found stale next time.
         state = _file_state(root)
         recorded = _recorded(target)

@@ -16,13 +16,12 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from content_core.embeddings import EmbedderConfig
 from content_core.search.engine import Searcher
+from content_core.search.highlight import format_hits
 from content_core.search.index import ensure_index
 from content_core.search.terms import DOCS_TABLE
-from content_core.search.highlight import format_hits
 from content_core.search.types import SearchFilters, SearchHit, SearchMode
-
-from content_core.embeddings import EmbedderConfig
 
 if TYPE_CHECKING:
     from content_core.embeddings import Embedder, EmbedFunction

@@ -4,7 +4,8 @@ It computes BM25 exactly as the `fts` index does (k1 = 1.2, b = 0.75, log10 IDF,
 tokenizer and Porter stems: the scores are equal) over `current_chunks` at query time, so it
 needs nothing but the catalog and `LOAD fts` (for `stem`) and is always current. It reads every
 chunk, so on a large store `content-pipeline search` and `content_core.RAG`, which use the
-index in `search.duckdb` (kept current per batch), answer faster. Arrow lambdas: the text parses on DuckDB 1.2.
+index in `search.duckdb` (kept current per batch), answer faster. Arrow lambdas: the text
+parses on DuckDB 1.2.
 """
 
 from __future__ import annotations

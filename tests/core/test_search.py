@@ -8,10 +8,10 @@ import pytest
 
 from content_core.search import SearchFilters, highlight, reciprocal_rank_fusion, snippet
 from content_core.search.bm25 import IGNORE, STEMMER, bm25_ranking
-from content_core.search.terms import apply_rows, create_tables, index_counts
-from content_core.store import load_extension
 from content_core.search.highlight import ANSI_MARKS
+from content_core.search.terms import apply_rows, create_tables, index_counts
 from content_core.search.vector import VECTORS_TABLE, rank_vectors
+from content_core.store import load_extension
 
 
 def _porter(words: list[str]) -> list[str]:
