@@ -208,7 +208,7 @@ def bm25_latency(connection: duckdb.DuckDBPyConnection, path: Path, queries: lis
     before = _peak_rss_mb()
     started = time.perf_counter()
     create_tables(connection)
-    apply_rows(connection, "raw", "chunks", resort=True)
+    apply_rows(connection, "raw", "chunks")
     connection.execute("CHECKPOINT")
     built = time.perf_counter() - started
     docs, postings = index_counts(connection)

@@ -217,7 +217,7 @@ def _write(
             connection.execute(f"CREATE TABLE {_META_TABLE} (format VARCHAR, compacted VARCHAR)")
             connection.execute(f"INSERT INTO {_META_TABLE} VALUES (?, '')", [_INDEX_FORMAT])
         _source_views(connection, root, batches)
-        counts = apply_rows(connection, "_raw", "_chunks", resort=batches is None)
+        counts = apply_rows(connection, "_raw", "_chunks")
         if batches is None:
             rows = connection.execute("SELECT DISTINCT batch_id FROM _raw").fetchall()
             applied = sorted({*state.batches, *(str(row[0]) for row in rows)})

@@ -160,6 +160,8 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
         f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid, f.docid"
     )
     postings = _count(connection, "SELECT count(*) FROM _fresh_postings")
+    # Into an empty table (a full build) the sorted rows are the sorted table: no tail.
+    tail = postings if _count(connection, f"SELECT count(*) FROM {POSTINGS_TABLE}") else 0
     connection.execute(
         f"INSERT INTO {POSTINGS_TABLE} SELECT * FROM _fresh_postings ORDER BY termid, docid"
     )
@@ -177,7 +179,7 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
         "total_len = total_len + (SELECT sum(len(terms)) FROM _fresh), "
         "next_docid = (SELECT max(docid) + 1 FROM _fresh), "
         f"next_termid = (SELECT coalesce(max(termid) + 1, 0) FROM {TERMS_TABLE}), "
-        f"tail_rows = tail_rows + {postings}"
+        f"tail_rows = tail_rows + {tail}"
     )
     return docs, postings
 
@@ -204,8 +206,8 @@ def apply_rows(
     at least the indexed one, drop the indexed documents and add the batch's chunks (none for
     a deletion). Other documents and their postings are not touched.
 
-    `resort` sorts the postings by term afterwards (a full build); otherwise they are sorted
-    only when the unsorted tail has grown past its limit.
+    The postings appended are sorted by term when the unsorted tail has grown past its limit
+    (`resort`: now).
     """
     load_extension(connection, "fts")  # `stem`
     connection.execute("BEGIN TRANSACTION")

@@ -25,7 +25,7 @@ from content_core.ingest.discovery import record_bytes
 from content_core.processing import ProcessingConfig
 from content_core.search.index import INDEX_FILE, ensure_index
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
-from content_core.store import ContentStore
+from content_core.store import ContentStore, compact_store
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -53,6 +53,19 @@ def _applied(store: ContentStore) -> dict[str, int]:
     return {str(batch): int(n) for batch, n in rows}
 
 
+def _postings(store: ContentStore, path: str) -> list[tuple[object, ...]]:
+    """The postings (term, document, tf, length) of the chunks of `path` in the index file."""
+    connection = duckdb.connect(str(store.root / INDEX_FILE), read_only=True)
+    try:
+        return connection.execute(
+            "SELECT p.* FROM index_postings p SEMI JOIN chunk_index c "
+            "ON c.docid = p.docid AND c.path = ? ORDER BY ALL",
+            [path],
+        ).fetchall()
+    finally:
+        connection.close()
+
+
 def _folder(root: Path, name: str, files: dict[str, str]) -> Path:
     folder = root / name
     folder.mkdir()
@@ -68,28 +81,29 @@ def test_a_search_catches_up_only_the_batches_the_index_lacks(tmp_path: Path) ->
     # No index at all: the first search builds it from the store.
     assert [h.path for h in Searcher(store.root).search("okapi", 5, "bm25")] == ["okapi.txt"]
     assert _applied(store) == {first: 1}
-    connection = duckdb.connect(str(store.root / INDEX_FILE), read_only=True)
-    okapi_postings = connection.execute("SELECT * FROM index_postings ORDER BY ALL").fetchall()
-    connection.close()
+    okapi = _postings(store, "okapi.txt")
 
     (inbox / "quokka.txt").write_text("A quokka smiles on Rottnest Island.")
     second = _batch(store, inbox)  # written by a script: no index step ran
     assert _applied(store) == {first: 1}
     assert [h.path for h in Searcher(store.root).search("quokka", 5, "bm25")] == ["quokka.txt"]
     assert _applied(store) == {first: 1, second: 1}
-    connection = duckdb.connect(str(store.root / INDEX_FILE), read_only=True)
-    kept = connection.execute(
-        "SELECT * FROM index_postings WHERE docid IN (SELECT docid FROM chunk_index "
-        "WHERE path = 'okapi.txt') ORDER BY ALL"
-    ).fetchall()
-    connection.close()
-    assert kept == okapi_postings  # the first batch's postings were not rebuilt
+    assert _postings(store, "okapi.txt") == okapi  # the first batch's were not rebuilt
 
     (inbox / "okapi.txt").unlink()
-    _batch(store, inbox)
+    third = _batch(store, inbox)
     assert Searcher(store.root).search("okapi", 5, "bm25") == []
+    assert _applied(store) == {first: 0, second: 1, third: 0}
     path = ensure_index(store.root)
-    assert ensure_index(store.root) == path  # current: nothing to do
+    stamp = path.stat().st_mtime_ns
+    assert ensure_index(store.root) == path and path.stat().st_mtime_ns == stamp  # current
+
+    # Compaction moves every batch into other files and changes no row: nothing re-applied.
+    quokka = _postings(store, "quokka.txt")
+    compact_store(store)
+    assert [h.path for h in Searcher(store.root).search("quokka", 5, "bm25")] == ["quokka.txt"]
+    assert _applied(store) == {first: 0, second: 1, third: 0}
+    assert _postings(store, "quokka.txt") == quokka
 
 
 def _apply(root: str, batch_id: str) -> int:
