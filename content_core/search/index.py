@@ -38,7 +38,6 @@ __all__ = [
     "INDEX_FILE",
     "IndexUpdate",
     "ensure_index",
-    "index_state",
     "open_index",
     "store_fingerprint",
     "update_index",
@@ -74,13 +73,6 @@ class IndexUpdate:
 class _FileState:
     batches: dict[str, str]  # batch_id -> signature of its per-batch files
     compacted: str  # digest of the compacted files
-
-
-def index_state(root: Path) -> tuple[dict[str, str], str]:
-    """The signature of each batch's per-batch `chunks`/`raw_files` files, and a digest of the
-    compacted files: stat calls only."""
-    state = _file_state(Path(root).resolve())
-    return state.batches, state.compacted
 
 
 def _stat(path: Path) -> str | None:
