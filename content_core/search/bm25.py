@@ -39,6 +39,8 @@ def bm25_ranking(
         return []
     terms = [(int(termid), int(df), float(idf)) for termid, df, idf, _ in rows]
     common = {t for t, df, _ in terms if df > _COMMON_SHARE * int(rows[0][3])}
+    if len(common) == len(terms) > 1:  # all common: the rarest decides the candidates
+        common.discard(min(terms, key=lambda term: (term[1], term[0]))[0])
     depth = k
     while True:
         ranked: list[tuple[int, float]] = []
