@@ -42,7 +42,8 @@ __all__ = [
 DOCS_TABLE = "chunk_index"
 TERMS_TABLE = "index_terms"  # termid, term, df
 POSTINGS_TABLE = "index_postings"  # termid, docid, tf, doc_len: one row per term of a document
-STATS_TABLE = "index_stats"  # one row: num_docs, total_len, next_docid, next_termid, tail_rows
+# One row: num_docs, total_len (their terms), next_docid, next_termid, postings, tail_rows.
+STATS_TABLE = "index_stats"
 PATHS_TABLE = "index_paths"  # source_id, path, batch_seq, batch_id: the version indexed
 INDEX_COLUMNS = (
     "chunk_id",
@@ -88,7 +89,8 @@ def create_tables(connection: duckdb.DuckDBPyConnection) -> None:
     )
     connection.execute(
         f"CREATE TABLE {STATS_TABLE} AS SELECT 0::BIGINT AS num_docs, 0::BIGINT AS total_len, "
-        "0::BIGINT AS next_docid, 0::INTEGER AS next_termid, 0::BIGINT AS tail_rows"
+        "0::BIGINT AS next_docid, 0::INTEGER AS next_termid, 0::BIGINT AS postings, "
+        "0::BIGINT AS tail_rows"
     )
     connection.execute(
         f"CREATE TABLE {PATHS_TABLE} (source_id VARCHAR, path VARCHAR, batch_seq BIGINT, "
@@ -110,9 +112,14 @@ def _remove(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     docs = _count(connection, "SELECT count(*) FROM _gone")
     if not docs:
         return 0, 0
+    # The removed postings, from the documents' own text (tokenized as when they were added):
+    # their terms' df goes down without reading the postings, which are sorted by term, so
+    # every row group holds some of them; the one scan left is the delete.
     connection.execute(
-        "CREATE OR REPLACE TEMP TABLE _gone_terms AS SELECT termid, count(*) AS n "
-        f"FROM {POSTINGS_TABLE} SEMI JOIN _gone USING (docid) GROUP BY termid"
+        "CREATE OR REPLACE TEMP TABLE _gone_terms AS SELECT t.termid, count(*) AS n FROM "
+        "(SELECT DISTINCT docid, term FROM (SELECT docid, "
+        f"unnest({terms_sql('content')}) AS term FROM {DOCS_TABLE} SEMI JOIN _gone USING (docid))) "
+        f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid"
     )
     postings = _count(connection, "SELECT sum(n) FROM _gone_terms")
     connection.execute(
@@ -122,7 +129,8 @@ def _remove(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     connection.execute(f"DELETE FROM {DOCS_TABLE} WHERE docid IN (SELECT docid FROM _gone)")
     connection.execute(
         f"UPDATE {STATS_TABLE} SET num_docs = num_docs - (SELECT count(*) FROM _gone), "
-        "total_len = total_len - (SELECT coalesce(sum(doc_len), 0) FROM _gone)"
+        "total_len = total_len - (SELECT coalesce(sum(doc_len), 0) FROM _gone), "
+        f"postings = postings - {postings}"
     )
     return docs, postings
 
@@ -161,7 +169,7 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
     )
     postings = _count(connection, "SELECT count(*) FROM _fresh_postings")
     # Into an empty table (a full build) the sorted rows are the sorted table: no tail.
-    tail = postings if _count(connection, f"SELECT count(*) FROM {POSTINGS_TABLE}") else 0
+    tail = postings if _count(connection, f"SELECT postings FROM {STATS_TABLE}") else 0
     connection.execute(
         f"INSERT INTO {POSTINGS_TABLE} SELECT * FROM _fresh_postings ORDER BY termid, docid"
     )
@@ -179,14 +187,14 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
         "total_len = total_len + (SELECT sum(len(terms)) FROM _fresh), "
         "next_docid = (SELECT max(docid) + 1 FROM _fresh), "
         f"next_termid = (SELECT coalesce(max(termid) + 1, 0) FROM {TERMS_TABLE}), "
-        f"tail_rows = tail_rows + {tail}"
+        f"postings = postings + {postings}, tail_rows = tail_rows + {tail}"
     )
     return docs, postings
 
 
 def _resort_if_due(connection: duckdb.DuckDBPyConnection, *, force: bool) -> bool:
     tail, total = connection.execute(
-        f"SELECT tail_rows, (SELECT count(*) FROM {POSTINGS_TABLE}) FROM {STATS_TABLE}"
+        f"SELECT tail_rows, postings FROM {STATS_TABLE}"
     ).fetchone() or (0, 0)
     if not force and (tail < _RESORT_MIN_ROWS or tail < _RESORT_SHARE * total):
         return False
@@ -245,7 +253,5 @@ def apply_rows(
 
 def index_counts(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     """(documents, postings) the tables hold."""
-    row = connection.execute(
-        f"SELECT (SELECT count(*) FROM {DOCS_TABLE}), (SELECT count(*) FROM {POSTINGS_TABLE})"
-    ).fetchone()
+    row = connection.execute(f"SELECT num_docs, postings FROM {STATS_TABLE}").fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
