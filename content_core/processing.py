@@ -33,6 +33,7 @@ from content_core.formats import default_formats
 from content_core.ocr import OcrConfig, OcrOutcome, OcrPage, OcrRun, is_picture
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
+from content_core.store.storage import open_storage
 
 __all__ = ["TEXT_STATUSES", "ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
 
@@ -148,6 +149,8 @@ class _Task:
     blob_root: Path
     ocr: OcrConfig = OcrConfig()
     timeout_s: float = ProcessingConfig().timeout_s
+    # The object-store root the blobs are PUT to (`s3://...`), when the store is on one.
+    blob_remote: str | None = None
 
 
 def process_files(
@@ -165,7 +168,8 @@ def process_files(
     turns into a "worker"-stage failure record for that file only.
     """
     binary = _within_file_limit(config)
-    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s)
+    remote = blob_store.remote.location if blob_store.remote is not None else None
+    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote)
              for item in inputs]
     if not tasks:
         return []
@@ -251,7 +255,9 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         empty = EmptyFileError(f"{item.filename}: 0 bytes, nothing to extract")
         return [_error_record(raw_id, (), mt.EMPTY, item.filename, empty.error_type,
                               empty.message, "sniff", kind=kind_for(mt.EMPTY))]
-    store = BlobStore(task.blob_root)
+    store = BlobStore(
+        task.blob_root, open_storage(task.blob_remote) if task.blob_remote else None
+    )
     normalizer = BinaryNormalizer(config=task.binary, office=_converter(task.binary))
     try:
         artifacts = asyncio.run(

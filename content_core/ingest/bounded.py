@@ -1,6 +1,6 @@
-"""Per-artifact time budgets for the text stages after normalisation (chunks, compressed
-contexts): each artifact's work runs as one task of the warm worker pool that normalisation
-uses, under its stage's `timeout_s`.
+"""Per-artifact time budgets for the stages after normalisation (chunks, compressed
+contexts, message parts): each artifact's work runs as one task of the warm worker pool that
+normalisation uses, under its stage's `timeout_s`.
 
 A worker process is the only way to stop CPU-bound Python code (a regex, a tokeniser) at a
 deadline: a thread cannot be killed and an asyncio timeout only fires at an await. The pool is
@@ -16,6 +16,8 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from content_core.agents.pages import PdfHandling
+from content_core.agents.parts import ArtifactPart, artifact_parts
 from content_core.chunking import Chunk, ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, CompressionResult, compress_text
 from content_core.compression._text import default_estimator
@@ -23,7 +25,10 @@ from content_core.errors import ContentError, StageTimeoutError
 from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure, WorkerTimeoutError, shared_pool
 
-__all__ = ["chunk_documents", "compress_documents"]
+__all__ = ["PartsTask", "chunk_documents", "compress_documents", "parts_of_artifacts"]
+
+# One artifact for `parts_of_artifacts`: its bytes (images, PDFs), media type, text and pages.
+PartsTask = tuple[bytes | None, str, str | None, tuple[tuple[int, int, int], ...]]
 
 _log = logging.getLogger(__name__)
 
@@ -59,6 +64,21 @@ def compress_documents(
     return _run_bounded(
         "compressed_contexts", _compress_one, [(t, config) for t in texts], config.timeout_s
     )
+
+
+def parts_of_artifacts(
+    tasks: Sequence[PartsTask], handling: PdfHandling
+) -> list[list[ArtifactPart] | TaskFailure]:
+    """The message parts of each artifact (`artifact_parts`), in order; a `TaskFailure` for one
+    that ran past `handling.timeout_s` (`StageTimeoutError`) or could not be made."""
+    return _run_bounded(
+        "message_parts", _parts_one, [(t, handling) for t in tasks], handling.timeout_s
+    )
+
+
+def _parts_one(task: tuple[PartsTask, PdfHandling]) -> list[ArtifactPart]:
+    (data, media_type, text, pages), handling = task
+    return artifact_parts(data, media_type=media_type, text=text, pages=pages, handling=handling)
 
 
 def _warm_up(_: None) -> None:

@@ -20,8 +20,7 @@ def build_search_index(store: ContentStore, batch_id: str) -> StageReport:
         SearchError: the store's tables could not be read or the index written.
         MissingDependencyError: the `fts` extension package (for `stem`) is missing.
     """
-    store.ensure_layout()
-    update = update_index(store.root, batch_id)
+    update = update_index(store, batch_id)
     return StageReport(
         table=SEARCH_INDEX,
         batch_id=batch_id,

@@ -18,6 +18,7 @@ from content_core.agents import (
     AgentConfig,
     ExtractionInput,
     ExtractionRecord,
+    PdfHandling,
     merge_extractions,
     run_extractions,
 )
@@ -27,6 +28,7 @@ from content_core.compression import CompressionConfig, CompressionResult
 from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.ingest.bounded import chunk_documents, compress_documents
 from content_core.ingest.embeddings import build_chunk_embeddings
+from content_core.ingest.message_parts import build_message_parts
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
 from content_core.ingest.search_index import build_search_index
@@ -70,6 +72,7 @@ class PipelineConfig(BaseModel):
     compression: CompressionConfig = Field(default_factory=CompressionConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    message_parts: PdfHandling = Field(default_factory=PdfHandling)
 
 
 # The raw_files columns that are the manifest entry's own.
@@ -370,6 +373,7 @@ def run_batch(
         lambda: build_chunks(store, batch_id, config.chunking),
         lambda: build_chunk_embeddings(store, batch_id, config.embedder, embedder),
         lambda: build_search_index(store, batch_id),
+        lambda: build_message_parts(store, batch_id, config.message_parts),
         lambda: build_compressed_contexts(store, batch_id, config.compression),
         lambda: build_extractions(store, batch_id, config.agent),
         lambda: build_merged_extractions(store, batch_id, config.agent),

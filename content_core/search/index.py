@@ -24,6 +24,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -31,6 +32,10 @@ from content_core.errors import SearchError
 from content_core.search.terms import ApplyCounts, apply_rows, create_tables, index_counts
 from content_core.store.layout import CATALOG_FILE
 from content_core.store.locks import state_lock
+from content_core.store.storage import Storage, open_storage
+
+if TYPE_CHECKING:
+    from content_core.store.store import ContentStore
 
 logger = logging.getLogger(__name__)
 
@@ -75,39 +80,28 @@ class _FileState:
     compacted: str  # digest of the compacted files
 
 
-def _stat(path: Path) -> str | None:
-    try:
-        info = path.stat()
-    except FileNotFoundError:  # removed by a compaction while listed
-        return None
-    return f"{info.st_size}:{info.st_mtime_ns}"
-
-
-def _file_state(root: Path) -> _FileState:
+def _file_state(storage: Storage) -> _FileState:
+    """Per batch, the size and version of its per-batch `chunks` and `raw_files` files; a
+    digest of the compacted ones. A listing of those two tables (stat calls on a folder)."""
     parts: dict[str, list[str]] = {}
     packed: list[str] = []
     for number, table in enumerate(_KEY_TABLES):
-        folder = root / "tables" / table
-        if not folder.is_dir():
-            continue
-        for entry in os.scandir(folder):
-            if entry.name.startswith("batch=") and entry.name != _EMPTY:
-                stat = _stat(Path(entry.path) / "data.parquet")
-                if stat is not None:
-                    slot = parts.setdefault(entry.name[len("batch=") :], ["-"] * len(_KEY_TABLES))
-                    slot[number] = stat
-        for path in sorted((folder / _COMPACTED).glob("part-*.parquet")):
-            stat = _stat(path)
-            if stat is not None:
-                packed.append(f"{table}/{path.name}:{stat}")
+        for item in storage.list(f"tables/{table}/"):
+            folder, _, name = item.key[len(f"tables/{table}/") :].partition("/")
+            stat = f"{item.size_bytes}:{item.version}"
+            if folder.startswith("batch=") and folder != _EMPTY and name == "data.parquet":
+                slot = parts.setdefault(folder[len("batch=") :], ["-"] * len(_KEY_TABLES))
+                slot[number] = stat
+            elif folder == _COMPACTED and name.startswith("part-"):
+                packed.append(f"{item.key}:{stat}")
     batches = {batch: "|".join(slot) for batch, slot in parts.items()}
-    return _FileState(batches, hashlib.sha256("\n".join(packed).encode()).hexdigest())
+    return _FileState(batches, hashlib.sha256("\n".join(sorted(packed)).encode()).hexdigest())
 
 
-def store_fingerprint(root: Path) -> str:
+def store_fingerprint(root: Path | str) -> str:
     """A digest of every Parquet file behind current_chunks: changes with any batch written,
     rerun, compacted or deleted."""
-    state = _file_state(Path(root).resolve())
+    state = _file_state(open_storage(root))
     entries = sorted(f"{b}={s}" for b, s in state.batches.items())
     return hashlib.sha256(
         "\n".join([_INDEX_FORMAT, state.compacted, *entries]).encode()
@@ -140,50 +134,46 @@ def _recorded(target: Path) -> _Recorded | None:
     return _Recorded({str(b): str(s) for b, s in rows}, str(meta[1]))
 
 
-def _stale(root: Path, state: _FileState, recorded: _Recorded) -> list[str]:
+def _stale(storage: Storage, state: _FileState, recorded: _Recorded) -> list[str]:
     """Batches whose per-batch files differ from what the index applied, and batches only in
     compacted files that it never applied (compaction itself changes no row)."""
     stale = [b for b, sig in state.batches.items() if recorded.batches.get(b) != sig]
     if state.compacted != recorded.compacted:
         stale += [
             b
-            for b in _compacted_batches(root)
+            for b in _compacted_batches(storage)
             if b not in recorded.batches and b not in state.batches
         ]
     return sorted(set(stale))
 
 
-def _compacted_batches(root: Path) -> list[str]:
+def _compacted_batches(storage: Storage) -> list[str]:
     connection = duckdb.connect(":memory:")
     found: set[str] = set()
     try:
+        storage.prepare(connection)
         for table in _KEY_TABLES:
-            folder = root / "tables" / table / _COMPACTED
-            if any(folder.glob("part-*.parquet")):
-                glob = str(folder / "part-*.parquet").replace("'", "''")
-                found.update(
-                    str(row[0])
-                    for row in connection.execute(
-                        f"SELECT DISTINCT batch_id FROM read_parquet('{glob}')"
+            for item in storage.list(f"tables/{table}/{_COMPACTED}/"):
+                if item.key.endswith(".parquet"):
+                    rows = connection.execute(
+                        "SELECT DISTINCT batch_id FROM read_parquet(?)", [storage.url(item.key)]
                     ).fetchall()
-                )
+                    found.update(str(row[0]) for row in rows)
     finally:
         connection.close()
     return sorted(found)
 
 
 def _source_views(
-    connection: duckdb.DuckDBPyConnection, root: Path, batches: list[str] | None
+    connection: duckdb.DuckDBPyConnection, storage: Storage, batches: list[str] | None
 ) -> None:
     """Temp relations `_raw` and `_chunks`: the rows of `batches` (None: of every batch)."""
-    # Imported here: pyarrow, which a search of a current index never needs.
     from content_core.store.catalog import table_select
-    from content_core.store.store import ContentStore
 
-    ContentStore(root).ensure_layout()
+    storage.prepare(connection)
     where = "" if batches is None else " WHERE batch_id IN (SELECT unnest(?::VARCHAR[]))"
     for view, table in (("_raw", "raw_files"), ("_chunks", "chunks")):
-        select = f"SELECT * FROM ({table_select(root, table)}){where}"
+        select = f"SELECT * FROM ({table_select(storage, table)}){where}"
         if batches is not None:  # parameters cannot go into a view: read once, here
             connection.execute(f"CREATE OR REPLACE TEMP TABLE {view} AS {select}", [batches])
         else:
@@ -191,10 +181,11 @@ def _source_views(
 
 
 def _write(
-    root: Path, target: Path, state: _FileState, batches: list[str] | None
+    root: Path, storage: Storage, state: _FileState, batches: list[str] | None
 ) -> tuple[ApplyCounts, int, int]:
     """Apply `batches` (None: build from every batch) to a copy of the index, record `state`
     for them, rename the copy into place; (counts, documents, postings) of the new file."""
+    target = root / INDEX_FILE
     tmp = root / f".{INDEX_FILE}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
     if batches is not None:
@@ -208,7 +199,7 @@ def _write(
             )
             connection.execute(f"CREATE TABLE {_META_TABLE} (format VARCHAR, compacted VARCHAR)")
             connection.execute(f"INSERT INTO {_META_TABLE} VALUES (?, '')", [_INDEX_FORMAT])
-        _source_views(connection, root, batches)
+        _source_views(connection, storage, batches)
         counts = apply_rows(connection, "_raw", "_chunks")
         if batches is None:
             rows = connection.execute("SELECT DISTINCT batch_id FROM _raw").fetchall()
@@ -235,23 +226,23 @@ def _write(
     return counts, docs, postings
 
 
-def _bring_up(root: Path) -> IndexUpdate:
+def _bring_up(root: Path, storage: Storage) -> IndexUpdate:
     """Apply every stale batch, or build anew; under the lock."""
     started = time.perf_counter()
     target = root / INDEX_FILE
     with state_lock(root, "search_index"):  # one writer per store
         # Stat before reading rows: a file rewritten meanwhile is found stale next time.
-        state = _file_state(root)
+        state = _file_state(storage)
         recorded = _recorded(target)
         if recorded is None:
             batches = None
         else:
             # A batch step's own batch is among them unless the index holds its files as they
             # are now (a step that waited on the lock may find it applied by the one before).
-            batches = _stale(root, state, recorded)
+            batches = _stale(storage, state, recorded)
             if not batches and state.compacted == recorded.compacted:
                 return IndexUpdate(target, (), False, *_counts(target))
-        counts, docs, postings = _write(root, target, state, batches)
+        counts, docs, postings = _write(root, storage, state, batches)
     update = IndexUpdate(
         path=target,
         batches=tuple(batches or ()),
@@ -282,7 +273,7 @@ def _counts(target: Path) -> tuple[int, int]:
         connection.close()
 
 
-def update_index(root: Path, batch_id: str) -> IndexUpdate:
+def update_index(store: ContentStore, batch_id: str) -> IndexUpdate:
     """The per-batch step: make the index hold `batch_id`'s chunks and drop the rows of the
     files it replaced or deleted (with any other batch the index is behind on: a batch is
     stale when its `chunks` or `raw_files` file is not the one the index applied, so a rerun
@@ -292,7 +283,8 @@ def update_index(root: Path, batch_id: str) -> IndexUpdate:
         SearchError: the store's tables could not be read or the index written.
         MissingDependencyError: the `fts` extension package (for `stem`) is missing.
     """
-    return _bring_up(Path(root).resolve())
+    store.ensure_layout()
+    return _bring_up(store.root, store.storage)
 
 
 def ensure_index(root: Path) -> Path:
@@ -307,15 +299,16 @@ def ensure_index(root: Path) -> Path:
         MissingDependencyError: the `fts` extension package is missing.
     """
     root = Path(root).resolve()
+    storage = open_storage(root)
     target = root / INDEX_FILE
     recorded = _recorded(target)
     if recorded is not None:
-        state = _file_state(root)
-        if state.compacted == recorded.compacted and not _stale(root, state, recorded):
+        state = _file_state(storage)
+        if state.compacted == recorded.compacted and not _stale(storage, state, recorded):
             return target
     if not (root / "tables").is_dir() and not (root / CATALOG_FILE).is_file():
         raise SearchError(f"no content store at {root}")
-    return _bring_up(root).path
+    return _bring_up(root, storage).path
 
 
 def open_index(root: Path) -> duckdb.DuckDBPyConnection:

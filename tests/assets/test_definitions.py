@@ -21,6 +21,7 @@ EXPECTED_ASSETS = {
     "chunks",
     "chunk_embeddings",
     "search_index",
+    "message_parts",
     "compressed_contexts",
     "agentic_extractions",
     "merged_extractions",
