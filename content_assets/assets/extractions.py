@@ -7,8 +7,8 @@ from content_assets.assets._table import table_metadata
 from content_assets.assets.chunk_embeddings import chunk_embeddings
 from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
-from content_assets.assets.search_index import search_index
 from content_assets.assets.message_parts import message_parts
+from content_assets.assets.search_index import search_index
 from content_assets.partitions import ingest_batches
 from content_assets.resources import AgentResource, ContentStoreResource
 from content_core.ingest import build_extractions, build_merged_extractions
