@@ -1,4 +1,4 @@
-"""The batch job: all eight assets of one ingest batch, in the Definitions' executor (in
+"""The batch job: every asset of one ingest batch, in the Definitions' executor (in
 process by default, Celery workers with CONTENT_EXECUTOR=celery: content_assets.executors)."""
 
 import dagster as dg

@@ -8,6 +8,7 @@ from content_assets.assets.chunk_embeddings import chunk_embeddings
 from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.assets.message_parts import message_parts
+from content_assets.assets.search_index import search_index
 from content_assets.partitions import ingest_batches
 from content_assets.resources import AgentResource, ContentStoreResource, NormaliserResource
 from content_core.ingest import build_extractions, build_merged_extractions
@@ -43,8 +44,8 @@ def agentic_extractions(
     group_name="content",
     kinds={"parquet", "duckdb"},
     # Last in every run: it marks the batch finished, so every other stage must be done by then
-    # (a compression or embedding step still failing keeps the batch pending).
-    deps=[agentic_extractions, chunk_embeddings, compressed_contexts, message_parts],
+    # (a compression, embedding or index step still failing keeps the batch pending).
+    deps=[agentic_extractions, chunk_embeddings, compressed_contexts, message_parts, search_index],
     metadata=table_metadata(MERGED_EXTRACTIONS),
 )
 def merged_extractions(

@@ -4,6 +4,7 @@ stage beside the others of stages.py, in its own module)."""
 from __future__ import annotations
 
 from content_core.embeddings import (
+    Embedder,
     EmbedderConfig,
     WordLlamaEmbedder,
     embed_cached,
@@ -25,6 +26,7 @@ def build_chunk_embeddings(
     store: ContentStore,
     batch_id: str,
     config: EmbedderConfig,
+    embedder: Embedder | None = None,
     *,
     pool: ProcessingConfig | None = None,
 ) -> StageReport:
@@ -39,7 +41,9 @@ def build_chunk_embeddings(
         EmbeddingUnavailableError: the endpoint stayed down through its retries (retry the run).
     """
     chunks = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
-    embedder = make_embedder(config)
+    # The pool's workers build their model from `config`: only then can they stand in for it.
+    in_pool = embedder is None
+    embedder = embedder or make_embedder(config)
     keys = [
         {
             "batch_id": batch_id,
@@ -59,7 +63,7 @@ def build_chunk_embeddings(
         model = embedder.name
         texts = [r["content"] or "" for r in chunks]
         cache_dir = store.root / "cache" / "embeddings"
-        if isinstance(embedder, WordLlamaEmbedder):
+        if in_pool and isinstance(embedder, WordLlamaEmbedder):
             run = embed_locally(
                 texts, config, embedder, cache_dir=cache_dir, pool=pool or ProcessingConfig()
             )

@@ -1,4 +1,4 @@
-"""The six pipeline stages, one function each: read a batch's upstream rows from the store,
+"""The pipeline stages, one function each: read a batch's upstream rows from the store,
 call the library, write the stage's table for the batch, report what happened.
 
 Dagster assets call these one-to-one; `run_batch` calls them in a plain loop.
@@ -25,12 +25,13 @@ from content_core.agents import (
 from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
-from content_core.embeddings import EmbedderConfig
+from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.ingest.bounded import chunk_documents, compress_documents, extract_offline
 from content_core.ingest.embeddings import build_chunk_embeddings
 from content_core.ingest.message_parts import build_message_parts
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
+from content_core.ingest.search_index import build_search_index
 from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.store import (
@@ -393,13 +394,18 @@ def run_batch(
     config: PipelineConfig,
     *,
     on_stage: Callable[[StageReport], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> list[StageReport]:
-    """Run every stage of `batch_id` in order, in this process, with no orchestrator."""
+    """Run every stage of `batch_id` in order, in this process, with no orchestrator
+    (`embedder`, when given, embeds the chunks instead of `config.embedder`'s)."""
     steps: list[Callable[[], StageReport]] = [
         lambda: build_raw_files(store, batch_id),
         lambda: build_normalised_artifacts(store, batch_id, config.processing),
         lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing),
-        lambda: build_chunk_embeddings(store, batch_id, config.embedder, pool=config.processing),
+        lambda: build_chunk_embeddings(
+            store, batch_id, config.embedder, embedder, pool=config.processing
+        ),
+        lambda: build_search_index(store, batch_id),
         lambda: build_message_parts(
             store, batch_id, config.message_parts, pool=config.processing
         ),

@@ -11,7 +11,6 @@ keeps winning. No manifest object is needed: the names and the view's rule are t
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import time
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from content_core.sources import os_path_text
 from content_core.store.catalog import COMPACTED_DIR, table_select
+from content_core.store.locks import state_lock
 from content_core.store.storage import StoredObject
 from content_core.store.store import ContentStore
 from content_core.store.tables import PIPELINE_TABLES
@@ -151,11 +151,5 @@ def compact_store(store: ContentStore, *, min_files: int = 2) -> list[Compaction
     """
     store.ensure_layout()
     sweep_stale_temp_files(store)
-    lock_path = store.root / "state" / "compaction.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            return [_compact_table(store, table, min_files) for table in PIPELINE_TABLES]
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with state_lock(store.root, "compaction"):
+        return [_compact_table(store, table, min_files) for table in PIPELINE_TABLES]
