@@ -10,8 +10,11 @@ a chunk) and headings picked from the extracted chunks with a fixed seed. A quer
 k when one of its first k hits is a file whose chunks contain the phrase. Every mode is
 reported, searched by one `Searcher` holding the WordLlama vectors in memory (as `RAG` does).
 
-latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each)
-in a DuckDB file, the fts index built over them (time and peak memory), then p50/p95 of
+latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each,
+20 per file) in a DuckDB file, the BM25 term tables built over them in full (time and peak
+memory), then one batch of 1,000 chunks applied incrementally on top (50 files: half new, half
+replacing indexed files, so postings are added and removed), timed, with the copy of the index
+file a batch step makes first (`search.index` writes a copy and renames it); then p50/p95 of
 queries of two or three words drawn from the same distribution, k = 10. Then one random unit
 256-d vector per chunk (bench_vectors' generator) loaded as a `VectorIndex` holds them (its
 table in memory, load time and memory reported), and the same queries by vector (the query
@@ -26,6 +29,7 @@ import argparse
 import random
 import re
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -41,8 +45,9 @@ import duckdb  # noqa: E402
 from bench.bench_vectors import DIM, unit_vectors  # noqa: E402
 from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E402
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
-from content_core.search.bm25 import bm25_ranking, build_index  # noqa: E402
+from content_core.search.bm25 import bm25_ranking  # noqa: E402
 from content_core.search.engine import reciprocal_rank_fusion  # noqa: E402
+from content_core.search.terms import apply_rows, create_tables, index_counts  # noqa: E402
 from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
 from content_core.store import load_extension  # noqa: E402
 from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
@@ -168,16 +173,25 @@ def recall_main(args: argparse.Namespace) -> None:
 # -- latency -----------------------------------------------------------------------------------
 
 
-def synthetic_chunks(connection: duckdb.DuckDBPyConnection, count: int) -> None:
-    """`chunk_index` of `count` generated chunks (words w<rank>, Zipf-like ranks)."""
-    connection.execute(f"SELECT setseed({SEED / 100})")
+def synthetic_chunks(
+    connection: duckdb.DuckDBPyConnection, count: int, *, batch: int = 1, first: int = 0
+) -> None:
+    """Tables `chunks` and `raw` of batch `b<batch>`: `count` generated chunks numbered from
+    `first` (words w<rank>, Zipf-like ranks), 20 per file, and one raw_files row per file."""
+    connection.execute(f"SELECT setseed({SEED / 100 + batch / 1000})")
     connection.execute(
-        "CREATE TABLE chunk_index AS SELECT 'c' || i AS chunk_id, 's' || (i % 7) AS source_id, "
-        "'doc' || (i // 20) || '.txt' AS path, 'text/plain' AS media_type, "
-        "NULL::INTEGER AS page_start, NULL::INTEGER AS page_end, "
-        "array_to_string(list_transform(range(40 + (i % 81)), "
+        f"CREATE OR REPLACE TABLE chunks AS SELECT 'b{batch}' AS batch_id, "
+        f"'c{batch}-' || i AS chunk_id, 's' || ((i // 20) % 7) AS source_id, "
+        "'doc' || (i // 20) || '.txt' AS path, NULL::INTEGER AS page_start, "
+        "NULL::INTEGER AS page_end, NULL::VARCHAR AS breadcrumb, NULL::VARCHAR AS metadata, "
+        "NULL::VARCHAR AS error_type, array_to_string(list_transform(range(40 + (i % 81)), "
         "x -> 'w' || CAST(floor(pow(30000, random())) AS INTEGER)), ' ') AS content "
-        f"FROM range({count}) t(i)"
+        f"FROM range({first}, {first + count}) t(i)"
+    )
+    connection.execute(
+        f"CREATE OR REPLACE TABLE raw AS SELECT DISTINCT 'b{batch}' AS batch_id, source_id, "
+        f"path, {batch}::BIGINT AS batch_seq, 'added' AS change, 'text/plain' AS media_type "
+        "FROM chunks"
     )
 
 
@@ -186,15 +200,39 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
 
 
-def bm25_latency(connection: duckdb.DuckDBPyConnection, queries: list[str]) -> None:
-    """Build the fts index, then time BM25 queries (k = 10)."""
+BATCH_CHUNKS = 1_000
+
+
+def bm25_latency(connection: duckdb.DuckDBPyConnection, path: Path, queries: list[str]) -> None:
+    """Build the term tables in full, apply one batch incrementally, time BM25 queries."""
     before = _peak_rss_mb()
     started = time.perf_counter()
-    build_index(connection)
+    create_tables(connection)
+    apply_rows(connection, "raw", "chunks")
+    connection.execute("CHECKPOINT")
     built = time.perf_counter() - started
+    docs, postings = index_counts(connection)
     print(
-        f"bm25   : index built in {built:.1f} s, peak RSS {_peak_rss_mb():.0f} MB "
-        f"(was {before:.0f} MB)"
+        f"bm25   : full build of {docs} documents, {postings} postings in {built:.1f} s, "
+        f"peak RSS {_peak_rss_mb():.0f} MB (was {before:.0f} MB), "
+        f"file {path.stat().st_size / 2**20:.0f} MB"
+    )
+    total = docs
+    # Half the batch in files already indexed (replaced), half in new files.
+    synthetic_chunks(connection, BATCH_CHUNKS, batch=2, first=total - BATCH_CHUNKS // 2)
+    started = time.perf_counter()
+    copy = path.with_name("copy.duckdb")
+    shutil.copyfile(path, copy)
+    copied = time.perf_counter() - started
+    copy.unlink()
+    started = time.perf_counter()
+    counts = apply_rows(connection, "raw", "chunks")
+    connection.execute("CHECKPOINT")
+    applied = time.perf_counter() - started
+    print(
+        f"bm25   : batch of {BATCH_CHUNKS} chunks applied in {applied:.2f} s "
+        f"(+{counts.docs_added} -{counts.docs_removed} documents, +{counts.postings_added} "
+        f"-{counts.postings_removed} postings); copying the index file first: {copied:.2f} s"
     )
     _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
 
@@ -285,7 +323,7 @@ def latency_main(args: argparse.Namespace) -> None:
             synthetic_chunks(connection, args.chunks)
             took = time.perf_counter() - started
             print(f"{args.chunks} synthetic chunks generated in {took:.1f} s")
-            bm25_latency(connection, queries)
+            bm25_latency(connection, path, queries)
         if not args.bm25_only:
             vector_latency(connection, queries, args.chunks)
         connection.close()

@@ -9,6 +9,7 @@ import dagster as dg
 
 from content_assets.assets import ALL_ASSET_CHECKS, ALL_ASSETS
 from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
+from content_assets.executors import build_executor
 from content_assets.jobs import ingest_batch_job
 from content_assets.resources import (
     AgentResource,
@@ -16,8 +17,11 @@ from content_assets.resources import (
     CompressorResource,
     ContentStoreResource,
     EmbedderResource,
+    MessagePartsResource,
     NormaliserResource,
+    S3SourceResource,
     SourceFolderResource,
+    SourceResource,
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
 from content_assets.sensors import source_folder_sensor
@@ -33,16 +37,25 @@ def _given(**fields: str | None) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value}
 
 
+def _source(environ: Mapping[str, str]) -> SourceResource:
+    """CONTENT_SOURCE (or CONTENT_SOURCE_DIR): an `s3://bucket/prefix` or a folder."""
+    where = environ.get("CONTENT_SOURCE") or environ.get("CONTENT_SOURCE_DIR") or ""
+    tuning = _given(
+        source_id=environ.get("CONTENT_SOURCE_ID"),
+        settle_s=environ.get("CONTENT_SOURCE_SETTLE_S"),
+    )
+    if where.startswith("s3://"):
+        return S3SourceResource(uri=where, **tuning)
+    return SourceFolderResource(folder=where or DEFAULT_SOURCE_DIR, **tuning)
+
+
 # Any: resources of several classes, each its own ConfigurableResource parameter.
 def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableResource[Any]]:
     """Resources configured from environment variables, with local defaults for the rest."""
     env = environ.get
     return {
         "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR),
-        "source_folder": SourceFolderResource(
-            folder=env("CONTENT_SOURCE_DIR") or DEFAULT_SOURCE_DIR,
-            **_given(source_id=env("CONTENT_SOURCE_ID"), settle_s=env("CONTENT_SOURCE_SETTLE_S")),
-        ),
+        "source_folder": _source(environ),
         "normaliser": NormaliserResource(
             **_given(
                 office_converter=env("CONTENT_OFFICE_CONVERTER"),
@@ -52,6 +65,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
         ),
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
         "compressor": CompressorResource(),
+        "parts": MessagePartsResource(**_given(pdf=env("CONTENT_MESSAGE_PDF"))),
         "embedder": EmbedderResource(
             **_given(**{f: env(name) for f, name in EMBEDDER_ENV.items() if f != "api_key"}),
             # A secret, like the agent's key below.
@@ -84,9 +98,9 @@ def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
-        # Runs launched from the UI (not through a job) run in process too: a step subprocess
-        # costs about a second here, more than most stages take (see jobs.py).
-        executor=dg.in_process_executor,
+        # In process unless CONTENT_EXECUTOR=celery: a step subprocess costs about a second
+        # here, more than most stages take; Celery workers pay that to spread batches over hosts.
+        executor=build_executor(environ),
     )
 
 

@@ -8,25 +8,33 @@ from typing import TYPE_CHECKING
 import dagster as dg
 from pydantic import Field, ValidationInfo, field_validator
 
-from content_core.agents import AgentConfig
+from content_core.agents import AgentConfig, PdfHandling
 from content_core.binary import BinaryConfig
 from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.ocr import OcrConfig
 from content_core.processing import ProcessingConfig
-from content_core.sources import EntrySource, LocalFolderSource, LocalFolderSourceConfig
+from content_core.sources import (
+    EntrySource,
+    LocalFolderSource,
+    LocalFolderSourceConfig,
+    S3ObjectSource,
+)
 from content_core.store import ContentStore
 
 
 class ContentStoreResource(dg.ConfigurableResource["ContentStoreResource"]):
     """Where the content store lives (blobs, Parquet tables, content.duckdb)."""
 
-    store_dir: str = Field(default="content_store", description="Store folder (CONTENT_STORE_DIR).")
+    store_dir: str = Field(
+        default="content_store",
+        description="Store folder, or s3://bucket/prefix (CONTENT_STORE_DIR).",
+    )
 
     def get_store(self) -> ContentStore:
-        """The content store at `store_dir`."""
-        return ContentStore(Path(self.store_dir))
+        """The content store at `store_dir` (a folder or an `s3://` URI, kept as text)."""
+        return ContentStore(self.store_dir)
 
 
 class SourceResource(dg.ConfigurableResource["SourceResource"]):
@@ -65,6 +73,20 @@ class SourceFolderResource(SourceResource):
             folder=Path(self.folder), include_hidden=self.include_hidden
         )
         return LocalFolderSource(config, source_id=self.source_id)
+
+
+class S3SourceResource(SourceResource):
+    """The objects under an S3 bucket prefix as the source (CONTENT_SOURCE=s3://bucket/prefix;
+    endpoint and keys from the AWS_* variables)."""
+
+    uri: str = Field(description="s3://bucket/prefix to ingest (CONTENT_SOURCE).")
+    include_hidden: bool = False
+
+    def get_source(self) -> S3ObjectSource:
+        """The S3 prefix source."""
+        return S3ObjectSource(
+            self.uri, source_id=self.source_id, include_hidden=self.include_hidden
+        )
 
 
 class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
@@ -155,6 +177,37 @@ class CompressorResource(dg.ConfigurableResource["CompressorResource"]):
         # Validated from plain values: `strategy` is a launchpad string, checked there.
         return CompressionConfig.model_validate(
             {"strategy": self.strategy, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s}
+        )
+
+
+class MessagePartsResource(dg.ConfigurableResource["MessagePartsResource"]):
+    """What a PDF becomes in message_parts: its text, or its pages as images."""
+
+    pdf: str = Field(
+        default=PdfHandling().mode, description="text or pages (CONTENT_MESSAGE_PDF)."
+    )
+    max_pages: int = Field(default=PdfHandling().max_pages, description="Pages rendered per PDF.")
+    dpi: int = Field(default=PdfHandling().dpi, description="Rendering resolution.")
+    image_format: str = Field(default=PdfHandling().image_format, description="png or jpeg.")
+    with_text: bool = Field(
+        default=PdfHandling().with_text, description="Each page image followed by its text."
+    )
+    timeout_s: float = Field(
+        default=PdfHandling().timeout_s, description="Time budget per artifact, seconds."
+    )
+
+    def to_core(self) -> PdfHandling:
+        """The library's PDF handling."""
+        # Validated from plain values: `pdf` and `image_format` are launchpad strings.
+        return PdfHandling.model_validate(
+            {
+                "mode": self.pdf,
+                "max_pages": self.max_pages,
+                "dpi": self.dpi,
+                "image_format": self.image_format,
+                "with_text": self.with_text,
+                "timeout_s": self.timeout_s,
+            }
         )
 
 

@@ -18,14 +18,18 @@ if TYPE_CHECKING:
     from content_core.agents import (  # noqa: I001
         AgentConfig as AgentConfig,
         BatchProcessor as BatchProcessor,
+        DataSources as DataSources,
         ExtractionInput as ExtractionInput,
         ExtractionRecord as ExtractionRecord,
         ExtractionRun as ExtractionRun,
+        FetchPolicy as FetchPolicy,
         MergeStrategy as MergeStrategy,
         MergedExtraction as MergedExtraction,
         ModelCapabilities as ModelCapabilities,
         OfflineExtractor as OfflineExtractor,
         OpenAICompatibleAgent as OpenAICompatibleAgent,
+        PdfHandling as PdfHandling,
+        Uses as Uses,
         merge_extractions as merge_extractions,
         merge_results as merge_results,
         prepare_messages as prepare_messages,
@@ -95,6 +99,10 @@ if TYPE_CHECKING:
         EncryptedMessageError as EncryptedMessageError,
         EncryptedPdfError as EncryptedPdfError,
         ExtractionError as ExtractionError,
+        FetchError as FetchError,
+        FetchRefusedError as FetchRefusedError,
+        FetchTooLargeError as FetchTooLargeError,
+        FetchTypeError as FetchTypeError,
         ImageConversionError as ImageConversionError,
         LLMError as LLMError,
         LLMOutputError as LLMOutputError,
@@ -117,6 +125,7 @@ if TYPE_CHECKING:
         PageSpan as PageSpan,
         extract_text as extract_text,
     )
+    from content_core.mcp import McpServerConfig as McpServerConfig
     from content_core.search import (
         RAG as RAG,
         SearchFilters as SearchFilters,
@@ -164,6 +173,10 @@ _EXPORTS: dict[str, str] = {
             "EncryptedMessageError",
             "EncryptedPdfError",
             "ExtractionError",
+            "FetchError",
+            "FetchRefusedError",
+            "FetchTooLargeError",
+            "FetchTypeError",
             "ImageConversionError",
             "LLMError",
             "LLMOutputError",
@@ -272,20 +285,26 @@ _EXPORTS: dict[str, str] = {
         for name in (
             "AgentConfig",
             "BatchProcessor",
+            "DataSources",
             "ExtractionInput",
             "ExtractionRecord",
             "ExtractionRun",
+            "FetchPolicy",
             "MergeStrategy",
             "MergedExtraction",
             "ModelCapabilities",
             "OfflineExtractor",
             "OpenAICompatibleAgent",
+            "PdfHandling",
+            "Uses",
             "merge_extractions",
             "merge_results",
             "prepare_messages",
             "run_extractions",
         )
     },
+    # MCP servers (the `mcp` extra, imported when a server is used)
+    "McpServerConfig": "content_core.mcp",
     # search
     **{
         name: "content_core.search"

@@ -27,7 +27,12 @@ ContentError                      base of everything raised on purpose; retryabl
 │   │                             entity expansion, external references, path traversal)
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
+│   └── FetchError                an http(s) URL could not be fetched (connection, timeout, status)
+│       ├── FetchRefusedError     the fetch policy refused a URL or an address (also UnsafeInput)
+│       ├── FetchTooLargeError    the body passed the policy's size cap (also LimitExceeded)
+│       └── FetchTypeError        the bytes are not the type the part needs (also Unsupported)
 ├── SearchError                   the search index cannot be built or read
+├── McpError                      an MCP server could not be reached, timed out or failed a call
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -71,11 +76,16 @@ __all__ = [
     "EncryptedPdfError",
     "ExtractionAttempt",
     "ExtractionError",
+    "FetchError",
+    "FetchRefusedError",
+    "FetchTooLargeError",
+    "FetchTypeError",
     "ImageConversionError",
     "LLMError",
     "LLMOutputError",
     "LLMUnavailableError",
     "LimitExceededError",
+    "McpError",
     "MissingDependencyError",
     "OcrUnavailableError",
     "OfficeConversionError",
@@ -168,6 +178,26 @@ class UnsafeInputError(ContentError):
 
 class SourceError(ContentError):
     """An item of a source cannot be listed or read."""
+
+
+class FetchError(SourceError):
+    """An http(s) URL could not be fetched: the connection failed, timed out, or the server
+    answered with an error status; the message names the URL and the reason."""
+
+
+class FetchRefusedError(FetchError, UnsafeInputError):
+    """The fetch policy refused a URL: a scheme other than http(s), a redirect past the limit,
+    or a host resolving to a loopback, private, link-local, multicast, reserved or metadata
+    address that `FetchPolicy.allow_hosts` does not name."""
+
+
+class FetchTooLargeError(FetchError, LimitExceededError):
+    """The response body passed `FetchPolicy.max_bytes`; reading stopped at the cap."""
+
+
+class FetchTypeError(FetchError, UnsupportedFormatError):
+    """The fetched bytes are not of the type the part needs (an `image_url` that is not an
+    image), whatever the server declared."""
 
 
 class SearchError(ContentError):
@@ -343,3 +373,8 @@ class EmbeddingUnavailableError(EmbeddingError):
     """The embeddings endpoint timed out, rate-limited or failed with a 5xx; worth retrying."""
 
     retryable = True
+
+
+class McpError(ContentError):
+    """An MCP server could not be started or reached, timed out, or answered a call with an
+    error (content_core.mcp)."""

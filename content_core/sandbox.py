@@ -171,23 +171,31 @@ class WorkerPool:
         items: Sequence[T],
         *,
         timeout_s: float | None = None,
+        sizes: Sequence[float] | None = None,
     ) -> list[R | TaskFailure]:
         """Run `function(item)` for every item; return results in input order, a
         `TaskFailure` where a task raised, timed out or lost its worker.
 
+        With `sizes` (one per item, a guess of its cost), the largest tasks start first, so
+        that the workers finish together instead of one running the last big task alone.
         `function` must be a module-level callable; items and results must be picklable.
         """
         if self._closed:
             raise RuntimeError("the pool is closed")
         limit = self.timeout_s if timeout_s is None else timeout_s
+        order = list(range(len(items)))
+        if sizes is not None:
+            if len(sizes) != len(order):
+                raise ValueError("sizes must have one entry per item")
+            order.sort(key=lambda index: -sizes[index])
         with self._lock:
-            return self._run(function, list(items), limit)
+            return self._run(function, list(items), limit, order)
 
     def _run(
-        self, function: Callable[[T], R], items: list[T], limit: float
+        self, function: Callable[[T], R], items: list[T], limit: float, order: list[int]
     ) -> list[R | TaskFailure]:
         results: list[R | TaskFailure | None] = [None] * len(items)
-        pending = deque(range(len(items)))
+        pending = deque(order)
         busy: list[_Worker] = []
         wanted = min(self.workers, len(items))
         while len(self._idle) < wanted and len(self._idle) + len(busy) < wanted:

@@ -1,12 +1,14 @@
-"""The seven pipeline assets, in pipeline order, and the checks of their tables."""
+"""The nine pipeline assets, in pipeline order, and the checks of their tables."""
 
 from content_assets.assets.checks import build_table_checks
 from content_assets.assets.chunk_embeddings import chunk_embeddings
 from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.assets.extractions import agentic_extractions, merged_extractions
+from content_assets.assets.message_parts import message_parts
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.assets.raw_files import raw_files
+from content_assets.assets.search_index import search_index
 from content_core.store import PIPELINE_TABLES
 
 ALL_ASSETS = [
@@ -14,6 +16,8 @@ ALL_ASSETS = [
     normalised_artifacts,
     chunks,
     chunk_embeddings,
+    search_index,
+    message_parts,
     compressed_contexts,
     agentic_extractions,
     merged_extractions,

@@ -16,6 +16,7 @@ from content_assets.cli.progress import IngestView
 from content_assets.cli.query import StoreNotFoundError, existing_store
 from content_assets.cli.runs import (
     STAGES,
+    TABLE_STAGES,
     batch_job,
     current_rows,
     dagster_home,
@@ -175,7 +176,7 @@ def status_command(store_arg: Path | None) -> int:
         print(f"source {source_id}")
         print("  batches:   " + ", ".join(f"{counts[state]} {state}" for state in STATES))
         print(f"  files:     {rows.get('raw_files', 0)} current")
-        print("  rows:      " + ", ".join(f"{stage} {rows.get(stage, 0)}" for stage in STAGES))
+        print("  rows:      " + ", ".join(f"{s} {rows.get(s, 0)}" for s in TABLE_STAGES))
         for state in mine:
             if state.state == "failed":
                 print(f"  failed     {state.batch_id}: {state.reason}")

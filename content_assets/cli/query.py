@@ -18,6 +18,7 @@ from typing import TextIO
 import duckdb
 
 from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+from content_core.store.storage import ObjectStorage, default_work_dir, is_object_uri
 
 FORMATS = ("table", "csv", "json", "jsonl", "markdown")
 # --output: the file's suffix picks its format.
@@ -40,8 +41,18 @@ class StoreNotFoundError(Exception):
         )
 
 
+def _object_store(given: Path | None) -> str | None:
+    """CONTENT_STORE_DIR when it is an `s3://` URI and no `--store` was given."""
+    configured = os.environ.get("CONTENT_STORE_DIR") or ""
+    return configured if given is None and is_object_uri(configured) else None
+
+
 def store_dir(given: Path | None) -> Path:
-    """The store the command works on: `--store`, else CONTENT_STORE_DIR, else ./content_store."""
+    """The store the command works on: `--store`, else CONTENT_STORE_DIR, else ./content_store
+    (for an `s3://` store, this machine's work folder, where its catalog is)."""
+    uri = _object_store(given)
+    if uri is not None:
+        return default_work_dir(uri)
     chosen = given or Path(os.environ.get("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR)
     return chosen.expanduser().resolve()
 
@@ -65,12 +76,16 @@ def open_catalog(root: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     DuckDB refuses a read-only open while another process holds the file read-write (the DuckDB
     CLI, say); the same views are then built in memory instead, which locks nothing.
     """
+    uri = _object_store(None)
+    storage = ObjectStorage(uri) if uri is not None and store_dir(None) == root else None
     try:
         connection = duckdb.connect(str(root / CATALOG_FILE), read_only=True)
+        if storage is not None:  # the views read s3:// URLs: httpfs and a secret from AWS_*
+            storage.prepare(connection)
     except duckdb.IOException:
         from content_core.store.catalog import connect_views  # imports pyarrow: only here
 
-        connection = connect_views(root)
+        connection = connect_views(storage or root)
     try:
         yield connection
     finally:

@@ -17,9 +17,11 @@ from content_assets.definitions import build_definitions
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.triggers import worker_tags
-from content_core.store import ContentStore
+from content_core.store import PIPELINE_TABLES, ContentStore
 
 STAGES = [asset.key.to_user_string() for asset in ALL_ASSETS]
+# The stages that write a table (search_index writes the index file beside the catalog).
+TABLE_STAGES = [stage for stage in STAGES if stage in PIPELINE_TABLES]
 # How often the stage events of a running batch are read for the progress bars.
 _POLL_S = 0.25
 
@@ -170,7 +172,8 @@ def current_rows(store: ContentStore, source_id: str | None) -> dict[str, int]:
     """Rows of each stage's current_* view (of one source when given)."""
     where = "" if source_id is None else " WHERE source_id = ?"
     sql = " UNION ALL ".join(
-        f"SELECT '{stage}' AS stage, count(*) AS n FROM current_{stage}{where}" for stage in STAGES
+        f"SELECT '{stage}' AS stage, count(*) AS n FROM current_{stage}{where}"
+        for stage in TABLE_STAGES
     )
-    params = [] if source_id is None else [source_id] * len(STAGES)
+    params = [] if source_id is None else [source_id] * len(TABLE_STAGES)
     return {row["stage"]: row["n"] for row in store.query(sql, params).to_pylist()}

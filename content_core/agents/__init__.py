@@ -9,6 +9,7 @@ from __future__ import annotations
 from content_core.agents.base import Agent, AgentResult, Usage
 from content_core.agents.batch import BatchItem, BatchProcessor
 from content_core.agents.cache import ExtractionCache, cache_key
+from content_core.agents.data_sources import ApiEndpoint, DataSources
 from content_core.agents.extraction import (
     AgentConfig,
     ExtractionInput,
@@ -20,6 +21,7 @@ from content_core.agents.extraction import (
     merge_extractions,
     run_extractions,
 )
+from content_core.agents.fetch import FetchPolicy
 from content_core.agents.merge import (
     MergeOutcome,
     MergeStrategy,
@@ -35,28 +37,35 @@ from content_core.agents.messages import (
 )
 from content_core.agents.offline import OfflineExtractor, extract_facts
 from content_core.agents.openai import OpenAICompatibleAgent
+from content_core.agents.pages import PdfHandling
+from content_core.agents.routing import Uses
 from content_core.agents.schemas import ExtractedFacts, load_schema
 
 __all__ = [
     "Agent",
     "AgentConfig",
     "AgentResult",
+    "ApiEndpoint",
     "AttachmentStore",
     "BatchItem",
     "BatchProcessor",
     "ChatMessage",
+    "DataSources",
     "ExtractedFacts",
     "ExtractionCache",
     "ExtractionInput",
     "ExtractionRecord",
     "ExtractionRun",
+    "FetchPolicy",
     "MergeOutcome",
     "MergeStrategy",
     "MergedExtraction",
     "ModelCapabilities",
     "OfflineExtractor",
     "OpenAICompatibleAgent",
+    "PdfHandling",
     "Usage",
+    "Uses",
     "amerge_results",
     "arun_extractions",
     "build_agent",

@@ -3,7 +3,9 @@
 Output parts are only `text`, `image_url` and `input_audio`; a `file` or `data` part never
 reaches the model. Images stay images for a vision model, otherwise become a description
 (through a vision agent) or what can be read from them; audio likewise. Documents become their
-extracted text. Each file is processed once per call, cached by file id.
+extracted text. Each file is processed once per call, cached by file id. With a `FetchPolicy`,
+http(s) URLs are fetched safely (`fetch.py`) and processed like uploads; `data` parts read their
+sources (`data_sources.py`).
 """
 
 from __future__ import annotations
@@ -17,12 +19,25 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from content_core.agents.base import Agent
-from content_core.errors import ContentError, SourceError
+from content_core.agents.chat import (
+    ChatMessage,
+    ImageURL,
+    ImageURLPart,
+    InputAudio,
+    InputAudioPart,
+    ModelCapabilities,
+    Part,
+    TextPart,
+)
+from content_core.agents.data_sources import DataSources, format_data
+from content_core.agents.fetch import FetchCache, Fetched, FetchPolicy, fetch_parts, is_http_url
+from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
+from content_core.agents.routing import ToolRouter, Uses
+from content_core.errors import ContentError, McpError, SourceError
+from content_core.mcp import PDF, McpServerConfig, McpSessions, ToolKind
 
 __all__ = [
     "Attachment",
@@ -43,79 +58,10 @@ _DATA_URL = re.compile(
     r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[^,;]*)*?(?P<b64>;base64)?,(?P<data>.*)$", re.DOTALL
 )
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
 _TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
-
-
-class ModelCapabilities(BaseModel):
-    """What the target model accepts besides text."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    vision: bool = False
-    audio: bool = False
-
-
-class TextPart(BaseModel):
-    """A `text` content part."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["text"] = "text"
-    text: str
-
-
-class ImageURL(BaseModel):
-    """The `image_url` payload: an http(s) or data URL."""
-
-    model_config = ConfigDict(frozen=True)
-
-    url: str
-    detail: str = "auto"
-
-
-class ImageURLPart(BaseModel):
-    """An `image_url` content part."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["image_url"] = "image_url"
-    image_url: ImageURL
-
-
-class InputAudio(BaseModel):
-    """The `input_audio` payload: base64 data and its format (wav, mp3)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    data: str
-    format: str
-
-
-class InputAudioPart(BaseModel):
-    """An `input_audio` content part."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["input_audio"] = "input_audio"
-    input_audio: InputAudio
-
-
-Part = TextPart | ImageURLPart | InputAudioPart
-
-
-class ChatMessage(BaseModel):
-    """A prepared message: a role and either plain text or model-ready parts."""
-
-    model_config = ConfigDict(frozen=True)
-
-    role: str
-    content: str | list[Part]
-
-    def to_openai(self) -> dict[str, Any]:
-        """The message as chat-completions JSON."""
-        # Any: chat-completions JSON is heterogeneous by nature.
-        return self.model_dump(mode="json")
+_READ_PDF_PROMPT = "Read this document: transcribe its text and describe its figures and tables."
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +79,8 @@ class AttachmentStore:
 
     files: dict[str, Attachment] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
+    # Parts made from fetched URLs, revalidated with their ETag / Last-Modified.
+    fetched: FetchCache[list[Part]] = field(default_factory=FetchCache)
 
     def add(
         self,
@@ -164,6 +112,7 @@ class _Resolved:
     data: bytes
     filename: str | None
     media_type: str
+    label: str | None = None  # how the part names the file, when not its filename
 
 
 class _Preparer:
@@ -171,13 +120,19 @@ class _Preparer:
         self,
         capabilities: ModelCapabilities,
         attachments: AttachmentStore | None,
-        vision_agent: Agent | None,
-        audio_agent: Agent | None,
+        router: ToolRouter,
+        pdf: PdfHandling,
+        fetch_policy: FetchPolicy | None = None,
+        data_sources: DataSources | None = None,
     ) -> None:
         self.caps = capabilities
+        self.fetch_policy = fetch_policy
+        self.data_sources = data_sources
         self.attachments = attachments or AttachmentStore()
-        self.vision_agent = vision_agent
-        self.audio_agent = audio_agent
+        self.router = router
+        self.vision_agent = router.agent("vision")
+        self.audio_agent = router.agent("audio")
+        self.pdf_handling = pdf
         self.cache: dict[str, list[Part]] = {}  # file id -> prepared parts, for this call only
         self.agent_failures = 0  # a file whose agent failed is not saved as its text
 
@@ -206,11 +161,14 @@ class _Preparer:
         if kind == "file":
             return await self.file(part.get("file") or {})
         if kind == "data":
-            return [TextPart(text=_format_data(part.get("data") or {}))]
+            payload = part.get("data") or {}
+            return [TextPart(text=await format_data(payload, self.data_sources, self.fetch_policy))]
         logger.warning("unknown content part type %r turned into text", kind)
         return [TextPart(text=json.dumps(dict(part), ensure_ascii=False, default=str))]
 
     async def image_url(self, url: str, detail: str) -> list[Part]:
+        if self.fetch_policy is not None and is_http_url(url):
+            return await self.remote(url, None, None, image=True)
         if url.startswith(("http://", "https://", "data:")) and self.caps.vision:
             return [ImageURLPart(image_url=ImageURL(url=url, detail=detail))]
         if url.startswith(("http://", "https://")):
@@ -222,6 +180,8 @@ class _Preparer:
         filename = payload.get("filename")
         ref = payload.get("url") or payload.get("file_data") or payload.get("file_id") or ""
         ref = str(ref)
+        if self.fetch_policy is not None and is_http_url(ref):
+            return await self.remote(ref, filename, payload.get("mime_type"), image=False)
         if payload.get("file_id") and not payload.get("url") and not payload.get("file_data"):
             ref = f"__file://{ref}"
         return await self.cached(ref, lambda: self.resolve(ref, filename, payload.get("mime_type")))
@@ -248,6 +208,24 @@ class _Preparer:
         self.cache[file_id] = parts
         return parts
 
+    async def remote(self, url: str, filename: Any, declared: Any, *, image: bool) -> list[Part]:
+        """A fetched URL's parts: from this call, revalidated from `attachments`, or made."""
+        kind, failures = ("image" if image else "file"), self.agent_failures
+        key = f"{kind} {url} {self.caps.model_dump_json()}"
+
+        async def make(got: Fetched) -> tuple[list[Part], bool]:
+            media_type = _media_type(got.data, got.declared or declared, filename)
+            label = f"{filename or got.url}{got.type_note(declared, media_type, image=image)}"
+            item = _Resolved(_digest(url), got.data, filename, media_type, label)
+            return await self.process(item), failures == self.agent_failures
+
+        if key not in self.cache:
+            self.cache[key] = await fetch_parts(
+                url, key, self.fetch_policy or FetchPolicy(), self.attachments.fetched, make,
+                lambda why: TextPart(text=f"[{kind} {url} could not be read: {why}]"),
+            )  # fmt: skip
+        return self.cache[key]
+
     def resolve(self, ref: str, filename: Any, declared: Any) -> _Resolved:
         wrapper = _WRAPPER.match(ref)
         if wrapper:
@@ -266,29 +244,68 @@ class _Preparer:
             declared = declared or match.group("type")
         else:
             raise SourceError(f"cannot fetch {ref[:80]!r}: only attachments and data URLs")
-        from content_core.binary import sniff_media_type
-
-        media_type = _sniff_audio(data) or sniff_media_type(
-            data, default=str(declared or "application/octet-stream"), filename=filename
-        )
-        return _Resolved(_digest(ref), data, filename, media_type)
+        return _Resolved(_digest(ref), data, filename, _media_type(data, declared, filename))
 
     async def process(self, item: _Resolved) -> list[Part]:
-        name = item.filename or item.file_id[:12]
+        name = item.label or item.filename or item.file_id[:12]
         if item.media_type.startswith("image/"):
-            url = f"data:{item.media_type};base64,{base64.b64encode(item.data).decode()}"
+            url = data_url(item.media_type, item.data)
             if self.caps.vision:
                 return [ImageURLPart(image_url=ImageURL(url=url))]
             return [TextPart(text=await self.describe_image(name, url, item))]
         if item.media_type.startswith("audio/"):
             fmt = _AUDIO_FORMATS.get(item.media_type, item.media_type.split("/")[-1])
             return await self.audio(base64.b64encode(item.data).decode(), fmt, name)
+        note: list[Part] = []
+        if item.media_type == "application/pdf":
+            note, done = await self.pdf(item, name)
+            if done:
+                return note
         from content_core.extract import extract_text
 
         text = extract_text(item.data, item.media_type, filename=item.filename).text
-        return [TextPart(text=f"[file {name}]\n{text}")]
+        return [*note, TextPart(text=f"[file {name}]\n{text}")]
+
+    async def pdf(self, item: _Resolved, name: str) -> tuple[list[Part], bool]:
+        """A PDF read whole by an MCP vision tool that declares PDFs, or as page images when
+        configured and the model or a vision route can see them (done); else not done, with a
+        note when the tool failed, and the caller extracts its text."""
+        note: list[Part] = []
+        if await self.router.reads_pdf():
+            server = self.router.mcp("vision")
+            try:
+                text = await self.router.run_tool("vision", item.data, PDF, _READ_PDF_PROMPT)
+                return [TextPart(text=f"[file {name}, read by mcp:{server}]\n{text}")], True
+            except McpError as exc:
+                self.agent_failures += 1
+                note = [TextPart(text=f"[file {name}: vision tool failed ({exc.message})]")]
+        # After the vision tool failed, only a vision model is shown the pages.
+        seen = self.caps.vision or (self.router.can_see() and not note)
+        if self.pdf_handling.mode != "pages" or not seen:
+            return note, False
+        pages, count = render_pdf_pages(item.data, self.pdf_handling)
+        texts = pdf_page_texts(item.data) if self.pdf_handling.with_text else {}
+        header = f"[file {name}: pages 1-{len(pages)} of {count} as images]"
+        parts: list[Part] = [*note, TextPart(text=header)]
+        for page in pages:
+            label = f"{name} page {page.page}"
+            image = _Resolved(f"{item.file_id}#{page.page}", page.data, label, page.media_type)
+            parts.extend(await self.process(image))
+            if page.page in texts:
+                parts.append(TextPart(text=f"[{label} text]\n{texts[page.page]}"))
+        return parts, True
 
     async def describe_image(self, name: str, url: str, item: _Resolved) -> str:
+        if (server := self.router.mcp("vision")) is not None:
+            try:
+                text = await self.router.run_tool(
+                    "vision", item.data, item.media_type, _DESCRIBE_PROMPT
+                )
+                return f"[image {name}, described by mcp:{server}: {text}]"
+            except McpError as exc:
+                self.agent_failures += 1
+                summary = _image_summary(item.data, item.media_type)
+                return f"[image {name}: description failed ({exc.message}); {summary}]"
         if self.vision_agent is not None:
             message = {
                 "role": "user",
@@ -312,6 +329,16 @@ class _Preparer:
     async def audio(self, data: str, fmt: str, name: str = "audio") -> list[Part]:
         if self.caps.audio:
             return [InputAudioPart(input_audio=InputAudio(data=data, format=fmt))]
+        if (server := self.router.mcp("audio")) is not None:
+            media_type = _AUDIO_TYPES.get(fmt, f"audio/{fmt}")
+            try:
+                raw = base64.b64decode(data)
+                text = await self.router.run_tool("audio", raw, media_type, _TRANSCRIBE_PROMPT)
+                return [TextPart(text=f"[audio {name} transcript, by mcp:{server}]\n{text}")]
+            except (McpError, binascii.Error, ValueError) as exc:
+                self.agent_failures += 1
+                reason = exc.message if isinstance(exc, McpError) else "invalid base64"
+                return [TextPart(text=f"[audio {name} ({fmt}): transcription failed ({reason})]")]
         if self.audio_agent is not None:
             message = {
                 "role": "user",
@@ -338,6 +365,15 @@ def _failure(exc: Exception) -> str:
     """An agent's failure as the model reads it: the error type, and its message if any."""
     text = " ".join(str(exc).split())[:200]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _media_type(data: bytes, declared: Any, filename: Any) -> str:
+    """The media type sniffed from `data`; the declared type is only the fallback."""
+    from content_core.binary import sniff_media_type
+
+    return _sniff_audio(data) or sniff_media_type(
+        data, default=str(declared or "application/octet-stream"), filename=filename
+    )
 
 
 def _sniff_audio(data: bytes) -> str | None:
@@ -368,41 +404,6 @@ def _image_summary(data: bytes, media_type: str) -> str:
         return f"{media_type}, {len(data)} bytes, no description available"
 
 
-def _format_data(payload: Mapping[str, Any]) -> str:
-    """Render a `data` part's sources as readable text (tables as Markdown, JSON pretty)."""
-    sources = payload.get("sources") or []
-    blocks: list[str] = []
-    for source in sources:
-        kind = source.get("type", "data")
-        label = source.get("name") or source.get("title") or source.get("id") or ""
-        value = next((source[k] for k in ("rows", "content", "data", "value") if k in source), None)
-        if isinstance(value, list) and _is_table(value):
-            body = _markdown_table(value)
-        elif isinstance(value, str):
-            body = value
-        else:
-            body = json.dumps(value, ensure_ascii=False, indent=2, default=str)
-        blocks.append(f"[{kind} {label}]".replace(" ]", "]") + "\n" + body)
-    return "\n\n".join(blocks) if blocks else "[data: no sources]"
-
-
-def _is_table(value: Any) -> bool:  # Any: arbitrary JSON
-    return isinstance(value, list) and bool(value) and all(isinstance(r, Mapping) for r in value)
-
-
-def _markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    columns: list[str] = []
-    for row in rows:
-        columns.extend(str(k) for k in row if str(k) not in columns)
-
-    def cell(value: Any) -> str:
-        return ("" if value is None else str(value)).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(row.get(c)) for c in columns) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 async def prepare_messages(
     messages: Sequence[Mapping[str, Any] | ChatMessage],
     capabilities: ModelCapabilities,
@@ -410,19 +411,46 @@ async def prepare_messages(
     attachments: AttachmentStore | None = None,
     vision_agent: Agent | None = None,
     audio_agent: Agent | None = None,
+    fetch_policy: FetchPolicy | None = None,
+    data_sources: DataSources | None = None,
+    uses: Uses | None = None,
+    mcp_servers: Sequence[McpServerConfig] = (),
+    pdf: PdfHandling | None = None,
 ) -> list[ChatMessage]:
     """Return `messages` with every part converted to `text`, `image_url` or `input_audio`.
 
-    Files come from `attachments` (ids in `__uploader://id` style URLs or `file_id`) or from
-    data URLs (`file_data`); nothing is downloaded. A file that cannot be read becomes a text
+    Files come from `attachments` (ids in `__uploader://id` style URLs or `file_id`), data URLs
+    (`file_data`), and http(s) URLs only under a `fetch_policy` (fetched bytes are processed as
+    uploads; their parts are kept in `attachments` by URL, ETag and Last-Modified). `data`
+    parts read their sources from `data_sources`. A file that cannot be read becomes a text
     part saying so, never a `file` part. Each file is processed once per call. As the seed
     says, a failing vision or audio agent is logged and the messages are still prepared: the
     part becomes text naming the failure (an image keeps its plain summary).
+
+    `uses` routes vision and audio to the agents passed or to an MCP server of `mcp_servers`
+    (`Uses(vision="mcp:tools")`); an MCP server that fails or times out is named in the
+    part's text, never raised. A PDF goes whole to an MCP vision tool that declares PDFs
+    (content_core.mcp.tools); otherwise `pdf` says whether it becomes page images (when the
+    model or a vision route can see them) or its extracted text.
+
+    Raises:
+        ValueError: `uses` names an MCP server that `mcp_servers` does not configure, or
+            "agent" without the matching agent.
     """
     # Any: messages are chat JSON from a client.
-    preparer = _Preparer(capabilities, attachments, vision_agent, audio_agent)
-    out: list[ChatMessage] = []
-    for message in messages:
-        raw = message.to_openai() if isinstance(message, ChatMessage) else message
-        out.append(await preparer.message(raw))
+    agents: dict[ToolKind, Agent | None] = {"vision": vision_agent, "audio": audio_agent}
+    async with McpSessions(mcp_servers) as sessions:
+        router = ToolRouter(uses, agents, sessions)
+        preparer = _Preparer(
+            capabilities,
+            attachments,
+            router,
+            pdf or PdfHandling(),
+            fetch_policy,
+            router.with_mcp_resources(data_sources),
+        )
+        out: list[ChatMessage] = []
+        for message in messages:
+            raw = message.to_openai() if isinstance(message, ChatMessage) else message
+            out.append(await preparer.message(raw))
     return out

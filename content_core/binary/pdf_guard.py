@@ -1,8 +1,9 @@
 """PdfGuard: decide whether a PDF can be processed (encryption, corruption, page limits).
 
-pypdf reads the structure strictly; when it fails (no `startxref`, a broken cross-reference
-table, a malformed XFA form), PDFium, which rebuilds the cross-reference table as viewers do,
-gets the last word before the file is called corrupt. The limits apply to the repaired document.
+The document is opened with PDFium, which rebuilds a broken cross-reference table as viewers
+do, and every page is loaded: a page that comes out with no content at all has its content
+streams inflated (through pypdf) to tell a blank page from a broken one. The opened document
+and its pages are then handed to the text extractor (`pdf_handoff`), so nothing is parsed twice.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import io
 import logging
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from content_core.binary.pdf_handoff import MAX_HANDED_PAGES, OpenedPdf, hand_over
 from content_core.errors import (
     BinaryTooLargeError,
     CorruptPdfError,
@@ -24,6 +27,8 @@ __all__ = ["PdfGuard", "PdfReport"]
 _log = logging.getLogger(__name__)
 
 _PDFIUM_ERR_PASSWORD = 4  # FPDF_ERR_PASSWORD
+_PDFIUM_ERR_SECURITY = 5  # FPDF_ERR_SECURITY: a security handler PDFium does not support
+_MEDIA_TYPE = "application/pdf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,21 +38,27 @@ class PdfReport:
     `owner_password_only` is True for PDFs that are encrypted but open with an empty user
     password (they carry only permission restrictions). `decrypted` holds an unencrypted copy
     when one of the configured passwords was needed; text tools should read that copy.
-    `repaired` is True when only PDFium could open the file (it rebuilt the structure).
     """
 
     page_count: int
     encrypted: bool
     owner_password_only: bool
     decrypted: bytes | None = None
-    repaired: bool = False
+    source: bytes = field(default=b"", repr=False, compare=False)
+
+    @property
+    def repaired(self) -> bool:
+        """True when the structure is broken for a strict reader (pypdf), so that only a
+        reader that rebuilds it, as PDFium does, opens the file. Worked out on access:
+        nothing on the pipeline's path needs it."""
+        return _strictly_unreadable(self.source)
 
 
 class PdfGuard:
     """Pre-flight check of a PDF before any text tool touches it.
 
-    Rejects PDFs that need a password we do not have (`EncryptedPdfError`), PDFs that neither
-    pypdf nor PDFium's repair can open or whose content streams do not decode
+    Rejects PDFs that need a password we do not have (`EncryptedPdfError`), PDFs that PDFium
+    cannot open even after repairing them or whose content streams do not decode
     (`CorruptPdfError`), and PDFs over the page limit (`BinaryTooLargeError`).
     """
 
@@ -58,6 +69,9 @@ class PdfGuard:
     def check(self, data: bytes, *, filename: str | None = None) -> PdfReport:
         """Return a `PdfReport` for `data`, or raise the error that explains why it is unusable.
 
+        A document that opens without a password is handed, opened and with its pages loaded,
+        to the next PDFium extraction of the same bytes in this thread (`pdf_handoff`).
+
         Raises:
             EncryptedPdfError: a user password is required and none configured opens it.
             CorruptPdfError: no header, or unreadable even for PDFium, or a content stream
@@ -66,170 +80,163 @@ class PdfGuard:
         """
         name = filename or "<pdf>"
         try:
-            from pypdf import PdfReader, PdfWriter
-            from pypdf.errors import PdfReadError, PdfStreamError, PyPdfError
-        except ImportError as exc:  # pragma: no cover - pypdf is a core dependency
-            raise MissingDependencyError("pypdf is required to check PDFs", extra="binary") from exc
-
-        start = data.find(b"%PDF-", 0, 1024)
-        if start < 0:
-            raise CorruptPdfError(f"{name}: no %PDF header", media_type="application/pdf")
-        # pypdf raises a wide range of exceptions on hostile input (its own, plus KeyError,
-        # ValueError, TypeError, AttributeError, ... from half-parsed objects); all of them mean
-        # the file is malformed.
-        parse_errors = (
-            PyPdfError,
-            PdfReadError,
-            PdfStreamError,
-            ValueError,
-            KeyError,
-            TypeError,
-            AttributeError,
-            IndexError,
-            AssertionError,
-            RecursionError,
-            OSError,
-            NotImplementedError,
-        )
+            import pypdfium2 as pdfium
+        except ImportError as exc:  # pragma: no cover - pypdfium2 is a core dependency
+            raise MissingDependencyError(
+                "pypdfium2 is required to check PDFs", extra="binary"
+            ) from exc
+        if data.find(b"%PDF-", 0, 1024) < 0:
+            raise CorruptPdfError(f"{name}: no %PDF header", media_type=_MEDIA_TYPE)
+        document, password = self._open(pdfium, data, name)
+        opened = OpenedPdf(data, document, forms=False)
         try:
-            reader = PdfReader(io.BytesIO(data), strict=False)
-            encrypted = reader.is_encrypted
-            owner_only = False
+            page_count = len(document)
+            if page_count == 0:
+                raise CorruptPdfError(
+                    f"{name}: the PDF has no pages (PDFium finds none)", media_type=_MEDIA_TYPE
+                )
+            self._check_pages(page_count, name)
+            encrypted = pdfium.raw.FPDF_GetSecurityHandlerRevision(document.raw) != -1
             decrypted: bytes | None = None
-            if encrypted:
-                owner_only, used_password = self._unlock(reader, name)
-                if used_password:
-                    writer = PdfWriter(clone_from=reader)
-                    buffer = io.BytesIO()
-                    writer.write(buffer)
-                    decrypted = buffer.getvalue()
-            page_count = len(reader.pages)
-            if page_count <= self.max_pages:
-                for index, page in enumerate(reader.pages):
-                    _check_page_streams(page, name, index + 1)
-        except (EncryptedPdfError, CorruptPdfError):
+            if password is not None:
+                # Text tools read PDFs without a password: hand them a decrypted copy.
+                buffer = io.BytesIO()
+                document.save(buffer, flags=pdfium.raw.FPDF_REMOVE_SECURITY)
+                decrypted = buffer.getvalue()
+            # Filled-in form values need the form environment before pages load (as the
+            # extractor, which takes these pages over, reads them).
+            opened.forms = pdfium.raw.FPDF_GetFormType(document) != pdfium.raw.FORMTYPE_NONE
+            if opened.forms and password is None:
+                document.init_forms()
+            suspect = self._load_pages(pdfium, opened, keep=password is None)
+            if suspect:
+                _check_streams(decrypted or data, name, suspect)
+        except BaseException:
+            opened.close()
             raise
-        except parse_errors as exc:
-            # Missing trailers and broken cross-reference tables are common and recoverable.
-            return self._repair(data, name, f"{type(exc).__name__}: {exc}")
-        if page_count == 0:
-            raise CorruptPdfError(f"{name}: the PDF has no pages", media_type="application/pdf")
-        self._check_pages(page_count, name)
-        self._check_content(decrypted or data, name, page_count)
+        if password is None:
+            hand_over(opened)
+        else:
+            opened.close()
         return PdfReport(
             page_count=page_count,
             encrypted=encrypted,
-            owner_password_only=owner_only,
+            owner_password_only=encrypted and password is None,
             decrypted=decrypted,
+            source=data,
         )
 
     def _check_pages(self, page_count: int, name: str) -> None:
         if page_count > self.max_pages:
             raise BinaryTooLargeError(
                 f"{name}: {page_count} pages, over max_pdf_pages={self.max_pages}",
-                media_type="application/pdf",
+                media_type=_MEDIA_TYPE,
                 limit="max_pdf_pages",
                 value=page_count,
                 maximum=self.max_pages,
             )
 
-    def _repair(self, data: bytes, name: str, strict_error: str) -> PdfReport:
-        """Open a PDF that pypdf could not parse with PDFium, which rebuilds the structure;
-        the guard's limits (encryption, pages) then apply to what PDFium sees."""
-        try:
-            import pypdfium2 as pdfium
-        except ImportError as exc:  # pragma: no cover - pypdfium2 is a core dependency
-            raise CorruptPdfError(
-                f"{name}: unreadable PDF structure ({strict_error})", media_type="application/pdf"
-            ) from exc
-        passwords: tuple[str | None, ...] = (None, *self.passwords)
-        for password in passwords:
+    # Any: the pypdfium2 module and its PdfDocument (the library ships no type information).
+    def _open(self, pdfium: Any, data: bytes, name: str) -> tuple[Any, str | None]:
+        """The document opened with no password or else the first configured one that
+        works, and that password."""
+        for password in (None, *self.passwords):
             try:
-                document = pdfium.PdfDocument(data, password=password)
+                return pdfium.PdfDocument(data, password=password), password
             except pdfium.PdfiumError as exc:
-                if getattr(exc, "err_code", None) == _PDFIUM_ERR_PASSWORD:
+                code = getattr(exc, "err_code", None)
+                if code == _PDFIUM_ERR_PASSWORD:
                     continue
+                if code == _PDFIUM_ERR_SECURITY:
+                    raise EncryptedPdfError(
+                        f"{name}: encrypted PDF with an unsupported scheme ({exc})",
+                        media_type=_MEDIA_TYPE,
+                    ) from exc
+                strict = _strict_error(data)
+                reason = f"unreadable PDF structure ({strict})" if strict else "unreadable PDF"
                 raise CorruptPdfError(
-                    f"{name}: unreadable PDF structure ({strict_error}), and PDFium cannot "
-                    f"repair it ({exc})",
-                    media_type="application/pdf",
+                    f"{name}: {reason}, and PDFium cannot repair it ({exc})",
+                    media_type=_MEDIA_TYPE,
                 ) from exc
-            decrypted: bytes | None = None
+        raise EncryptedPdfError(
+            f"{name}: encrypted PDF and a user password is required", media_type=_MEDIA_TYPE
+        )
+
+    @staticmethod
+    def _load_pages(pdfium: Any, opened: OpenedPdf, *, keep: bool) -> list[int]:
+        """Load every page (keeping up to `MAX_HANDED_PAGES` of them for the extractor when
+        `keep`); return the pages with no content objects at all, or that do not load."""
+        suspect: list[int] = []
+        for index in range(len(opened.document)):
             try:
-                page_count = len(document)
-                if password is not None and page_count:
-                    # Text tools read PDFs without a password: hand them a decrypted copy.
-                    buffer = io.BytesIO()
-                    document.save(buffer, flags=pdfium.raw.FPDF_REMOVE_SECURITY)
-                    decrypted = buffer.getvalue()
-            finally:
-                document.close()
-            if page_count == 0:
-                raise CorruptPdfError(
-                    f"{name}: unreadable PDF structure ({strict_error}); PDFium repairs it but "
-                    "finds no pages",
-                    media_type="application/pdf",
-                )
-            self._check_pages(page_count, name)
-            _log.debug("%s: pypdf failed (%s); PDFium repaired it", name, strict_error)
-            return PdfReport(
-                page_count=page_count,
-                encrypted=password is not None,
-                owner_password_only=False,
-                decrypted=decrypted,
-                repaired=True,
-            )
-        raise EncryptedPdfError(
-            f"{name}: encrypted PDF and a user password is required", media_type="application/pdf"
-        )
+                page = opened.document[index]
+            except pdfium.PdfiumError:
+                suspect.append(index)
+                continue
+            if pdfium.raw.FPDFPage_CountObjects(page.raw) <= 0:
+                suspect.append(index)
+            if keep and index < MAX_HANDED_PAGES:
+                opened.pages[index] = page
+            else:
+                page.close()
+        return suspect
 
-    def _unlock(self, reader: object, name: str) -> tuple[bool, bool]:
-        """Return (opened with the empty user password, needed a configured password)."""
-        from pypdf import PasswordType
-        from pypdf.errors import PyPdfError
 
-        decrypt = reader.decrypt  # type: ignore[attr-defined]
-        try:
-            if decrypt("") != PasswordType.NOT_DECRYPTED:
-                return True, False
-            for password in self.passwords:
-                if decrypt(password) != PasswordType.NOT_DECRYPTED:
-                    return False, True
-        except (PyPdfError, NotImplementedError, ValueError, KeyError) as exc:
-            raise EncryptedPdfError(
-                f"{name}: encrypted PDF with an unsupported scheme ({exc})",
-                media_type="application/pdf",
-            ) from exc
-        raise EncryptedPdfError(
-            f"{name}: encrypted PDF and a user password is required", media_type="application/pdf"
-        )
+# pypdf raises a wide range of exceptions on hostile input (its own, plus KeyError,
+# ValueError, TypeError, AttributeError, ... from half-parsed objects); all of them mean the
+# file is malformed for a strict reader.
+def _pypdf_errors() -> tuple[type[BaseException], ...]:
+    from pypdf.errors import PyPdfError
 
-    def _check_content(self, data: bytes, name: str, page_count: int) -> None:
-        """Open the document with pdfium, the text tool downstream: a PDF that pypdf
-        repaired but pdfium cannot load is corrupt for every practical purpose. (Content
-        streams are checked by `_check_page_streams`; pdfium would hide a broken one behind
-        empty text.)"""
-        try:
-            import pypdfium2 as pdfium
-        except ImportError:  # pragma: no cover - pypdfium2 is a core dependency
-            _log.debug("pypdfium2 absent: %s not opened with pdfium", name)
-            return
-        try:
-            document = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            message = str(exc)
-            if "password" in message.lower():
-                raise EncryptedPdfError(
-                    f"{name}: encrypted PDF ({message})", media_type="application/pdf"
-                ) from exc
-            raise CorruptPdfError(f"{name}: {message}", media_type="application/pdf") from exc
-        try:
-            if len(document) == 0:
-                raise CorruptPdfError(f"{name}: pdfium sees no pages", media_type="application/pdf")
-            if len(document) != page_count:
-                _log.debug("%s: pypdf sees %d pages, pdfium %d", name, page_count, len(document))
-        finally:
-            document.close()
+    return (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        AssertionError,
+        RecursionError,
+        OSError,
+        NotImplementedError,
+    )
+
+
+def _strict_error(data: bytes) -> str | None:
+    """Why pypdf cannot read the structure of `data`, or None when it can."""
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            reader.decrypt("")
+        len(reader.pages)
+    except _pypdf_errors() as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _strictly_unreadable(data: bytes) -> bool:
+    return bool(data) and _strict_error(data) is not None
+
+
+def _check_streams(data: bytes, name: str, indexes: list[int]) -> None:
+    """Raise `CorruptPdfError` when a content stream of one of the pages `indexes` (which
+    PDFium found empty) does not inflate; a page pypdf cannot reach is left to PDFium."""
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            reader.decrypt("")
+        pages = reader.pages
+        for index in indexes:
+            if index < len(pages):
+                _check_page_streams(pages[index], name, index + 1)
+    except CorruptPdfError:
+        raise
+    except _pypdf_errors() as exc:
+        _log.debug("%s: pypdf cannot read the pages PDFium found empty (%s)", name, exc)
 
 
 def _check_page_streams(page: object, name: str, number: int) -> None:

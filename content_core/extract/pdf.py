@@ -12,6 +12,7 @@ from typing import Any
 import pypdfium2 as pdfium
 
 from content_core.binary import media_types as mt
+from content_core.binary.pdf_handoff import take_over
 from content_core.errors import CorruptPdfError, EncryptedPdfError
 from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -45,8 +46,10 @@ class PdfiumExtractor:
             EncryptedPdfError: the PDF needs a password.
             CorruptPdfError: PDFium cannot open the file.
         """
+        # The guard has this document open, its pages loaded, when it checked these bytes.
+        opened = take_over(blob.data)
         try:
-            document = pdfium.PdfDocument(blob.data)
+            document = opened.document if opened else pdfium.PdfDocument(blob.data)
         except pdfium.PdfiumError as exc:
             if getattr(exc, "err_code", None) == _PDFIUM_ERR_PASSWORD or "password" in str(exc):
                 raise EncryptedPdfError(
@@ -60,16 +63,20 @@ class PdfiumExtractor:
         try:
             # Filled-in AcroForm values are not part of the page text; PDFium reads them only
             # once the form environment exists, which must happen before pages load.
-            has_forms = pdfium.raw.FPDF_GetFormType(document) != pdfium.raw.FORMTYPE_NONE
-            if has_forms:
-                document.init_forms()
+            if opened:
+                has_forms = opened.forms
+            else:
+                has_forms = pdfium.raw.FPDF_GetFormType(document) != pdfium.raw.FORMTYPE_NONE
+                if has_forms:
+                    document.init_forms()
+            loaded = opened.pages if opened else {}
             count = len(document)
             if count > options.max_pdf_pages:
                 logger.warning(
                     "PDF has %d pages; reading the first %d", count, options.max_pdf_pages
                 )
             read = [
-                _page_text(pdfium, document, index, forms=has_forms)
+                _page_text(pdfium, document, index, loaded.pop(index, None), forms=has_forms)
                 for index in range(min(count, options.max_pdf_pages))
             ]
             # Headings and tables need the whole document (body size, bookmarks).
@@ -85,10 +92,11 @@ class PdfiumExtractor:
 
 
 def _page_text(
-    pdfium: Any, document: Any, index: int, *, forms: bool
+    pdfium: Any, document: Any, index: int, loaded: Any, *, forms: bool
 ) -> tuple[PageLayout, str]:
-    """Return the page's layout and its filled-in form fields (as text to append)."""
-    page = document[index]
+    """Return the page's layout and its filled-in form fields (as text to append). `loaded`
+    is the page when it is loaded already (it is closed here), else None."""
+    page = loaded if loaded is not None else document[index]
     try:
         if page.get_rotation():
             # PDFium orders the lines of a /Rotate 90 page bottom-up; reading order comes out

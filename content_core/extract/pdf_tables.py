@@ -173,6 +173,16 @@ def _cells_of_line(line: TextLine, xs: list[float], cuts: list[float]) -> list[s
 def segments(line: TextLine) -> list[tuple[float, float, str]]:
     """Return the line cut at gaps wider than a column gap: (left, right, text) per piece."""
     gap = _COLUMN_GAP_EM * line.size
+    lefts, rights = line.lefts, line.rights
+    if (
+        lefts
+        and lefts[0] - rights[0] <= gap
+        and lefts.count(lefts[0]) == len(lefts)
+        and rights.count(rights[0]) == len(rights)
+    ):
+        # One text run (every character has the line's box): no gap inside, one piece.
+        visible = line.text.strip()
+        return [(lefts[0], rights[0], visible)] if visible else []
     pieces: list[tuple[float, float, str]] = []
     start = previous = -1
     for index, char in enumerate(line.text):
@@ -293,16 +303,17 @@ def continue_tables(
     in the columns of a table that closes the previous one (too few to be found alone).
     Running headers and footers (the same text, numbers aside, at the same height on two
     pages or more) and page numbers do not count as content between a table and the edge."""
-    places = Counter(
-        place for layout in layouts for place in {_running_key(line) for line in layout.lines}
-    )
+    if len(layouts) < 2:
+        return
+    keys = [[_running_key(line) for line in layout.lines] for layout in layouts]
+    places = Counter(place for page_keys in keys for place in set(page_keys))
     content = [
         [
             i
-            for i, line in enumerate(layout.lines)
-            if len(line.text.strip()) > _PAGE_MARK_CHARS and places[_running_key(line)] < 2
+            for i, (line, key) in enumerate(zip(layout.lines, page_keys, strict=True))
+            if len(line.text.strip()) > _PAGE_MARK_CHARS and places[key] < 2
         ]
-        for layout in layouts
+        for layout, page_keys in zip(layouts, keys, strict=True)
     ]
     for index in range(len(layouts) - 1):
         here, there = layouts[index], layouts[index + 1]
@@ -317,7 +328,14 @@ def continue_tables(
 
 
 def _running_key(line: TextLine) -> tuple[str, int]:
-    return "".join(c for c in line.text if not c.isdigit()).strip(), round(line.top)
+    text = line.text
+    if not text.isascii():
+        return "".join(c for c in text if not c.isdigit()).strip(), round(line.top)
+    return text.translate(_NO_ASCII_DIGITS).strip(), round(line.top)
+
+
+# ASCII text has no digits but 0-9, deleted in one C call.
+_NO_ASCII_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def _edge_table(lines: list[int], tables: Sequence[Table], *, last: bool) -> Table | None:

@@ -1,6 +1,6 @@
-"""Per-artifact time budgets for the text stages after normalisation (chunks, compressed
-contexts): each artifact's work runs as one task of the warm worker pool that normalisation
-uses, under its stage's `timeout_s`.
+"""Per-artifact time budgets for the stages after normalisation (chunks, compressed
+contexts, message parts): each artifact's work runs as one task of the warm worker pool that
+normalisation uses, under its stage's `timeout_s`.
 
 A worker process is the only way to stop CPU-bound Python code (a regex, a tokeniser) at a
 deadline: a thread cannot be killed and an asyncio timeout only fires at an await. The pool is
@@ -14,25 +14,52 @@ from __future__ import annotations
 import logging
 import multiprocessing
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
+from content_core.agents import (
+    AgentConfig,
+    ExtractionInput,
+    ExtractionRecord,
+    ExtractionRun,
+    run_extractions,
+)
+from content_core.agents.pages import PdfHandling
+from content_core.agents.parts import ArtifactPart, artifact_parts
 from content_core.chunking import Chunk, ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, CompressionResult, compress_text
 from content_core.compression._text import default_estimator
+from content_core.embeddings import (
+    Embedder,
+    EmbedderConfig,
+    EmbeddingRun,
+    embed_cached,
+    make_embedder,
+)
 from content_core.errors import ContentError, StageTimeoutError
-from content_core.processing import ProcessingConfig
+from content_core.processing import WORKER_PRELOAD, ProcessingConfig
 from content_core.sandbox import TaskFailure, WorkerTimeoutError, shared_pool
 
-__all__ = ["chunk_documents", "compress_documents"]
+__all__ = [
+    "PartsTask",
+    "chunk_documents",
+    "compress_documents",
+    "embed_locally",
+    "extract_offline",
+    "parts_of_artifacts",
+]
+
+# One artifact for `parts_of_artifacts`: its bytes (images, PDFs), media type, text and pages.
+PartsTask = tuple[bytes | None, str, str | None, tuple[tuple[int, int, int], ...]]
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-# The pool normalisation uses with its default settings (same key, so the same warm workers).
+# The pool normalisation uses by default (same key, so the same warm workers).
 _POOL = ProcessingConfig()
-_PRELOAD = ("content_core.processing",)
+_PRELOAD = WORKER_PRELOAD
 _WARM_UP_S = 300.0
 
 
@@ -43,22 +70,154 @@ def _stage_timeout(stage: str, timeout_s: float) -> TaskFailure:
 
 
 def chunk_documents(
-    texts: Sequence[str], config: ChunkingConfig
+    texts: Sequence[str], config: ChunkingConfig, *, pool: ProcessingConfig = _POOL
 ) -> list[list[Chunk] | TaskFailure]:
     """The chunks of each text by the chunker `config` names, in order; a `TaskFailure` for a
     text that ran past `config.timeout_s` (error type `StageTimeoutError`) or whose worker
-    failed otherwise."""
-    return _run_bounded("chunks", _chunk_one, [(t, config) for t in texts], config.timeout_s)
+    failed otherwise. The work runs in the pool of `pool` (its `workers` and `memory_mb`:
+    normalisation's, so the same warm processes)."""
+    items = [(t, config) for t in texts]
+    sizes = [float(len(t)) for t in texts]
+    return _run_bounded("chunks", _chunk_one, items, config.timeout_s, pool, sizes)
 
 
 def compress_documents(
-    texts: Sequence[str], config: CompressionConfig
+    texts: Sequence[str], config: CompressionConfig, *, pool: ProcessingConfig = _POOL
 ) -> list[CompressionResult | TaskFailure]:
     """Each text compressed with `config`, in order; a `TaskFailure` for a text that ran past
-    `config.timeout_s` (error type `StageTimeoutError`) or whose worker failed otherwise."""
+    `config.timeout_s` (error type `StageTimeoutError`) or whose worker failed otherwise. The
+    work runs in the pool of `pool`, as for `chunk_documents`."""
+    items = [(t, config) for t in texts]
+    sizes = [float(len(t)) for t in texts]
     return _run_bounded(
-        "compressed_contexts", _compress_one, [(t, config) for t in texts], config.timeout_s
+        "compressed_contexts", _compress_one, items, config.timeout_s, pool, sizes
     )
+
+
+def parts_of_artifacts(
+    tasks: Sequence[PartsTask], handling: PdfHandling, *, pool: ProcessingConfig = _POOL
+) -> list[list[ArtifactPart] | TaskFailure]:
+    """The message parts of each artifact (`artifact_parts`), in order; a `TaskFailure` for one
+    that ran past `handling.timeout_s` (`StageTimeoutError`) or could not be made. The work
+    runs in the pool of `pool`, as for `chunk_documents`."""
+    items = [(t, handling) for t in tasks]
+    sizes = [float(len(t[0] or b"") + len(t[2] or "")) for t in tasks]
+    return _run_bounded("message_parts", _parts_one, items, handling.timeout_s, pool, sizes)
+
+
+def _parts_one(task: tuple[PartsTask, PdfHandling]) -> list[ArtifactPart]:
+    (data, media_type, text, pages), handling = task
+    return artifact_parts(data, media_type=media_type, text=text, pages=pages, handling=handling)
+
+
+def extract_offline(
+    items: Sequence[ExtractionInput],
+    config: AgentConfig,
+    *,
+    cache_dir: Path,
+    pool: ProcessingConfig = _POOL,
+) -> ExtractionRun:
+    """`run_extractions` with the offline agent, whose work is CPU-bound Python: each
+    document's chunks are one task of the worker pool of `pool`, so the run uses every worker.
+
+    Records come back in input order and the figures are summed. A document whose task fails
+    in a worker (past `config.chunk_timeout_s` per chunk, a dead worker) is run again here,
+    as every document was before the pool, so no record is lost to the scheduling.
+    """
+    groups: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        groups.setdefault(item.artifact_id, []).append(index)
+    tasks = [([items[i] for i in group], config, cache_dir) for group in groups.values()]
+    if multiprocessing.current_process().daemon or len(tasks) < 2:
+        return run_extractions(items, config, cache_dir=cache_dir)
+    workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
+    runs = workers.map(
+        _extract_group,
+        tasks,
+        timeout_s=config.chunk_timeout_s * max(len(g) for g in groups.values()),
+    )
+    records: list[ExtractionRecord | None] = [None] * len(items)
+    totals = [0, 0, 0, 0]
+    for task, group, run in zip(tasks, groups.values(), runs, strict=True):
+        if isinstance(run, TaskFailure):
+            _log.warning("offline extraction of %s failed in a worker (%s): running it here",
+                         task[0][0].path, run.error_type)
+            run = run_extractions(task[0], config, cache_dir=cache_dir)
+        for index, record in zip(group, run.records, strict=True):
+            records[index] = record
+        for position, value in enumerate(
+            (run.calls, run.cache_hits, run.prompt_tokens, run.completion_tokens)
+        ):
+            totals[position] += value
+    return ExtractionRun(
+        records=[record for record in records if record is not None],
+        calls=totals[0],
+        cache_hits=totals[1],
+        prompt_tokens=totals[2],
+        completion_tokens=totals[3],
+    )
+
+
+# Texts per embedding task: enough to amortise a task's round trip, few enough that two
+# workers share a batch's chunks evenly.
+_EMBED_TASK_TEXTS = 256
+
+
+def embed_locally(
+    texts: Sequence[str],
+    config: EmbedderConfig,
+    embedder: Embedder,
+    *,
+    cache_dir: Path,
+    pool: ProcessingConfig = _POOL,
+) -> EmbeddingRun:
+    """`embed_cached` for an embedder that computes on this machine (WordLlama: CPU-bound),
+    its texts split into tasks of the worker pool of `pool`, each worker with its own copy of
+    the model. Results come back in input order and the figures are summed. A task that
+    fails in a worker is run again here with `embedder`, as every text was before the pool."""
+    slices = [list(texts[i : i + _EMBED_TASK_TEXTS])
+              for i in range(0, len(texts), _EMBED_TASK_TEXTS)]
+    if multiprocessing.current_process().daemon or len(slices) < 2:
+        return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
+    workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
+    runs = workers.map(
+        _embed_slice,
+        [(part, config, cache_dir) for part in slices],
+        # A slice's calls (one per batch) each within the embedder's own time limit.
+        timeout_s=_WARM_UP_S + config.timeout_s * -(-len(slices[0]) // config.batch_size),
+        sizes=[float(sum(len(text) for text in part)) for part in slices],
+    )
+    total = EmbeddingRun()
+    for part, run in zip(slices, runs, strict=True):
+        if isinstance(run, TaskFailure):
+            _log.warning("embedding %d texts failed in a worker (%s): running them here",
+                         len(part), run.error_type)
+            run = embed_cached(part, embedder, cache_dir, batch_size=config.batch_size)
+        total.results.extend(run.results)
+        total.calls += run.calls
+        total.cache_hits += run.cache_hits
+    return total
+
+
+# One embedder per configuration in a worker: the model loads once per process.
+_EMBEDDERS: dict[str, Embedder] = {}
+
+
+def _embed_slice(task: tuple[list[str], EmbedderConfig, Path]) -> EmbeddingRun:
+    texts, config, cache_dir = task
+    key = config.model_dump_json()
+    embedder = _EMBEDDERS.get(key)
+    if embedder is None:
+        made = make_embedder(config)
+        if made is None:
+            raise ValueError("embeddings are off: nothing to embed with")
+        embedder = _EMBEDDERS[key] = made
+    return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
+
+
+def _extract_group(task: tuple[list[ExtractionInput], AgentConfig, Path]) -> ExtractionRun:
+    items, config, cache_dir = task
+    return run_extractions(items, config, cache_dir=cache_dir)
 
 
 def _warm_up(_: None) -> None:
@@ -77,7 +236,12 @@ def _compress_one(task: tuple[str, CompressionConfig]) -> CompressionResult:
 
 
 def _run_bounded(
-    stage: str, function: Callable[[T], R], items: list[T], timeout_s: float
+    stage: str,
+    function: Callable[[T], R],
+    items: list[T],
+    timeout_s: float,
+    settings: ProcessingConfig,
+    sizes: list[float],
 ) -> list[R | TaskFailure]:
     if not items:
         return []
@@ -85,11 +249,13 @@ def _run_bounded(
         # A daemonic process may not start children: run here, without a time limit.
         _log.warning("%s called from a daemonic process: running without a time budget", stage)
         return [_run_here(function, item) for item in items]
-    pool = shared_pool(workers=_POOL.workers, memory_mb=_POOL.memory_mb, preload=_PRELOAD)
+    pool = shared_pool(
+        workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD
+    )
     # A fresh worker imports the stage code and loads the tokeniser on its first task; do that
     # under a generous limit first, so the budget measures the artifact, not the start-up.
     pool.map(_warm_up, [None] * min(pool.workers, len(items)), timeout_s=_WARM_UP_S)
-    results = pool.map(function, items, timeout_s=timeout_s)
+    results = pool.map(function, items, timeout_s=timeout_s, sizes=sizes)
     return [
         _stage_timeout(stage, timeout_s)
         if isinstance(r, TaskFailure) and r.error_type == WorkerTimeoutError.__name__

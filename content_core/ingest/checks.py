@@ -22,6 +22,7 @@ from content_core.store import (
     CHUNKS,
     COMPRESSED_CONTEXTS,
     MERGED_EXTRACTIONS,
+    MESSAGE_PARTS,
     NORMALISED_ARTIFACTS,
     RAW_FILES,
     ContentStore,
@@ -156,6 +157,11 @@ BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
         _unique(CHUNK_EMBEDDINGS, _CHUNK, "a chunk of one file"),
         _covers_chunks(CHUNK_EMBEDDINGS),
         _failures(CHUNK_EMBEDDINGS, _ERROR, "chunks that could not be embedded"),
+    ),
+    MESSAGE_PARTS: (
+        _unique(MESSAGE_PARTS, (*_ARTIFACT, "part_index"), "a part of one artifact of one file"),
+        _covers_documents(MESSAGE_PARTS),
+        _failures(MESSAGE_PARTS, _ERROR, "artifacts whose parts could not be made"),
     ),
     COMPRESSED_CONTEXTS: (
         _unique(COMPRESSED_CONTEXTS, _ARTIFACT, "a document of one file"),

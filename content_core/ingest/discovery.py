@@ -9,7 +9,6 @@ writing a manifest and anything after it repeats work but never loses a change.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import mimetypes
 import time
@@ -28,8 +27,15 @@ from content_core.ingest.hashing import HashCache, read_stable
 from content_core.ingest.known import SNAPSHOT_EVERY, load_latest, save_snapshot
 from content_core.sources import EntrySource
 from content_core.store import BatchRow, ContentStore
+from content_core.store.locks import state_lock
 
-__all__ = ["BatchManifest", "ManifestEntry", "PendingBatches", "discover_pending"]
+__all__ = [
+    "BatchManifest",
+    "ManifestEntry",
+    "PendingBatches",
+    "discover_pending",
+    "record_bytes",
+]
 
 Change = Literal["added", "modified", "deleted"]
 
@@ -62,18 +68,9 @@ class BatchManifest(BaseModel):
 
 @contextmanager
 def _source_lock(store: ContentStore, source_id: str) -> Iterator[None]:
-    """One discovery per source at a time, across processes (sensor, schedule, CLI).
-
-    An flock dies with its process, so a discovery killed mid-way never leaves the source locked.
-    """
-    lock_path = store.root / "state" / f"{source_id}.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    """One discovery per source at a time, across processes (sensor, schedule, CLI)."""
+    with state_lock(store.root, source_id):
+        yield
 
 
 def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[ManifestEntry]) -> str:
@@ -340,3 +337,44 @@ def discover_pending(
         scanned=scanned,
         elapsed_s=time.monotonic() - started,
     )
+
+
+def record_bytes(
+    store: ContentStore, source_id: str, path: str, data: bytes, *, location: str
+) -> BatchManifest:
+    """Pin `data`, handed in directly rather than found in a source (the seeds' `RAG.index`
+    of a text), as the next batch of `source_id`: one entry at `path`, added or modified.
+
+    Same batch ids, lock and manifest as discovery, so every stage, `status` and `retry` treat
+    it like any other batch; `location` names where the bytes came from, for people.
+    """
+    store.ensure_layout()
+    with _source_lock(store, source_id):
+        sha256 = store.blobs.put(data)
+        earlier = store.list_batches(source_id)
+        previous = earlier[-1] if earlier else None
+        seq = int(previous.rsplit("-", 2)[-2]) if previous else 0
+        known = store.query(
+            "SELECT change FROM batches WHERE source_id = ? AND path = ? "
+            "ORDER BY batch_seq DESC LIMIT 1",
+            [source_id, path],
+        ).to_pylist()
+        live = bool(known) and known[0]["change"] != "deleted"
+        entry = ManifestEntry(
+            path=path,
+            path_bytes=path.encode(),
+            change="modified" if live else "added",
+            sha256=sha256,
+            size_bytes=len(data),
+            signature=sha256,
+            declared_type=mimetypes.guess_type(path, strict=False)[0],
+        )
+        batch = BatchManifest(
+            batch_id=_batch_id(source_id, seq + 1, previous, [entry]),
+            source_id=source_id,
+            source_root=location,
+            seq=seq + 1,
+            entries=(entry,),
+        )
+        _write_manifest(store, batch)
+    return batch

@@ -3,9 +3,17 @@ stage beside the others of stages.py, in its own module)."""
 
 from __future__ import annotations
 
-from content_core.embeddings import EmbedderConfig, embed_cached, make_embedder
+from content_core.embeddings import (
+    Embedder,
+    EmbedderConfig,
+    WordLlamaEmbedder,
+    embed_cached,
+    make_embedder,
+)
 from content_core.errors import ContentError
+from content_core.ingest.bounded import embed_locally
 from content_core.ingest.report import StageReport, preview
+from content_core.processing import ProcessingConfig
 from content_core.store import CHUNK_EMBEDDINGS, CHUNKS, ChunkEmbeddingRow, ContentStore
 
 __all__ = ["OFF_MODEL", "build_chunk_embeddings"]
@@ -15,18 +23,27 @@ OFF_MODEL = "off"
 
 
 def build_chunk_embeddings(
-    store: ContentStore, batch_id: str, config: EmbedderConfig
+    store: ContentStore,
+    batch_id: str,
+    config: EmbedderConfig,
+    embedder: Embedder | None = None,
+    *,
+    pool: ProcessingConfig | None = None,
 ) -> StageReport:
     """chunk_embeddings: a vector for every chunk of `batch_id` (not the chunking failure rows).
 
     A chunk that cannot be embedded is a row with `error_type`; with embeddings off every chunk
-    is a row with no vector, so the table still covers the batch's chunks.
+    is a row with no vector, so the table still covers the batch's chunks. A model that runs
+    here (WordLlama) computes in the worker pool of `pool` (normalisation's settings); an
+    endpoint is called from this process.
 
     Raises:
         EmbeddingUnavailableError: the endpoint stayed down through its retries (retry the run).
     """
     chunks = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
-    embedder = make_embedder(config)
+    # The pool's workers build their model from `config`: only then can they stand in for it.
+    in_pool = embedder is None
+    embedder = embedder or make_embedder(config)
     keys = [
         {
             "batch_id": batch_id,
@@ -44,12 +61,14 @@ def build_chunk_embeddings(
         model = OFF_MODEL
     else:
         model = embedder.name
-        run = embed_cached(
-            [r["content"] or "" for r in chunks],
-            embedder,
-            store.root / "cache" / "embeddings",
-            batch_size=config.batch_size,
-        )
+        texts = [r["content"] or "" for r in chunks]
+        cache_dir = store.root / "cache" / "embeddings"
+        if in_pool and isinstance(embedder, WordLlamaEmbedder):
+            run = embed_locally(
+                texts, config, embedder, cache_dir=cache_dir, pool=pool or ProcessingConfig()
+            )
+        else:
+            run = embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
         # The vectors' own size: asking an endpoint for its dimension would cost a call.
         sizes = [len(r) for r in run.results if not isinstance(r, ContentError)]
         dimension = sizes[0] if sizes else (embedder.requested_dimension or 0)

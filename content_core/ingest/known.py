@@ -53,14 +53,14 @@ def _snapshot_path(store: ContentStore, source_id: str) -> Path:
     return store.root / "state" / f"{source_id}.known.parquet"
 
 
-def _manifests_after(store: ContentStore, source_id: str, after_seq: int) -> list[Path]:
+def _manifests_after(store: ContentStore, source_id: str, after_seq: int) -> list[str]:
     """The source's manifest files with a sequence number above `after_seq` (read from names)."""
     name = re.compile(rf"^{re.escape(source_id)}-(\d+)-[0-9a-f]{{10}}$")
     found = []
     for batch_id in store.list_batches(source_id):
         match = name.match(batch_id)
         if match and int(match.group(1)) > after_seq:
-            found.append(store.manifest_path(batch_id))
+            found.append(store.manifest_url(batch_id))
     return found
 
 
@@ -72,6 +72,7 @@ def load_latest(connection: duckdb.DuckDBPyConnection, store: ContentStore, sour
     can fold them into a new snapshot.
     """
     parts, covered = [], 0
+    store.storage.prepare(connection)  # the manifests may be s3:// objects
     snapshot = _snapshot_path(store, source_id)
     if snapshot.is_file():
         try:

@@ -1,4 +1,4 @@
-"""The six pipeline stages, one function each: read a batch's upstream rows from the store,
+"""The pipeline stages, one function each: read a batch's upstream rows from the store,
 call the library, write the stage's table for the batch, report what happened.
 
 Dagster assets call these one-to-one; `run_batch` calls them in a plain loop.
@@ -18,17 +18,20 @@ from content_core.agents import (
     AgentConfig,
     ExtractionInput,
     ExtractionRecord,
+    PdfHandling,
     merge_extractions,
     run_extractions,
 )
 from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
-from content_core.embeddings import EmbedderConfig
-from content_core.ingest.bounded import chunk_documents, compress_documents
+from content_core.embeddings import Embedder, EmbedderConfig
+from content_core.ingest.bounded import chunk_documents, compress_documents, extract_offline
 from content_core.ingest.embeddings import build_chunk_embeddings
+from content_core.ingest.message_parts import build_message_parts
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
+from content_core.ingest.search_index import build_search_index
 from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.store import (
@@ -69,6 +72,7 @@ class PipelineConfig(BaseModel):
     compression: CompressionConfig = Field(default_factory=CompressionConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    message_parts: PdfHandling = Field(default_factory=PdfHandling)
 
 
 # The raw_files columns that are the manifest entry's own.
@@ -146,8 +150,16 @@ def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
     return hashlib.sha256(f"{artifact_id}:{fingerprint}:{index}".encode()).hexdigest()[:32]
 
 
-def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> StageReport:
-    """chunks: every document split by the configured chunker, with offsets, page and tokens."""
+def build_chunks(
+    store: ContentStore,
+    batch_id: str,
+    config: ChunkingConfig,
+    *,
+    pool: ProcessingConfig | None = None,
+) -> StageReport:
+    """chunks: every document split by the configured chunker, with offsets, page and tokens.
+    The chunkers run in the worker pool of `pool` (normalisation's settings; defaults if
+    None)."""
     fingerprint = config.fingerprint()
     rows: list[ChunkRow] = []
     seen: set[tuple[str, str, str]] = set()
@@ -159,7 +171,10 @@ def build_chunks(store: ContentStore, batch_id: str, config: ChunkingConfig) -> 
         seen.add(key)
         docs.append(doc)
     # Each document is chunked in a worker under config.timeout_s (see ingest/bounded.py).
-    results = _once_per_artifact(docs, lambda texts: chunk_documents(texts, config))
+    settings = pool or ProcessingConfig()
+    results = _once_per_artifact(
+        docs, lambda texts: chunk_documents(texts, config, pool=settings)
+    )
     for doc, chunks in zip(docs, results, strict=True):
         if isinstance(chunks, TaskFailure):
             rows.append(_chunk_failure_row(batch_id, doc, fingerprint, config, chunks))
@@ -238,13 +253,21 @@ def _chunk_failure_row(
 
 
 def build_compressed_contexts(
-    store: ContentStore, batch_id: str, config: CompressionConfig
+    store: ContentStore,
+    batch_id: str,
+    config: CompressionConfig,
+    *,
+    pool: ProcessingConfig | None = None,
 ) -> StageReport:
-    """compressed_contexts: one row per document, its text fitted to the token budget."""
+    """compressed_contexts: one row per document, its text fitted to the token budget.
+    Compression runs in the worker pool of `pool`, as chunking does."""
     rows: list[CompressedContextRow] = []
     docs = _documents(store, batch_id)
     # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
-    results = _once_per_artifact(docs, lambda texts: compress_documents(texts, config))
+    settings = pool or ProcessingConfig()
+    results = _once_per_artifact(
+        docs, lambda texts: compress_documents(texts, config, pool=settings)
+    )
     for doc, result in zip(docs, results, strict=True):
         failed = result if isinstance(result, TaskFailure) else None
         done = result if isinstance(result, CompressionResult) else None
@@ -276,8 +299,16 @@ def build_compressed_contexts(
     )
 
 
-def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -> StageReport:
-    """agentic_extractions: the agent's validated output for every chunk (cached by content)."""
+def build_extractions(
+    store: ContentStore,
+    batch_id: str,
+    config: AgentConfig,
+    *,
+    pool: ProcessingConfig | None = None,
+) -> StageReport:
+    """agentic_extractions: the agent's validated output for every chunk (cached by content).
+    The offline agent (CPU-bound) runs in the worker pool of `pool`, one document per task;
+    an LLM agent waits on its endpoint, concurrently, in this process."""
     # A document that could not be chunked has one failure row and nothing to extract from.
     chunk_rows = [r for r in store.read_rows(CHUNKS, batch_id).to_pylist() if not r["error_type"]]
     items = [
@@ -292,7 +323,11 @@ def build_extractions(store: ContentStore, batch_id: str, config: AgentConfig) -
         )
         for r in chunk_rows
     ]
-    run = run_extractions(items, config, cache_dir=store.root / "cache" / "extractions")
+    cache_dir = store.root / "cache" / "extractions"
+    if config.kind == "offline":
+        run = extract_offline(items, config, cache_dir=cache_dir, pool=pool or ProcessingConfig())
+    else:
+        run = run_extractions(items, config, cache_dir=cache_dir)
     # Records come back in input order: each carries its chunk row's keys.
     rows = [
         AgenticExtractionRow(
@@ -359,15 +394,25 @@ def run_batch(
     config: PipelineConfig,
     *,
     on_stage: Callable[[StageReport], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> list[StageReport]:
-    """Run every stage of `batch_id` in order, in this process, with no orchestrator."""
+    """Run every stage of `batch_id` in order, in this process, with no orchestrator
+    (`embedder`, when given, embeds the chunks instead of `config.embedder`'s)."""
     steps: list[Callable[[], StageReport]] = [
         lambda: build_raw_files(store, batch_id),
         lambda: build_normalised_artifacts(store, batch_id, config.processing),
-        lambda: build_chunks(store, batch_id, config.chunking),
-        lambda: build_chunk_embeddings(store, batch_id, config.embedder),
-        lambda: build_compressed_contexts(store, batch_id, config.compression),
-        lambda: build_extractions(store, batch_id, config.agent),
+        lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing),
+        lambda: build_chunk_embeddings(
+            store, batch_id, config.embedder, embedder, pool=config.processing
+        ),
+        lambda: build_search_index(store, batch_id),
+        lambda: build_message_parts(
+            store, batch_id, config.message_parts, pool=config.processing
+        ),
+        lambda: build_compressed_contexts(
+            store, batch_id, config.compression, pool=config.processing
+        ),
+        lambda: build_extractions(store, batch_id, config.agent, pool=config.processing),
         lambda: build_merged_extractions(store, batch_id, config.agent),
     ]
     reports = []

@@ -15,6 +15,7 @@ import json
 import logging
 import time
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,10 +232,15 @@ def _unavailable(
 
 def _text_layer_problem(text: str, config: OcrConfig) -> str:
     """"ok", "no_text", "garbage" or "few_chars" (to be checked against the page's images)."""
-    chars = [c for c in text if not c.isspace()]
+    chars = "".join(text.split())
     if not chars:
         return "no_text"
-    bad = sum(1 for c in chars if c == "\ufffd" or unicodedata.category(c) in ("Co", "Cn", "Cc"))
+    # Each distinct character is classified once (a page has a few dozen of them).
+    bad = sum(
+        count
+        for c, count in Counter(chars).items()
+        if c == "\ufffd" or unicodedata.category(c) in ("Co", "Cn", "Cc")
+    )
     if bad / len(chars) > config.max_garbage_share:
         return "garbage"
     return "ok" if len(chars) - bad >= config.good_text_chars else "few_chars"

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from content_core.errors import SearchError
-from content_core.search.bm25 import (
-    INDEX_COLUMNS,
-    INDEX_TABLE,
-    STEMMER,
-    bm25_ranking,
-    ensure_index,
-    store_fingerprint,
-)
+from content_core.search.bm25 import STEMMER, bm25_ranking
+from content_core.search.index import ensure_index, store_fingerprint
+from content_core.search.terms import DOCS_TABLE, INDEX_COLUMNS
 from content_core.search.types import SEARCH_MODES, SearchFilters, SearchHit, SearchMode
 from content_core.store.extensions import load_extension
 
@@ -178,12 +173,16 @@ class Searcher:
         rows = (
             self.connection()
             .execute(
-                f"SELECT {columns} FROM {INDEX_TABLE} WHERE chunk_id IN (SELECT unnest(?))",
+                f"SELECT {columns} FROM {DOCS_TABLE} WHERE chunk_id IN (SELECT unnest(?)) "
+                "ORDER BY docid",
                 [[key for key, _ in ranked]],
             )
             .fetchall()
         )
-        by_id = {row[0]: row for row in rows}
+        # Any: DuckDB row values, typed by SearchHit's fields.
+        by_id: dict[str, tuple[Any, ...]] = {}
+        for found in rows:  # a chunk under several paths: the path indexed first
+            by_id.setdefault(found[0], found)
         hits: list[SearchHit] = []
         for key, score in ranked:
             row = by_id.get(key)

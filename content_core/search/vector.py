@@ -108,17 +108,16 @@ class VectorIndex:
     def __init__(self, store: ContentStore, embedder: Embedder | None = None) -> None:
         self.store = store
         self.embedder = _default_embedder(embedder)
-        self._signature: tuple[tuple[str, int, int], ...] | None = None
+        self._signature: tuple[tuple[str, str, int], ...] | None = None
         self._connection: duckdb.DuckDBPyConnection | None = None
         self.loads = 0
 
-    def _files(self) -> tuple[tuple[str, int, int], ...]:
+    def _files(self) -> tuple[tuple[str, str, int], ...]:
         found = []
         for table in (CHUNK_EMBEDDINGS, RAW_FILES):
-            folder = self.store.root / "tables" / table
-            for path in sorted(folder.rglob("*.parquet")) if folder.is_dir() else ():
-                stat = path.stat()
-                found.append((str(path), stat.st_mtime_ns, stat.st_size))
+            for item in self.store.storage.list(f"tables/{table}/"):
+                if item.key.endswith(".parquet"):
+                    found.append((item.key, item.version, item.size_bytes))
         return tuple(found)
 
     def _load(self, embedder: Embedder) -> duckdb.DuckDBPyConnection:

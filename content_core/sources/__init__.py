@@ -1,5 +1,5 @@
 """Where files come from: the EntrySource protocol discovery uses, the seed's ContentSource on
-top of it, and the local folder source."""
+top of it, the local folder source and the S3 bucket-prefix source."""
 
 from content_core.sources.base import (
     LISTING_SCHEMA,
@@ -20,6 +20,7 @@ from content_core.sources.paths import (
     os_path_text,
     unescape_path,
 )
+from content_core.sources.s3 import S3ObjectSource, source_id_for_uri
 
 __all__ = [
     "LISTING_SCHEMA",
@@ -29,11 +30,13 @@ __all__ = [
     "LocalFolderSource",
     "LocalFolderSourceConfig",
     "RawFile",
+    "S3ObjectSource",
     "SourceEntry",
     "escape_path",
     "escape_path_array",
     "iter_entries",
     "os_path_text",
     "source_id_for_folder",
+    "source_id_for_uri",
     "unescape_path",
 ]

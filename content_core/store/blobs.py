@@ -1,4 +1,6 @@
-"""Content-addressed blob storage: bytes written once under their SHA-256."""
+"""Content-addressed blob storage: bytes written once under their SHA-256, in a folder or, for
+an object-store root, as objects with a local read-through copy (the same bytes forever under
+one name, so a cached copy never goes stale)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,12 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-__all__ = ["BlobStore", "sha256_hex"]
+if TYPE_CHECKING:
+    from content_core.store.storage import Storage
+
+__all__ = ["BlobStore", "blob_key", "sha256_hex"]
 
 
 def sha256_hex(data: bytes) -> str:
@@ -16,33 +21,47 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class BlobStore:
-    """Blobs under `<root>/ab/cd/<sha256>`; a put of existing bytes is free and idempotent."""
+def blob_key(blob_id: str) -> str:
+    """The blob's key under the store root: `blobs/ab/cd/<sha256>`."""
+    return f"blobs/{blob_id[:2]}/{blob_id[2:4]}/{blob_id}"
 
-    def __init__(self, root: Path) -> None:
+
+class BlobStore:
+    """Blobs under `<root>/ab/cd/<sha256>`; a put of existing bytes is free and idempotent.
+
+    With `remote` (an object store's `Storage`), the blobs are objects `blobs/ab/cd/<sha256>`
+    there and `root` is this machine's copy: a put PUTs the object before keeping the copy,
+    and `path` downloads a blob another machine stored on first use.
+    """
+
+    def __init__(self, root: Path, remote: Storage | None = None) -> None:
         self.root = Path(root)
+        self.remote = remote
+
+    def _local(self, blob_id: str) -> Path:
+        return self.root / blob_id[:2] / blob_id[2:4] / blob_id
 
     def path(self, blob_id: str) -> Path:
-        """Return where the blob `blob_id` lives (whether or not it exists yet)."""
-        return self.root / blob_id[:2] / blob_id[2:4] / blob_id
+        """Return a local file holding the blob `blob_id` (where it would be when it is not
+        stored: the path does not exist then)."""
+        local = self._local(blob_id)
+        if self.remote is not None and not local.is_file():
+            try:
+                data = self.remote.read(blob_key(blob_id))
+            except FileNotFoundError:
+                return local
+            self._keep(local, data)
+        return local
 
     def has(self, blob_id: str) -> bool:
         """True when the blob is stored."""
-        return self.path(blob_id).is_file()
+        if self._local(blob_id).is_file():
+            return True
+        return self.remote is not None and self.remote.exists(blob_key(blob_id))
 
-    def put(self, data: bytes, *, blob_id: str | None = None) -> str:
-        """Store `data` and return its blob id; concurrent writers of the same bytes are safe.
-
-        `blob_id` is the SHA-256 of `data` when the caller has just computed it (discovery,
-        a raw file's row): the bytes are then not hashed a second time.
-        """
-        blob_id = blob_id or sha256_hex(data)
-        target = self.path(blob_id)
-        if target.is_file():
-            return blob_id
+    @staticmethod
+    def _keep(target: Path, data: bytes) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
-        # Write aside then rename: a reader never sees a partial blob, and two writers of the
-        # same bytes both succeed (rename over an identical file is harmless).
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -51,6 +70,23 @@ class BlobStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+    def put(self, data: bytes, *, blob_id: str | None = None) -> str:
+        """Store `data` and return its blob id; concurrent writers of the same bytes are safe.
+
+        `blob_id` is the SHA-256 of `data` when the caller has just computed it (discovery,
+        a raw file's row): the bytes are then not hashed a second time.
+        """
+        blob_id = blob_id or sha256_hex(data)
+        target = self._local(blob_id)
+        if target.is_file():
+            return blob_id
+        # The object first, the local copy after: a local copy always means a stored object.
+        if self.remote is not None:
+            self.remote.write(blob_key(blob_id), data)
+        # Write aside then rename: a reader never sees a partial blob, and two writers of the
+        # same bytes both succeed (rename over an identical file is harmless).
+        self._keep(target, data)
         return blob_id
 
     def put_file(self, source: Path, *, chunk_bytes: int = 1 << 20) -> tuple[str, int]:
@@ -71,10 +107,12 @@ class BlobStore:
                     writer.write(block)
                     size += len(block)
             blob_id = digest.hexdigest()
-            target = self.path(blob_id)
+            target = self._local(blob_id)
             if target.is_file():
                 Path(tmp).unlink()
             else:
+                if self.remote is not None:
+                    self.remote.write(blob_key(blob_id), Path(tmp).read_bytes())
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(tmp, target)
         except BaseException:

@@ -1,4 +1,8 @@
-"""The DuckDB catalog: views over the Parquet tables, written only when their text changes."""
+"""The DuckDB catalog: views over the Parquet tables, written only when their text changes.
+
+On an object store the views name `s3://` URLs and DuckDB reads them through httpfs (loaded
+from its package); the credentials come from a temporary secret made from the environment
+when a connection opens (`ObjectStorage.prepare`), never from the view SQL or the file."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from content_core.errors import MissingDependencyError
 from content_core.search.sql import search_macro_statements
 from content_core.store.extensions import load_extension
 from content_core.store.layout import CATALOG_FILE
+from content_core.store.storage import LocalStorage, Storage, open_storage
 from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 
 __all__ = [
@@ -36,23 +41,27 @@ _VERSION_FILE = "catalog.version"
 _CURRENT_OF_RAW = tuple(table for table in PIPELINE_TABLES if table != RAW_FILES)
 
 
-def _quote(path: Path) -> str:
+def _quote(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def catalog_statements(root: Path) -> list[str]:
-    """Return the DDL of every view, naming the store by absolute path.
+def _storage(root: Path | str | Storage) -> Storage:
+    return open_storage(root) if isinstance(root, (Path, str)) else root
+
+
+def catalog_statements(root: Path | str | Storage) -> list[str]:
+    """Return the DDL of every view, naming the store by absolute path (or `s3://` URL).
 
     DuckDB resolves relative paths against the reader's working directory, so the views must
     carry the absolute root; a moved store needs its catalog rebuilt (`ensure_catalog` does it).
     """
-    root = Path(root).resolve()
+    storage = _storage(root)
     statements = [
         f"CREATE OR REPLACE VIEW {BATCHES} AS SELECT * FROM read_parquet("
-        f"{_quote(root / 'batches' / '*.parquet')}, union_by_name = true)"
+        f"{_quote(storage.url('batches/*.parquet'))}, union_by_name = true)"
     ]
     for table in PIPELINE_TABLES:
-        statements.append(f"CREATE OR REPLACE VIEW {table} AS {table_select(root, table)}")
+        statements.append(f"CREATE OR REPLACE VIEW {table} AS {table_select(storage, table)}")
     statements.append(
         f"CREATE OR REPLACE VIEW current_{RAW_FILES} AS SELECT * FROM ("
         f"SELECT * FROM {RAW_FILES} QUALIFY row_number() OVER ("
@@ -68,7 +77,7 @@ def catalog_statements(root: Path) -> list[str]:
     return statements
 
 
-def table_select(root: Path, table: str) -> str:
+def table_select(root: Path | str | Storage, table: str) -> str:
     """The SELECT behind a table's view: per-batch files, plus compacted files for batches that
     have no per-batch file, each batch from the newest compacted file that holds it.
 
@@ -76,15 +85,16 @@ def table_select(root: Path, table: str) -> str:
     file) wins over the compacted copy, and a compaction that crashed between writing its new
     file and deleting the old ones duplicates nothing.
     """
-    folder = Path(root).resolve() / "tables" / table
+    storage = _storage(root)
+    folder = f"tables/{table}"
     # The batch=<id> folders are not Hive partitions to DuckDB: batch_id is a column already,
     # and a second `batch` column would be a view column that no table model has.
     fresh = (
-        f"read_parquet({_quote(folder / 'batch=*' / 'data.parquet')}, "
+        f"read_parquet({_quote(storage.url(f'{folder}/batch=*/data.parquet'))}, "
         "union_by_name = true, hive_partitioning = false)"
     )
     packed = (
-        f"read_parquet({_quote(folder / COMPACTED_DIR / '*.parquet')}, "
+        f"read_parquet({_quote(storage.url(f'{folder}/{COMPACTED_DIR}/*.parquet'))}, "
         "union_by_name = true, hive_partitioning = false, filename = '_file')"
     )
     return (
@@ -108,25 +118,34 @@ def _create_macros(connection: duckdb.DuckDBPyConnection) -> None:
         connection.execute(statement)
 
 
-def connect_views(root: Path) -> duckdb.DuckDBPyConnection:
+def connect_views(root: Path | str | Storage) -> duckdb.DuckDBPyConnection:
     """Open an in-memory DuckDB connection holding every view (and the `search_chunks`
     macro); never locks the catalog file."""
+    storage = _storage(root)
     connection = duckdb.connect(":memory:")
-    for statement in catalog_statements(root):
+    storage.prepare(connection)
+    for statement in catalog_statements(storage):
         connection.execute(statement)
     _create_macros(connection)
     return connection
 
 
-def ensure_catalog(root: Path) -> Path:
+def ensure_catalog(root: Path | str | Storage, work_dir: Path | None = None) -> Path:
     """Make `<root>/content.duckdb` hold the current views, rewriting it only when they changed.
 
     The new catalog is built aside and renamed into place, so a user holding the old file open
     in the DuckDB CLI is never blocked and keeps a working (old) catalog. It is written in the
-    storage format of `CATALOG_STORAGE_VERSION`, so every DuckDB from 1.2 on opens it.
+    storage format of `CATALOG_STORAGE_VERSION`, so every DuckDB from 1.2 on opens it. For an
+    object store the file goes to `work_dir` (this machine's), its views naming `s3://` URLs;
+    a client opening it loads httpfs and makes an S3 secret first (README, "Object storage").
     """
-    root = Path(root).resolve()
-    statements = catalog_statements(root)
+    storage = _storage(root)
+    if work_dir is None:
+        if not isinstance(storage, LocalStorage):
+            raise ValueError("an object-store catalog needs a local work_dir")
+        work_dir = storage.root
+    root = Path(work_dir).resolve()
+    statements = catalog_statements(storage)
     # The storage version is part of the key, so a catalog written in another format is rebuilt.
     version = hashlib.sha256(
         "\n".join([CATALOG_STORAGE_VERSION, *statements, *search_macro_statements()]).encode()
@@ -141,6 +160,7 @@ def ensure_catalog(root: Path) -> Path:
         str(tmp), config={"storage_compatibility_version": CATALOG_STORAGE_VERSION}
     )
     try:
+        storage.prepare(connection)  # a view is bound (its files read) when it is created
         for statement in statements:
             connection.execute(statement)
         _create_macros(connection)

@@ -1,19 +1,27 @@
 """Compaction: fold many small per-batch Parquet files into one file per table, changing no
-query result at any moment (see `catalog.table_select` for why no row is ever doubled)."""
+query result at any moment (see `catalog.table_select` for why no row is ever doubled).
+
+The same steps hold on an object store, where one PUT is the only atomic step: the folded
+file is PUT under a new name (`compacted/part-<ns>.parquet`, newer names win), so until it is
+complete the old files answer every query; once it is, each batch that still has its
+per-batch file is read from that file (per-batch files win), so deleting them afterwards
+changes nothing; a per-batch file whose ETag changed since it was read (a rerun) is kept and
+keeps winning. No manifest object is needed: the names and the view's rule are the commit.
+"""
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import time
-from pathlib import Path
 
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from content_core.sources import os_path_text
 from content_core.store.catalog import COMPACTED_DIR, table_select
+from content_core.store.locks import state_lock
+from content_core.store.storage import StoredObject
 from content_core.store.store import ContentStore
 from content_core.store.tables import PIPELINE_TABLES
 
@@ -37,29 +45,37 @@ class CompactionReport(BaseModel):
     rows: int
 
 
-def _data_files(folder: Path) -> tuple[list[Path], list[Path]]:
-    fresh = [p for p in folder.glob("batch=*/data.parquet") if p.parent.name != f"batch={_EMPTY}"]
-    packed = [p for p in (folder / COMPACTED_DIR).glob("*.parquet") if p.stem != _EMPTY]
-    return sorted(fresh), sorted(packed)
+def _data_files(store: ContentStore, table: str) -> tuple[list[StoredObject], list[str]]:
+    """The table's per-batch files (with their versions) and its compacted files' keys."""
+    fresh, packed = [], []
+    for item in store.storage.list(f"tables/{table}/"):
+        parts = item.key.split("/")
+        if len(parts) == 4 and parts[3] == "data.parquet" and parts[2].startswith("batch="):
+            if parts[2] != f"batch={_EMPTY}":
+                fresh.append(item)
+        elif len(parts) == 4 and parts[2] == COMPACTED_DIR and parts[3].endswith(".parquet"):
+            if parts[3] != f"{_EMPTY}.parquet":
+                packed.append(item.key)
+    return fresh, sorted(packed)
 
 
 def _compact_table(store: ContentStore, table: str, min_files: int) -> CompactionReport:
-    folder = store.root / "tables" / table
-    fresh, packed = _data_files(folder)
+    fresh, packed = _data_files(store, table)
     before = len(fresh) + len(packed)
     if before < min_files:
         return CompactionReport(table=table, files_before=before, files_after=before, rows=-1)
-    # Remember what we read: a per-batch file rewritten meanwhile (a rerun) must survive.
-    identities = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in fresh}
-    target = folder / COMPACTED_DIR / f"part-{time.time_ns():020d}.parquet"
-    tmp = target.with_name(f".{target.name}.tmp")
+    target = f"tables/{table}/{COMPACTED_DIR}/part-{time.time_ns():020d}.parquet"
+    work = store.root / "state" / "compaction"
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = work / f".{table}.{os.getpid()}.parquet.tmp"
     connection = duckdb.connect(":memory:")
     try:
+        store.storage.prepare(connection)
         rows = connection.execute(
-            f"SELECT count(*) FROM ({table_select(store.root, table)})"
+            f"SELECT count(*) FROM ({table_select(store.storage, table)})"
         ).fetchone()
         connection.execute(
-            f"COPY (SELECT * FROM ({table_select(store.root, table)}) "
+            f"COPY (SELECT * FROM ({table_select(store.storage, table)}) "
             f"ORDER BY source_id, path, batch_id) TO '{tmp}' "
             "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)"
         )
@@ -67,18 +83,17 @@ def _compact_table(store: ContentStore, table: str, min_files: int) -> Compactio
         connection.close()
     with open(tmp, "rb") as handle:
         os.fsync(handle.fileno())
-    os.replace(tmp, target)  # from here the new file is the newest copy of every batch
-    for path in fresh:
-        try:
-            info = path.stat()
-        except FileNotFoundError:
-            continue
-        if (info.st_ino, info.st_mtime_ns) == identities[path]:
-            path.unlink()
-            path.parent.rmdir()
-    for path in packed:
-        path.unlink(missing_ok=True)
-    fresh_after, packed_after = _data_files(folder)
+    # A rename (same file system) or one PUT: from here the new file is the newest copy of
+    # every batch, and whatever per-batch file exists still wins over it.
+    store.storage.upload(target, tmp)
+    # Delete only what was read: a per-batch file rewritten meanwhile (a rerun) must survive.
+    read = {item.key: item.version for item in fresh}
+    for item in store.storage.list(f"tables/{table}/"):
+        if read.get(item.key) == item.version:
+            store.storage.delete(item.key)
+    for key in packed:
+        store.storage.delete(key)
+    fresh_after, packed_after = _data_files(store, table)
     return CompactionReport(
         table=table,
         files_before=before,
@@ -124,8 +139,9 @@ def compact_store(store: ContentStore, *, min_files: int = 2) -> list[Compaction
     """Compact every table of `store` that has at least `min_files` data files.
 
     Safe while batches are written: readers see each batch in exactly one file throughout,
-    and only one compaction runs at a time per store. Stale temporary files of killed writers
-    are swept first (`sweep_stale_temp_files`).
+    and only one compaction runs at a time per store (per machine, for an object store: the
+    lock is a local file, so schedule compaction on one machine). Stale temporary files of
+    killed writers are swept first (`sweep_stale_temp_files`).
 
     One caveat for readers: DuckDB lists a view's files when a query starts and opens them
     after, so a query that starts while compaction deletes the files it folded can fail once
@@ -135,11 +151,5 @@ def compact_store(store: ContentStore, *, min_files: int = 2) -> list[Compaction
     """
     store.ensure_layout()
     sweep_stale_temp_files(store)
-    lock_path = store.root / "state" / "compaction.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            return [_compact_table(store, table, min_files) for table in PIPELINE_TABLES]
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with state_lock(store.root, "compaction"):
+        return [_compact_table(store, table, min_files) for table in PIPELINE_TABLES]

@@ -26,6 +26,7 @@ __all__ = [
     "Col",
     "CompressedContextRow",
     "MergedExtractionRow",
+    "MessagePartRow",
     "NormalisedArtifactRow",
     "OcrReading",
     "PageRange",
@@ -247,6 +248,27 @@ class ChunkEmbeddingRow(ArtifactRow):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MessagePartRow(ArtifactRow):
+    """One row per part of an artifact's message for a vision-capable model, or one failure
+    row with no part."""
+
+    TABLE: ClassVar[str] = "message_parts"
+    ONE_ROW_PER: ClassVar[str] = "part of an artifact's message for a vision-capable model"
+
+    part_index: Annotated[int, Col("order of the part in the message", arrow=pa.int32())]
+    part_type: Annotated[str | None, Col("`text` or `image_url`")]
+    page: Annotated[OptInt32, Col("the PDF page an image or text part shows")]
+    text: OptLongText
+    image_url: Annotated[str | None, Col("a data URL", arrow=pa.large_string())]
+    image_sha256: Annotated[str | None, Col("SHA-256 of the image bytes in image_url")]
+    fingerprint: Annotated[str, Col("the PDF handling settings that made the row")]
+    error_type: str | None = None
+    error_message: Annotated[
+        str | None, Col("an artifact whose parts could not be made: one row, no part")
+    ] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompressedContextRow(ArtifactRow):
     """One row per document: its text fitted to a token budget, or why it could not be."""
 
@@ -305,6 +327,7 @@ TABLE_ROWS: tuple[type[TableRow], ...] = (
     NormalisedArtifactRow,
     ChunkRow,
     ChunkEmbeddingRow,
+    MessagePartRow,
     CompressedContextRow,
     AgenticExtractionRow,
     MergedExtractionRow,

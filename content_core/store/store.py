@@ -1,7 +1,9 @@
-"""ContentStore: the store layout of DESIGN.md section 4 behind one object."""
+"""ContentStore: the store layout of DESIGN.md section 4 behind one object, in a folder or on
+an object store (`s3://bucket/prefix`, see `content_core.store.storage`)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,12 +21,18 @@ from content_core.store.catalog import (
     table_select,
 )
 from content_core.store.rows import BatchRow, TableRow
+from content_core.store.storage import (
+    LocalStorage,
+    ObjectStorage,
+    Storage,
+    default_work_dir,
+    is_object_uri,
+)
 from content_core.store.tables import (
     BATCHES,
     PIPELINE_TABLES,
     SCHEMAS,
     conform,
-    read_parquet,
     rows_to_table,
     write_parquet_atomic,
 )
@@ -36,18 +44,37 @@ _QUERY_ATTEMPTS = 3
 
 
 class ContentStore:
-    """Blobs, one Parquet file per (table, batch), batch manifests and the DuckDB catalog."""
+    """Blobs, one Parquet file per (table, batch), batch manifests and the DuckDB catalog.
 
-    def __init__(self, root: Path | str) -> None:
-        self.root = Path(root).expanduser().resolve()
-        self.blobs = BlobStore(self.root / "blobs")
+    `root` is a folder, or an object-store URI `s3://bucket/prefix` (credentials and endpoint
+    from the AWS_* variables, see `S3Settings`). Every machine shares what is under the URI:
+    blobs, tables, manifests and finished marks. What stays on each machine is under
+    `self.root`, its work folder (`work_dir`, default `default_work_dir`): the catalog file
+    (views over the `s3://` files), locks, caches and a copy of the blobs it read.
+    """
+
+    def __init__(self, root: Path | str, *, work_dir: Path | None = None) -> None:
+        self.storage: Storage
+        if is_object_uri(root):
+            self.storage = ObjectStorage(str(root))
+            self.root = (work_dir or default_work_dir(self.storage.location)).resolve()
+            self.blobs = BlobStore(self.root / "blobs", remote=self.storage)
+        else:
+            self.storage = LocalStorage(Path(root))
+            self.root = Path(root).expanduser().resolve()
+            self.blobs = BlobStore(self.root / "blobs")
         self._ready = False
 
     # -- layout -------------------------------------------------------------------------------
 
     @property
+    def location(self) -> str:
+        """The store root as text: its folder or its `s3://` URI."""
+        return self.storage.location
+
+    @property
     def catalog_path(self) -> Path:
-        """Where `content.duckdb` lives."""
+        """Where `content.duckdb` lives (on this machine)."""
         return self.root / CATALOG_FILE
 
     def ensure_layout(self) -> None:
@@ -59,28 +86,64 @@ class ContentStore:
         """
         if self._ready:
             return
-        empties = [(BATCHES, self.root / "batches" / f"{_EMPTY}.parquet")]
+        empties = [(BATCHES, f"batches/{_EMPTY}.parquet")]
         for table in PIPELINE_TABLES:
-            empties.append((table, self.table_path(table, _EMPTY)))
-            empties.append((table, self._table_dir(table) / COMPACTED_DIR / f"{_EMPTY}.parquet"))
+            empties.append((table, self.table_key(table, _EMPTY)))
+            empties.append((table, f"{self._table_dir(table)}/{COMPACTED_DIR}/{_EMPTY}.parquet"))
         for table, empty in empties:
-            if not empty.is_file() or not pq.read_schema(empty).equals(SCHEMAS[table]):
-                write_parquet_atomic(SCHEMAS[table].empty_table(), empty)
-        ensure_catalog(self.root)
+            if not self.storage.exists(empty) or not pq.read_schema(
+                io.BytesIO(self.storage.read(empty))
+            ).equals(SCHEMAS[table]):
+                self._write_table(SCHEMAS[table].empty_table(), empty)
+        self.root.mkdir(parents=True, exist_ok=True)
+        ensure_catalog(self.storage, self.root)
         self._ready = True
 
-    def _table_dir(self, table: str) -> Path:
+    def _write_table(self, data: pa.Table, key: str) -> None:
+        """Replace the Parquet file `key`, atomically for readers (a rename, or one PUT)."""
+        if isinstance(self.storage, LocalStorage):
+            write_parquet_atomic(data, self.storage.root / key)
+            return
+        sink = io.BytesIO()
+        pq.write_table(data, sink, compression="zstd")
+        self.storage.write(key, sink.getvalue())
+
+    def _read_table(self, key: str, table: str) -> pa.Table:
+        return conform(pq.read_table(io.BytesIO(self.storage.read(key))), table)
+
+    def _table_dir(self, table: str) -> str:
         if table not in SCHEMAS or table == BATCHES:
             raise ValueError(f"unknown table {table!r}")
-        return self.root / "tables" / table
+        return f"tables/{table}"
+
+    def table_key(self, table: str, batch_id: str) -> str:
+        """The key (relative to the root) of the Parquet file of `table`'s rows for `batch_id`."""
+        return f"{self._table_dir(table)}/batch={batch_id}/data.parquet"
+
+    def _folder(self) -> Path:
+        if not isinstance(self.storage, LocalStorage):
+            raise ValueError(f"{self.location} is an object store: use its keys and URLs")
+        return self.storage.root
 
     def table_path(self, table: str, batch_id: str) -> Path:
-        """Return the Parquet file holding `table`'s rows for `batch_id`."""
-        return self._table_dir(table) / f"batch={batch_id}" / "data.parquet"
+        """Return the Parquet file holding `table`'s rows for `batch_id` (a folder store's).
+
+        Raises:
+            ValueError: the store is on an object store (`table_key` names the object).
+        """
+        return self._folder() / self.table_key(table, batch_id)
+
+    def manifest_url(self, batch_id: str) -> str:
+        """What DuckDB reads for the manifest of `batch_id`: a path or an `s3://` URL."""
+        return self.storage.url(f"batches/{batch_id}.parquet")
 
     def manifest_path(self, batch_id: str) -> Path:
-        """Return the Parquet file of the manifest of `batch_id`."""
-        return self.root / "batches" / f"{batch_id}.parquet"
+        """Return the Parquet file of the manifest of `batch_id` (a folder store's).
+
+        Raises:
+            ValueError: the store is on an object store (`manifest_url` names the object).
+        """
+        return self._folder() / "batches" / f"{batch_id}.parquet"
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -89,27 +152,28 @@ class ContentStore:
         `content_core.store.rows`); returns the row count."""
         self.ensure_layout()
         data = rows_to_table(table, rows)
-        write_parquet_atomic(data, self.table_path(table, batch_id))
+        self._write_table(data, self.table_key(table, batch_id))
         return int(data.num_rows)
 
     def write_manifest(self, batch_id: str, rows: Sequence[BatchRow]) -> None:
         """Write the discovery manifest of `batch_id` (replacing an identical earlier write)."""
         self.ensure_layout()
-        write_parquet_atomic(rows_to_table(BATCHES, rows), self.manifest_path(batch_id))
+        self._write_table(rows_to_table(BATCHES, rows), f"batches/{batch_id}.parquet")
 
     # -- reads --------------------------------------------------------------------------------
 
     def read_rows(self, table: str, batch_id: str) -> pa.Table:
         """Return `table`'s rows for `batch_id` (an empty table when none were written)."""
-        path = self.table_path(table, batch_id)
-        if path.is_file():
-            return read_parquet(path, table)
-        # Compacted away: read the batch back through the view.
+        try:
+            return self._read_table(self.table_key(table, batch_id), table)
+        except FileNotFoundError:
+            pass  # compacted away: read the batch back through the view
         self.ensure_layout()
         connection = duckdb.connect(":memory:")
         try:
+            self.storage.prepare(connection)
             data = connection.sql(
-                f"SELECT * FROM ({table_select(self.root, table)}) WHERE batch_id = ?",
+                f"SELECT * FROM ({table_select(self.storage, table)}) WHERE batch_id = ?",
                 params=[batch_id],
             ).to_arrow_table()
         finally:
@@ -118,28 +182,26 @@ class ContentStore:
 
     def mark_finished(self, batch_id: str) -> None:
         """Record that every stage of `batch_id` has run."""
-        marker = self.root / "state" / "finished" / batch_id
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+        self.storage.write(f"state/finished/{batch_id}", b"")
 
     def list_batches(self, source_id: str | None = None) -> list[str]:
         """Return the ids of every discovered batch (of one source when given), oldest first.
 
         Batch ids are `<source_id>-<seq:06d>-<digest>`, so name order is discovery order.
         """
-        folder = self.root / "batches"
-        if not folder.is_dir():
-            return []
         prefix = f"{source_id}-" if source_id else ""
         return sorted(
-            p.stem
-            for p in folder.glob(f"{prefix}*.parquet")
-            if not p.name.startswith((".", _EMPTY))
+            name.removesuffix(".parquet")
+            for item in self.storage.list("batches/")
+            if (name := item.key.rpartition("/")[2]).startswith(prefix)
+            and name.endswith(".parquet")
+            and "/" not in item.key.removeprefix("batches/")
+            and not name.startswith(_EMPTY)
         )
 
     def is_finished(self, batch_id: str) -> bool:
         """True when every stage of the batch has run (see `mark_finished`)."""
-        return (self.root / "state" / "finished" / batch_id).is_file()
+        return self.storage.exists(f"state/finished/{batch_id}")
 
     def read_manifest(self, batch_id: str) -> pa.Table:
         """Return the manifest of `batch_id`.
@@ -147,15 +209,17 @@ class ContentStore:
         Raises:
             FileNotFoundError: no such batch was discovered into this store.
         """
-        path = self.manifest_path(batch_id)
-        if not path.is_file():
-            raise FileNotFoundError(f"no manifest for batch {batch_id!r} in {self.root}")
-        return read_parquet(path, BATCHES)
+        try:
+            return self._read_table(f"batches/{batch_id}.parquet", BATCHES)
+        except FileNotFoundError:
+            raise FileNotFoundError(
+                f"no manifest for batch {batch_id!r} in {self.location}"
+            ) from None
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB connection with every view; safe while others hold the catalog."""
         self.ensure_layout()
-        return connect_views(self.root)
+        return connect_views(self.storage)
 
     def query(self, sql: str, parameters: Sequence[Any] | None = None) -> pa.Table:
         """Run `sql` against the views and return the result as Arrow.

@@ -22,6 +22,7 @@ __all__ = [
     "CHUNK_EMBEDDINGS",
     "COMPRESSED_CONTEXTS",
     "MERGED_EXTRACTIONS",
+    "MESSAGE_PARTS",
     "NORMALISED_ARTIFACTS",
     "PIPELINE_TABLES",
     "RAW_FILES",
@@ -39,6 +40,7 @@ RAW_FILES = models.RawFileRow.TABLE
 NORMALISED_ARTIFACTS = models.NormalisedArtifactRow.TABLE
 CHUNKS = models.ChunkRow.TABLE
 CHUNK_EMBEDDINGS = models.ChunkEmbeddingRow.TABLE
+MESSAGE_PARTS = models.MessagePartRow.TABLE
 COMPRESSED_CONTEXTS = models.CompressedContextRow.TABLE
 AGENTIC_EXTRACTIONS = models.AgenticExtractionRow.TABLE
 MERGED_EXTRACTIONS = models.MergedExtractionRow.TABLE

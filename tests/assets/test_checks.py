@@ -26,6 +26,7 @@ ASSET_MODULES = {
     "normalised_artifacts": "normalised_artifacts.py",
     "chunks": "chunks.py",
     "chunk_embeddings": "chunk_embeddings.py",
+    "message_parts": "message_parts.py",
     "compressed_contexts": "compressed_contexts.py",
     "agentic_extractions": "extractions.py",
     "merged_extractions": "extractions.py",

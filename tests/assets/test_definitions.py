@@ -20,6 +20,8 @@ EXPECTED_ASSETS = {
     "normalised_artifacts",
     "chunks",
     "chunk_embeddings",
+    "search_index",
+    "message_parts",
     "compressed_contexts",
     "agentic_extractions",
     "merged_extractions",

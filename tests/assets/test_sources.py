@@ -1,19 +1,32 @@
-"""A source that is not a folder (in memory, shaped like an object store) bound through the
-source resource: the real sensor discovers it and the real batch job ingests it, so discovery
-and the pipeline depend on the EntrySource protocol alone."""
+"""Sources that are not a folder, bound through the source resource: one in memory (shaped like
+an object store) and a real S3 prefix on SeaweedFS (with the store on S3 too). The real sensor
+discovers each and the real batch job ingests it, so discovery and the pipeline depend on the
+EntrySource protocol alone."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Protocol
 
 import dagster as dg
+import pytest
 
 from content_assets.definitions import build_definitions
+from content_assets.resources import S3SourceResource
 from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
 from tests.support.memory_source import MemorySource, MemorySourceResource, registered
+from tests.support.s3_server import S3Endpoint, S3Prefix
 from tests.support.sensors import tick_sensor
+
+
+class _Writable(Protocol):
+    def put(self, name: str, data: bytes) -> None: ...
+    def delete(self, name: str) -> None: ...
+    def rename(self, old: str, new: str) -> None: ...
 
 
 def _run(defs: dg.Definitions, instance: dg.DagsterInstance, batch_id: str) -> tuple[int, int]:
@@ -48,16 +61,31 @@ def _text(store: ContentStore, path: str) -> list[str]:
     return [row["text"] for row in rows]
 
 
-def test_in_memory_source_through_sensor_and_batch(
-    tmp_path: Path, instance: dg.DagsterInstance
+@contextmanager
+def _source(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[_Writable, Any, str, str, list[bytes] | None]]:
+    """The writable source, its resource, the store root, the source root, and the entries
+    read (recorded by the in-memory source only)."""
+    if kind == "memory":
+        with registered(MemorySource("mem")) as memory:
+            resource = MemorySourceResource(source_id="mem", settle_s=0)
+            yield memory, resource, str(tmp_path / "store"), "memory://mem", memory.opened
+        return
+    endpoint: S3Endpoint = request.getfixturevalue("s3")
+    prefix = S3Prefix(endpoint, f"{tmp_path.name}/inbox")
+    resource = S3SourceResource(uri=prefix.uri, source_id="mem", settle_s=0)
+    yield prefix, resource, f"s3://{endpoint.bucket}/{tmp_path.name}/store", prefix.uri, None
+
+
+@pytest.mark.parametrize("kind", ["memory", "s3"])
+def test_source_through_sensor_and_batch(
+    kind: str, tmp_path: Path, instance: dg.DagsterInstance, request: pytest.FixtureRequest
 ) -> None:
-    store = ContentStore(tmp_path / "store")
-    defs = build_definitions({"CONTENT_STORE_DIR": str(store.root)})
-    resources = {
-        **(defs.resources or {}),
-        "source_folder": MemorySourceResource(source_id="mem", settle_s=0),
-    }
-    with registered(MemorySource("mem")) as source:
+    with _source(kind, tmp_path, request) as (source, resource, store_root, where, opened):
+        store = ContentStore(store_root)
+        defs = build_definitions({"CONTENT_STORE_DIR": store_root})
+        resources = {**(defs.resources or {}), "source_folder": resource}
         for name in ("plain.txt", "notes.md", "handbook.pdf", "bundle.zip"):
             source.put(name, (SAMPLE_INBOX / name).read_bytes())
 
@@ -66,11 +94,13 @@ def test_in_memory_source_through_sensor_and_batch(
         _run(defs, instance, first_batch)
         assert set(_current(store)) == {"plain.txt", "notes.md", "handbook.pdf", "bundle.zip"}
         assert store.query("SELECT DISTINCT source_id, source_root FROM batches").to_pylist() == [
-            {"source_id": "mem", "source_root": "memory://mem"}
+            {"source_id": "mem", "source_root": where}
         ]
-        source.opened.clear()
+        if opened is not None:
+            opened.clear()
         quiet = tick_sensor(defs, instance, first.cursor, resources)
-        assert not quiet.run_requests and source.opened == []  # a quiet tick reads nothing
+        assert not quiet.run_requests and not opened  # a quiet tick reads nothing
+        assert store.list_batches("mem") == [first_batch]
 
         minutes = (SAMPLE_INBOX / "plain.txt").read_bytes()
         rewritten = minutes.upper() if minutes.upper() != minutes else minutes[::-1]

@@ -17,6 +17,7 @@ from content_core.agents.base import AgentResult, Usage
 from content_core.agents.schemas import ExtractedFacts
 from content_core.chunking import ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, compress_text
+from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder, embed_cached
 from content_core.errors import ContentError
 from content_core.extract import extract_text
 from content_core.ingest import (
@@ -28,7 +29,12 @@ from content_core.ingest import (
     build_raw_files,
     discover_pending,
 )
-from content_core.ingest.bounded import chunk_documents, compress_documents
+from content_core.ingest.bounded import (
+    chunk_documents,
+    compress_documents,
+    embed_locally,
+    extract_offline,
+)
 from content_core.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
@@ -135,6 +141,46 @@ def test_an_agent_call_past_its_budget_is_a_stage_timeout_row(tmp_path: Path) ->
     assert "chunk_timeout_s" in (by_chunk["c1"].error_message or "")
     assert by_chunk["c0"].error_type is None and by_chunk["c2"].error_type is None
     assert "D-1" in json.loads(by_chunk["c0"].output_json or "{}")["summary"]
+
+
+@pytest.mark.timeout(600)
+def test_offline_extraction_in_the_pool_matches_a_run_in_this_process(tmp_path: Path) -> None:
+    """Each document is one task of the worker pool; records keep the input order, equal to
+    the in-process run's, and the figures add up (the second run hits the cache: same keys)."""
+    items = [
+        ExtractionInput(chunk_id=f"{doc}-{i}", artifact_id=doc, path=f"{doc}.txt",
+                        content=f"Depot D-{doc}{i} shuts on 2026-0{i + 1}-11; ask {doc}@x.org.",
+                        index=i, total_chunks=3)
+        for doc in ("north", "south", "east", "west")
+        for i in range(3)
+    ]
+    # Interleave the documents: the pool groups them, the records must come back in this order.
+    items = items[::2] + items[1::2]
+    pooled = extract_offline(items, AgentConfig(), cache_dir=tmp_path / "pooled",
+                             pool=ProcessingConfig(workers=2))
+    here = run_extractions(items, AgentConfig(), cache_dir=tmp_path / "here")
+    assert [r.chunk_id for r in pooled.records] == [item.chunk_id for item in items]
+    assert pooled.records == here.records
+    assert (pooled.calls, pooled.cache_hits) == (here.calls, here.cache_hits) == (12, 0)
+    again = extract_offline(items, AgentConfig(), cache_dir=tmp_path / "pooled",
+                            pool=ProcessingConfig(workers=2))
+    assert (again.calls, again.cache_hits) == (0, 12)
+    assert [r.output_json for r in again.records] == [r.output_json for r in here.records]
+
+
+@pytest.mark.timeout(600)
+def test_local_embeddings_in_the_pool_match_a_run_in_this_process(tmp_path: Path) -> None:
+    """Over 256 texts: several tasks of the pool; the vectors come back in input order."""
+    texts = [f"Depot D-{i} ships {i % 7} pallets of item K-{i % 13} to the annex."
+             for i in range(600)]
+    config = EmbedderConfig(kind="wordllama")
+    embedder = WordLlamaEmbedder(config.dimension)
+    pooled = embed_locally(texts, config, embedder, cache_dir=tmp_path / "pooled",
+                           pool=ProcessingConfig(workers=2))
+    here = embed_cached(texts, embedder, tmp_path / "here", batch_size=config.batch_size)
+    assert len(pooled.results) == len(texts)
+    assert pooled.results == here.results
+    assert (pooled.calls, pooled.cache_hits) == (here.calls, here.cache_hits)
 
 
 def test_the_time_budget_leaves_fingerprints_alone() -> None:

@@ -38,6 +38,10 @@ def die_hard(_: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def started_at(_: int) -> int:
+    return time.monotonic_ns()
+
+
 def allocate(mebibytes: int) -> int:
     block = bytearray(mebibytes * 1024 * 1024)
     return len(block)
@@ -51,6 +55,16 @@ def pool() -> WorkerPool:
 
 def test_results_come_back_in_input_order(pool: WorkerPool) -> None:
     assert pool.map(square, list(range(20))) == [n * n for n in range(20)]
+
+
+def test_largest_tasks_start_first_and_results_keep_input_order() -> None:
+    # One worker runs the tasks one after another, in the order the pool hands them out.
+    sizes = [3.0, 50.0, 1.0, 20.0]
+    with WorkerPool(workers=1, memory_mb=512, timeout_s=20) as single:
+        starts = single.map(started_at, [0, 1, 2, 3], sizes=sizes)
+    times = [start for start in starts if isinstance(start, int)]
+    assert len(times) == 4, starts
+    assert sorted(range(4), key=times.__getitem__) == [1, 3, 0, 2]
 
 
 def test_content_errors_become_typed_failures(pool: WorkerPool) -> None:

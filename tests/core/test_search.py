@@ -7,9 +7,11 @@ import duckdb
 import pytest
 
 from content_core.search import SearchFilters, highlight, reciprocal_rank_fusion, snippet
-from content_core.search.bm25 import bm25_ranking, build_index
+from content_core.search.bm25 import IGNORE, STEMMER, bm25_ranking
 from content_core.search.highlight import ANSI_MARKS
+from content_core.search.terms import apply_rows, create_tables, index_counts
 from content_core.search.vector import VECTORS_TABLE, rank_vectors
+from content_core.store import load_extension
 
 
 def _porter(words: list[str]) -> list[str]:
@@ -42,17 +44,54 @@ def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     assert fused[0][1] == 1 / 62 + 1 / 61
 
 
+def _index(connection: duckdb.DuckDBPyConnection, rows: str, batch: int = 1) -> None:
+    """Apply the chunks of `rows` (a relation: chunk_id, source_id, path, media_type,
+    page_start, page_end, content) as batch `b<batch>` (its raw_files: their paths)."""
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE _c AS SELECT 'b{batch}' AS batch_id, *, "
+        f"NULL::VARCHAR AS breadcrumb, NULL::VARCHAR AS metadata, NULL::VARCHAR AS error_type "
+        f"FROM {rows}"
+    )
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE _r AS SELECT DISTINCT 'b{batch}' AS batch_id, source_id, "
+        f"path, {batch}::BIGINT AS batch_seq, 'added' AS change, media_type FROM _c"
+    )
+    apply_rows(connection, "_r", "_c")
+
+
+def _fts(connection: duckdb.DuckDBPyConnection) -> None:
+    """`fts`'s own index over the indexed documents, to compare scores with."""
+    load_extension(connection, "fts")
+    connection.execute("CREATE OR REPLACE TABLE fts_docs AS SELECT docid, content FROM chunk_index")
+    ignore = IGNORE.replace("'", "''")
+    connection.execute(
+        f"PRAGMA create_fts_index('fts_docs', 'docid', 'content', stemmer='{STEMMER}', "
+        f"stopwords='none', ignore='{ignore}', strip_accents=1, lower=1, overwrite=1)"
+    )
+
+
+def _match_bm25(connection: duckdb.DuckDBPyConnection, query: str) -> dict[str, float]:
+    rows = connection.execute(
+        "SELECT c.chunk_id, s.score FROM (SELECT docid, "
+        "fts_main_fts_docs.match_bm25(docid, ?) AS score FROM fts_docs) s "
+        "JOIN chunk_index c USING (docid) WHERE s.score IS NOT NULL",
+        [query],
+    ).fetchall()
+    return {str(chunk): float(score) for chunk, score in rows}
+
+
 def _table() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
+    create_tables(connection)
     connection.execute(
-        "CREATE TABLE chunk_index AS SELECT * FROM (VALUES "
+        "CREATE TABLE chunks AS SELECT * FROM (VALUES "
         "('1', 's1', 'a/x.pdf', 'application/pdf', 1, 2, 'zebra stripes on page one'), "
         "('2', 's1', 'a/y.txt', 'text/plain', NULL, NULL, 'zebra in plain text'), "
         "('3', 's2', 'b/z.pdf', 'application/pdf', 5, 5, 'a zebra zebra on page five'), "
         "('4', 's2', 'b/w.txt', 'text/plain', NULL, NULL, 'nothing to see')"
         ") t(chunk_id, source_id, path, media_type, page_start, page_end, content)"
     )
-    build_index(connection)
+    _index(connection, "chunks")
     return connection
 
 
@@ -76,40 +115,52 @@ def test_bm25_ranking_with_each_filter() -> None:
 
 def test_bm25_ranking_scores_as_fts_match_bm25() -> None:
     connection = _table()
+    _fts(connection)
     for query in ("zebra", "zebras on page", "plain page one"):
         ours = bm25_ranking(connection, query, 10, SearchFilters())
-        theirs = connection.execute(
-            "SELECT chunk_id, score FROM (SELECT chunk_id, "
-            "fts_main_chunk_index.match_bm25(chunk_id, ?) AS score FROM chunk_index) "
-            "WHERE score IS NOT NULL ORDER BY score DESC",
-            [query],
-        ).fetchall()
-        assert dict(ours) == pytest.approx(dict(theirs))
+        theirs = _match_bm25(connection, query)
+        assert dict(ours) == pytest.approx(theirs)
         assert len(ours) == len(theirs) > 0
 
 
-def test_bm25_ranking_prunes_common_terms_without_changing_the_top_k() -> None:
-    """60,000 chunks: with a rare term, a term in every chunk is scored only where the rare
-    one is (MaxScore); with common terms alone, everything is. fts's scores either way."""
-    connection = duckdb.connect()
+def test_a_batch_replaces_and_deletes_paths_without_touching_other_postings() -> None:
+    """Incremental upkeep: batch 2 rewrites one file and deletes another; the postings of the
+    files it does not touch are the very rows batch 1 wrote, and the scores are still fts's
+    over what is current. A batch applied late (an older seq) changes nothing it lost."""
+    connection = _table()
+    before = connection.execute(
+        "SELECT termid, docid, tf FROM index_postings WHERE docid IN "
+        "(SELECT docid FROM chunk_index WHERE path IN ('a/y.txt', 'b/z.pdf')) ORDER BY ALL"
+    ).fetchall()
     connection.execute(
-        "CREATE TABLE chunk_index AS SELECT 'c' || i AS chunk_id, 's' AS source_id, "
-        "'p' AS path, NULL AS media_type, NULL::INT AS page_start, NULL::INT AS page_end, "
-        "'common filler w' || (i % 500) || repeat(' pad', i % 7) "
-        "|| CASE WHEN i % 1000 = 0 THEN ' rare' ELSE '' END AS content FROM range(60000) t(i)"
+        "CREATE TABLE chunks2 AS SELECT * FROM (VALUES "
+        "('5', 's1', 'a/x.pdf', 'application/pdf', 1, 1, 'a giraffe replaced the zebra page')"
+        ") t(chunk_id, source_id, path, media_type, page_start, page_end, content)"
     )
-    build_index(connection)
-    for query in ("common rare", "common filler w7", "filler common"):
-        ours = bm25_ranking(connection, query, 10, SearchFilters())
-        theirs = connection.execute(
-            "SELECT score FROM (SELECT fts_main_chunk_index.match_bm25(chunk_id, ?) AS score "
-            "FROM chunk_index) WHERE score IS NOT NULL ORDER BY score DESC LIMIT 10",
-            [query],
-        ).fetchall()
-        assert [score for _, score in ours] == pytest.approx([row[0] for row in theirs])
-    assert {key for key, _ in bm25_ranking(connection, "common rare", 60, SearchFilters())} == {
-        f"c{i}" for i in range(0, 60000, 1000)
-    }
+    _index(connection, "chunks2", batch=2)
+    connection.execute(
+        "INSERT INTO _r VALUES ('b2', 's2', 'b/w.txt', 2, 'deleted', NULL)"
+    )  # a deletion: a raw_files row and no chunk
+    apply_rows(connection, "_r", "_c")
+    after = connection.execute(
+        "SELECT termid, docid, tf FROM index_postings WHERE docid IN "
+        "(SELECT docid FROM chunk_index WHERE path IN ('a/y.txt', 'b/z.pdf')) ORDER BY ALL"
+    ).fetchall()
+    assert after == before
+    paths = connection.execute("SELECT path FROM chunk_index ORDER BY path").fetchall()
+    assert [p for (p,) in paths] == ["a/x.pdf", "a/y.txt", "b/z.pdf"]
+    assert [k for k, _ in bm25_ranking(connection, "giraffe", 10, SearchFilters())] == ["5"]
+    assert bm25_ranking(connection, "nothing", 10, SearchFilters()) == []
+    _fts(connection)
+    for query in ("zebra", "page", "giraffe zebra"):
+        assert dict(bm25_ranking(connection, query, 10, SearchFilters())) == pytest.approx(
+            _match_bm25(connection, query)
+        )
+    # Batch 1 again (a retry that lands after batch 2): nothing of batch 2 is undone.
+    counts = index_counts(connection)
+    _index(connection, "chunks", batch=1)
+    assert index_counts(connection) == counts
+    assert [k for k, _ in bm25_ranking(connection, "stripes", 10, SearchFilters())] == []
 
 
 def test_rank_vectors_gives_one_hit_per_chunk_as_a_full_grouping_does() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["REPOSITORY_QUERY", "free_port", "running_webserver"]
+__all__ = ["REPOSITORY_QUERY", "free_port", "running_webserver", "stop_process"]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,6 +32,16 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def stop_process(process: subprocess.Popen[Any], timeout_s: float = 60) -> None:
+    """Terminate `process` and wait for it; kill it if it outlives `timeout_s`."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
 
 
 def _repositories(base_url: str) -> list[dict[str, Any]] | None:
@@ -76,9 +86,4 @@ def running_webserver(
             assert nodes, f"the webserver did not answer (exit code {process.poll()})"
             yield base_url, nodes
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=30)
+            stop_process(process)

@@ -1,0 +1,118 @@
+"""Ingest the same N files (distinct copies of the sample corpus) three ways and print files/s:
+locally (the default: the in-process executor, batch after batch, as `content-pipeline ingest`
+runs them), then distributed (a Postgres instance, a Redis broker, the Celery executor) with one
+worker and with two. Every distributed store is checked against the local one, table by table.
+
+    .venv/bin/python bench/bench_distributed.py --files 1000
+
+Needs PostgreSQL and redis-server installed (Debian's `postgresql`, `redis-server`); private
+servers are started on free ports. Each batch run is a `dagster job execute` process (the run's
+orchestrator, as the daemon would launch it), at most `--runs-per-worker` per worker at once.
+Workers are started (and warm) before the clock starts, as in a deployment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import dagster as dg  # noqa: E402
+from bench_ingest import make_corpus  # noqa: E402
+
+from content_assets.partitions import INGEST_BATCHES  # noqa: E402
+from content_core.store import ContentStore  # noqa: E402
+from tests.support import distributed, services  # noqa: E402
+
+SOURCE_ID = "bench"
+
+
+def time_local(folder: Path, work: Path, batch_files: int) -> tuple[float, ContentStore]:
+    """Seconds to discover and run every batch in process, one after another."""
+    store = ContentStore(work / "local")
+    started = time.perf_counter()
+    distributed.run_local(folder, store, source_id=SOURCE_ID, batch_files=batch_files)
+    return time.perf_counter() - started, store
+
+
+def run_distributed(
+    folder: Path,
+    work: Path,
+    workers: int,
+    postgres: services.PostgresServer,
+    redis: services.RedisServer,
+    args: argparse.Namespace,
+) -> tuple[float, ContentStore]:
+    """Seconds to discover and run every batch on `workers` warm Celery workers."""
+    name = f"workers{workers}"
+    postgres.create_database(name)
+    store = ContentStore(work / name / "store")
+    env = {
+        **os.environ,
+        **postgres.env(name),
+        "PYTHONPATH": str(REPO),
+        "DAGSTER_HOME": str(distributed.dagster_home(work / name / "home")),
+        "DAGSTER_MAX_CONCURRENT_RUNS": str(workers * args.runs_per_worker),
+        "CONTENT_STORE_DIR": str(store.root),
+        "CONTENT_EXECUTOR": "celery",
+        "CONTENT_CELERY_BROKER": redis.url(workers),
+    }
+    os.environ.update({k: env[k] for k in (*postgres.env(name), "DAGSTER_HOME")})
+    names = [f"w{n}" for n in range(1, workers + 1)]
+    logs = work / name / "logs"
+    with dg.DagsterInstance.get() as instance, distributed.running_workers(names, env, logs):
+        started = time.perf_counter()
+        batch_ids = distributed.discover_batches(
+            folder, store, source_id=SOURCE_ID, batch_files=args.batch_files
+        )
+        instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
+        distributed.run_batches(
+            batch_ids,
+            env,
+            logs,
+            timeout_s=args.timeout_s,
+            max_concurrent=workers * args.runs_per_worker,
+        )
+        return time.perf_counter() - started, store
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--batch-files", type=int, default=125, help="files per ingest batch")
+    parser.add_argument("--runs-per-worker", type=int, default=3, help="batch runs at once")
+    parser.add_argument("--timeout-s", type=float, default=7200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-distributed-") as tmp:
+        work = Path(tmp)
+        folder = work / "inbox"
+        make_corpus(folder, args.files)
+        print(f"{args.files} files in batches of {args.batch_files}; load {os.getloadavg()}")
+        local_s, local_store = time_local(folder, work, args.batch_files)
+        expected = distributed.table_rows(local_store)
+        print(f"local (in process):      {local_s:8.1f} s  {args.files / local_s:7.2f} files/s")
+        seconds = {}
+        with services.running_postgres() as postgres, services.running_redis() as redis:
+            for workers in (1, 2):
+                elapsed, store = run_distributed(folder, work, workers, postgres, redis, args)
+                same = distributed.table_rows(store) == expected
+                assert same, f"{workers} worker(s): tables differ from the local run's"
+                seconds[workers] = elapsed
+                print(
+                    f"distributed, {workers} worker(s): {elapsed:8.1f} s  "
+                    f"{args.files / elapsed:7.2f} files/s  (tables equal the local run's)"
+                )
+        print(f"two workers / one worker: {seconds[1] / seconds[2]:.2f}x (goal >= 1.6)")
+        print(f"one worker / local:       {local_s / seconds[1]:.2f}x (goal >= 0.7)")
+        print(f"load average at the end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

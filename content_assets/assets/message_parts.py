@@ -1,0 +1,39 @@
+"""message_parts: each artifact as the parts of a message for a vision-capable model."""
+
+import dagster as dg
+
+from content_assets.assets._result import AssetResult, to_result
+from content_assets.assets._table import table_metadata
+from content_assets.assets.normalised_artifacts import normalised_artifacts
+from content_assets.partitions import ingest_batches
+from content_assets.resources import (
+    ContentStoreResource,
+    MessagePartsResource,
+    NormaliserResource,
+)
+from content_core.ingest import build_message_parts
+from content_core.store import MESSAGE_PARTS
+
+
+@dg.asset(
+    partitions_def=ingest_batches,
+    group_name="content",
+    kinds={"parquet", "duckdb"},
+    deps=[normalised_artifacts],
+    metadata=table_metadata(MESSAGE_PARTS),
+)
+def message_parts(
+    context: dg.AssetExecutionContext,
+    store: ContentStoreResource,
+    parts: MessagePartsResource,
+    normaliser: NormaliserResource,
+) -> AssetResult:
+    """One row per part of each artifact's message for a vision-capable model, in order
+    (`part_index`): an image as an `image_url` data URL (then its OCR text), a PDF's pages as
+    images when `pdf` is "pages" (CONTENT_MESSAGE_PDF), any other text as a `text` part. Read
+    an artifact's parts in order and send them as one user message."""
+    # Parts are made in the normaliser's worker pool (its workers and memory cap).
+    report = build_message_parts(
+        store.get_store(), context.partition_key, parts.to_core(), pool=normaliser.to_core()
+    )
+    return to_result(report)

@@ -1,0 +1,191 @@
+"""Beyond one machine, end to end on real services: a Dagster instance in a private PostgreSQL,
+a Redis broker, two Celery worker processes, and batch runs through `dagster job execute` with
+the Celery executor. Every table equals, order aside, what the local in-process default writes
+for the same files; also when one worker is SIGKILLed in the middle of a step."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from content_assets.partitions import INGEST_BATCHES
+from content_core.store import ContentStore
+from tests.fixtures.corpus import CORPUS
+from tests.support.distributed import (
+    CeleryWorker,
+    dagster_home,
+    discover_batches,
+    run_batches,
+    run_local,
+    running_workers,
+    table_rows,
+)
+from tests.support.services import (
+    PostgresServer,
+    RedisServer,
+    postgres_bin,
+    redis_server_bin,
+    running_postgres,
+    running_redis,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+# Worker and orchestrator start-up, three batches and a redelivery on a loaded 2-core machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+# A mix of formats that need no OCR or Office converter (both would only add time here).
+MIXED = [
+    "7z/bla.7z", "csv/stanley-cups.csv", "docx/docx-tables.docx", "eml/fake-email-attachment.eml",
+    "html/test_blog.html", "json/markitdown-test.json", "md/README.md",
+    "msg/fake-email.msg", "odt/simple.odt", "pdf/fake-memo.pdf", "csv/test_mskanji.csv",
+    "eml/mime-html-only.eml",
+]
+COPIES = 3  # 36 files
+BATCH_FILES = 12
+SOURCE_ID = "mixed"
+# A step's task goes back to the queue this long after its worker died.
+VISIBILITY_S = "20"
+_STEP_WAIT_S = 600.0
+STEP = "normalised_artifacts"  # the step a worker is killed in
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    if postgres_bin() is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql; .ci/run does)")
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    if redis_server_bin() is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
+    with running_redis() as server:
+        yield server
+
+
+def _mixed_folder(folder: Path) -> Path:
+    for copy in range(COPIES):
+        for name in MIXED:
+            target = folder / f"copy-{copy}" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(CORPUS / name, target)
+    return folder
+
+
+def _executions(instance: dg.DagsterInstance) -> list[tuple[str, str, str]]:
+    """(run id, step, worker name) of every step execution a Celery worker started, in order."""
+    found = []
+    for run in instance.get_runs():
+        for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+            event = record.dagster_event
+            # "[CeleryExecutor] Executing steps <step> in celery worker", naming the worker
+            if event is None or "in celery worker" not in (event.message or ""):
+                continue
+            worker = str(event.engine_event_data.metadata["Celery worker"].value)
+            found.append((run.run_id, str(record.step_key), worker.split("@")[0]))
+    return found
+
+
+def _kill_during(
+    instance: dg.DagsterInstance, workers: list[CeleryWorker], step: str, runs: threading.Thread
+) -> tuple[str, str]:
+    """SIGKILL the first worker seen starting `step`; return the run's id and the worker's name."""
+    by_name = {worker.name: worker for worker in workers}
+    deadline = time.monotonic() + _STEP_WAIT_S
+    while time.monotonic() < deadline and runs.is_alive():
+        for run_id, started, name in _executions(instance):
+            if started == step:
+                by_name[name].kill()
+                return run_id, name
+        time.sleep(0.2)
+    raise AssertionError(f"no worker started {step}")
+
+
+def _distributed(
+    folder: Path,
+    work: Path,
+    postgres: PostgresServer,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    kill: bool,
+) -> dict[str, list[str]]:
+    database = work.name.replace("-", "_").lower()
+    postgres.create_database(database)
+    store = ContentStore(work / "store")
+    env = {
+        **os.environ,
+        **postgres.env(database),
+        "PYTHONPATH": str(REPO),
+        "DAGSTER_HOME": str(dagster_home(work / "home")),
+        "DAGSTER_MAX_CONCURRENT_RUNS": "4",
+        "CONTENT_STORE_DIR": str(store.root),
+        "CONTENT_EXECUTOR": "celery",
+        "CONTENT_CELERY_BROKER": redis_server.url(1 if kill else 0),
+        "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": VISIBILITY_S,
+    }
+    for name in ("DAGSTER_HOME", *postgres.env(database), "DAGSTER_MAX_CONCURRENT_RUNS"):
+        monkeypatch.setenv(name, env[name])
+    batch_ids = discover_batches(folder, store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
+    with dg.DagsterInstance.get() as instance:
+        assert type(instance.run_storage).__name__ == "PostgresRunStorage"
+        assert str(instance.run_storage._engine.url).startswith("postgresql+psycopg2://")  # noqa: SLF001
+        instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
+        with running_workers(["w1", "w2"], env, work / "logs") as workers:
+            errors: list[BaseException] = []
+
+            def run_all() -> None:
+                try:
+                    run_batches(batch_ids, env, work / "logs", timeout_s=_STEP_WAIT_S * 1.5)
+                except BaseException as exc:  # noqa: BLE001  # re-raised in the test's thread
+                    errors.append(exc)
+
+            runs = threading.Thread(target=run_all)
+            runs.start()
+            killed = _kill_during(instance, workers, STEP, runs) if kill else None
+            runs.join(timeout=_STEP_WAIT_S * 2)
+            assert not runs.is_alive() and not errors, errors
+            for worker in workers:
+                # The normaliser's pool ran in the worker, with its time budget.
+                assert "daemonic" not in worker.log.read_text(errors="replace")
+        statuses = {r.status for r in instance.get_runs()}
+        assert statuses == {dg.DagsterRunStatus.SUCCESS}
+        executions = _executions(instance)
+        if killed is not None:
+            # The killed step ran again, on the other worker, in the same run.
+            run_id, name = killed
+            again = [w for r, step, w in executions if r == run_id and step == STEP]
+            assert again == [name, ({"w1", "w2"} - {name}).pop()]
+        else:
+            # The batches of one ingest ran on both workers.
+            assert {w for _, _, w in executions} == {"w1", "w2"}
+    return table_rows(store)
+
+
+@pytest.mark.parametrize("kill", [False, True], ids=["two-workers", "one-worker-killed"])
+def test_celery_workers_on_postgres_match_the_local_run(
+    tmp_path: Path,
+    postgres: PostgresServer,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    kill: bool,
+) -> None:
+    folder = _mixed_folder(tmp_path / "inbox")
+    local_store = ContentStore(tmp_path / "local")
+    run_local(folder, local_store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
+    local = table_rows(local_store)
+    distributed = _distributed(
+        folder, tmp_path / f"dist-{kill}", postgres, redis_server, monkeypatch, kill=kill
+    )
+    assert len(local["raw_files"]) == COPIES * len(MIXED)
+    assert local["batches"] and local["chunks"]
+    assert distributed == local

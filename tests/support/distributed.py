@@ -1,0 +1,221 @@
+"""The distributed setup of tests and bench_distributed: a Dagster home with the Postgres
+instance yaml, Celery worker processes (`celery -A content_assets.workers worker`), and batch
+runs through `dagster job execute` with the Celery executor, one process per batch as the
+daemon's run launcher would start them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import dagster as dg
+
+from content_assets.definitions import build_definitions
+from content_assets.partitions import INGEST_BATCHES
+from content_core.ingest import discover_pending
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import PIPELINE_TABLES, ContentStore
+
+__all__ = [
+    "INSTANCE_YAML",
+    "CeleryWorker",
+    "dagster_home",
+    "discover_batches",
+    "run_batches",
+    "run_local",
+    "running_workers",
+    "table_rows",
+]
+
+REPO = Path(__file__).resolve().parents[2]
+INSTANCE_YAML = REPO / "deploy" / "dagster-postgres.yaml"
+_BIN = Path(sys.executable).parent
+_READY_TIMEOUT_S = 180.0
+_STOP_TIMEOUT_S = 60.0
+# Columns that differ between two ingests of the same files: write times.
+_VOLATILE = {"fetched_at", "discovered_at"}
+
+
+def dagster_home(folder: Path) -> Path:
+    """A DAGSTER_HOME whose dagster.yaml is deploy/dagster-postgres.yaml."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(INSTANCE_YAML, folder / "dagster.yaml")
+    return folder
+
+
+@dataclass
+class CeleryWorker:
+    """One worker process (and its session: the normaliser's pool dies with it)."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    killed: bool = field(default=False)
+
+    def kill(self) -> None:
+        """SIGKILL the worker and every process it started, as a lost host would end them."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=_STOP_TIMEOUT_S)
+        self.killed = True
+
+    def stop(self) -> None:
+        """Warm shutdown (SIGTERM), then SIGKILL whatever is left of its session."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=_STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self.process.poll() is None:
+            self.process.wait(timeout=_STOP_TIMEOUT_S)
+
+
+def _start_worker(name: str, env: Mapping[str, str], logs: Path) -> CeleryWorker:
+    log = logs / f"{name}.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [str(_BIN / "celery"), "-A", "content_assets.workers", "worker",
+             "--hostname", f"{name}@%h", "--queues", "dagster", "--loglevel", "INFO",
+             "--without-gossip", "--without-mingle"],
+            cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return CeleryWorker(name, process, log)
+
+
+def _wait_ready(worker: CeleryWorker) -> None:
+    deadline = time.monotonic() + _READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if worker.process.poll() is not None:
+            raise RuntimeError(f"worker {worker.name} exited: {worker.log.read_text()}")
+        if " ready." in worker.log.read_text(errors="replace"):
+            return
+        time.sleep(0.3)
+    raise RuntimeError(f"worker {worker.name} not ready in {_READY_TIMEOUT_S} s")
+
+
+@contextmanager
+def running_workers(
+    names: Sequence[str], env: Mapping[str, str], logs: Path
+) -> Iterator[list[CeleryWorker]]:
+    """Start one Celery worker per name, wait until each listens, stop them all on exit."""
+    logs.mkdir(parents=True, exist_ok=True)
+    workers: list[CeleryWorker] = []
+    try:
+        for name in names:
+            workers.append(_start_worker(name, env, logs))
+        for worker in workers:
+            _wait_ready(worker)
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def run_batches(
+    batch_ids: Sequence[str],
+    env: Mapping[str, str],
+    logs: Path,
+    *,
+    timeout_s: float,
+    max_concurrent: int | None = None,
+) -> None:
+    """Run the batch job for every batch, each in its own `dagster job execute` process (the
+    run's orchestrator, which hands its steps to the executor of `env`), at most
+    `max_concurrent` at once (all at once when None), as the daemon's queued run coordinator
+    does; raise when one fails or the whole outlives `timeout_s`."""
+    logs.mkdir(parents=True, exist_ok=True)
+    waiting = list(batch_ids)
+    running: list[tuple[str, subprocess.Popen[bytes], IO[bytes]]] = []
+    failed: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while waiting or running:
+            while waiting and (max_concurrent is None or len(running) < max_concurrent):
+                batch_id = waiting.pop(0)
+                running.append((batch_id, *_start_run(batch_id, env, logs)))
+            if time.monotonic() > deadline:
+                failed += [f"{b}: still running after {timeout_s} s" for b, _, _ in running]
+                break
+            for entry in list(running):
+                batch_id, process, output = entry
+                if process.poll() is not None:
+                    output.close()
+                    running.remove(entry)
+                    if process.returncode != 0:
+                        failed.append(f"{batch_id}: exit {process.returncode}")
+            time.sleep(0.2)
+    finally:
+        for _, process, output in running:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=_STOP_TIMEOUT_S)
+            output.close()
+    if failed:
+        raise RuntimeError(f"batch runs failed ({logs}): {failed}")
+
+
+def _start_run(
+    batch_id: str, env: Mapping[str, str], logs: Path
+) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+    output = open(logs / f"run-{batch_id}.log", "wb")  # noqa: SIM115  # closed by the caller
+    process = subprocess.Popen(
+        [str(_BIN / "dagster"), "job", "execute", "-m", "content_assets.definitions",
+         "-a", "defs", "-j", "ingest_batch_job",
+         "--tags", json.dumps({"dagster/partition": batch_id})],
+        cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, output
+
+
+def discover_batches(
+    folder: Path, store: ContentStore, *, source_id: str, batch_files: int
+) -> list[str]:
+    """Discover `folder` into `store` (batches of `batch_files`); the batch ids to run. Two
+    stores that discover the same folder under one source id get the same batches."""
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
+    found = discover_pending(
+        source, store, set(), max_batch_files=batch_files, time_budget_s=float("inf")
+    )
+    return list(found.batch_ids)
+
+
+def run_local(folder: Path, store: ContentStore, *, source_id: str, batch_files: int) -> None:
+    """The local default: discover, then every batch in process on a test instance, in turn."""
+    job = build_definitions({"CONTENT_STORE_DIR": str(store.root)}).resolve_job_def(
+        "ingest_batch_job"
+    )
+    with dg.instance_for_test() as instance:
+        batch_ids = discover_batches(
+            folder, store, source_id=source_id, batch_files=batch_files
+        )
+        instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
+        for batch_id in batch_ids:
+            assert job.execute_in_process(instance=instance, partition_key=batch_id).success
+
+
+def table_rows(store: ContentStore) -> dict[str, list[str]]:
+    """Every table's rows without write times, sorted: equal for two ingests of the same
+    files whatever order or process wrote them."""
+    return {
+        table: sorted(
+            repr(sorted((k, v) for k, v in row.items() if k not in _VOLATILE))
+            for row in store.query(f"SELECT * FROM {table}").to_pylist()
+        )
+        for table in ("batches", *PIPELINE_TABLES)
+    }
