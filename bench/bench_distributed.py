@@ -51,15 +51,6 @@ def time_local(folder: Path, work: Path, batch_files: int) -> tuple[float, Conte
     return time.perf_counter() - started, store
 
 
-def upload(folder: Path, endpoint: S3Endpoint) -> str:
-    """PUT every file of `folder` under the bucket's `inbox/` prefix; the prefix URI."""
-    prefix = S3Prefix(endpoint, "inbox")
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            prefix.put(path.relative_to(folder).as_posix(), path.read_bytes())
-    return prefix.uri
-
-
 def run_distributed(
     source: Path | str,
     work: Path,
@@ -142,7 +133,7 @@ def main() -> None:
         if args.s3:
             s3 = stack.enter_context(SeaweedS3(bucket="bench"))
             os.environ.update(s3.environ())
-            source = upload(folder, s3)
+            source = S3Prefix(s3, "inbox").put_tree(folder)
         seconds = {}
         with services.running_postgres() as postgres, services.running_redis() as redis:
             for workers in (1, 2):

@@ -85,14 +85,6 @@ def _mixed_folder(folder: Path) -> Path:
     return folder
 
 
-def _upload(folder: Path, prefix: S3Prefix) -> str:
-    """PUT every file of `folder` under `prefix`, keyed by its relative path; the prefix URI."""
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            prefix.put(path.relative_to(folder).as_posix(), path.read_bytes())
-    return prefix.uri
-
-
 def _executions(instance: dg.DagsterInstance) -> list[tuple[str, str, str]]:
     """(run id, step, worker name) of every step execution a Celery worker started, in order."""
     found = []
@@ -207,7 +199,7 @@ def test_celery_workers_on_postgres_and_s3_match_the_local_run(
     local_store = ContentStore(tmp_path / "local")
     run_local(folder, local_store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
     local = table_rows(local_store, ignore=SOURCE_COLUMNS)
-    source = _upload(folder, S3Prefix(s3, f"{tmp_path.name}/inbox"))
+    source = S3Prefix(s3, f"{tmp_path.name}/inbox").put_tree(folder)
     distributed = _distributed(
         source, tmp_path / f"dist-{kill}", (postgres, redis_server, s3), monkeypatch, kill=kill
     )
