@@ -60,7 +60,7 @@ def object_store(given: Path | str | None) -> str | None:
     """The `s3://` URI of the store: `--store`'s, else CONTENT_STORE_DIR's when no `--store`
     was given; None for a store in a folder."""
     if given is not None:
-        return given if is_object_uri(given) else None
+        return given if isinstance(given, str) and is_object_uri(given) else None
     configured = os.environ.get("CONTENT_STORE_DIR") or ""
     return configured if is_object_uri(configured) else None
 
