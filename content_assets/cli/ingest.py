@@ -27,9 +27,14 @@ def sample_query(source_id: str) -> str:
 
 
 def ingest(
-    folder: Path, source_id: str | None, max_batch_files: int, store_dir: Path, verbose: bool
+    folder: Path,
+    source_id: str | None,
+    max_batch_files: int,
+    store_dir: Path | str,
+    verbose: bool,
 ) -> int:
-    """Discover `folder`, then materialise every pending batch through the Dagster instance."""
+    """Discover `folder`, then materialise every pending batch through the Dagster instance
+    into the store `store_dir` (a folder or an `s3://` URI)."""
     if not folder.is_dir():
         print(f"error: {os_path_text(folder)} is not a folder", file=sys.stderr)
         return 2
@@ -76,7 +81,8 @@ def print_locations(store: ContentStore, home: Path) -> None:
     """Where the store, its catalog and the Dagster instance are."""
     print()
     home_text = os_path_text(home.resolve())
-    print(f"store:    {os_path_text(store.root)}")
+    where = store.location if store.location.startswith("s3://") else os_path_text(store.root)
+    print(f"store:    {where}")
     catalog = os_path_text(store.catalog_path)
     print(f"catalog:  {catalog}  (open it with the DuckDB CLI, or query below)")
     print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dg dev -m content_assets.definitions)")

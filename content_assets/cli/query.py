@@ -34,50 +34,83 @@ _UNLIMITED = 2**31 - 1
 class StoreNotFoundError(Exception):
     """No content store where the command looks (raised before anything is created)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path | str) -> None:
         super().__init__(
             f"no content store at {root}; run `content-pipeline ingest` first "
             "or set CONTENT_STORE_DIR"
         )
 
 
-def _object_store(given: Path | None) -> str | None:
-    """CONTENT_STORE_DIR when it is an `s3://` URI and no `--store` was given."""
+class ObjectStoreNotSupportedError(Exception):
+    """The command works on a store in a folder only, and the store is an `s3://` URI."""
+
+    def __init__(self, command: str, uri: str) -> None:
+        super().__init__(
+            f"`content-pipeline {command}` needs a store in a folder, not {uri}; "
+            "query it with `content-pipeline query`, or use `ContentStore` from Python"
+        )
+
+
+def store_arg(text: str) -> Path | str:
+    """`--store`'s value: an `s3://bucket/prefix` URI kept as text, else a folder."""
+    return text if is_object_uri(text) else Path(text)
+
+
+def object_store(given: Path | str | None) -> str | None:
+    """The `s3://` URI of the store: `--store`'s, else CONTENT_STORE_DIR's when no `--store`
+    was given; None for a store in a folder."""
+    if given is not None:
+        return given if isinstance(given, str) and is_object_uri(given) else None
     configured = os.environ.get("CONTENT_STORE_DIR") or ""
-    return configured if given is None and is_object_uri(configured) else None
+    return configured if is_object_uri(configured) else None
 
 
-def store_dir(given: Path | None) -> Path:
+def store_dir(given: Path | str | None) -> Path:
     """The store the command works on: `--store`, else CONTENT_STORE_DIR, else ./content_store
     (for an `s3://` store, this machine's work folder, where its catalog is)."""
-    uri = _object_store(given)
+    uri = object_store(given)
     if uri is not None:
         return default_work_dir(uri)
-    chosen = given or Path(os.environ.get("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR)
+    chosen = Path(given or os.environ.get("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR)
     return chosen.expanduser().resolve()
 
 
-def existing_store(given: Path | None) -> Path:
-    """The store's root, which must hold a catalog.
+def store_location(given: Path | str | None) -> Path | str:
+    """What `ContentStore` opens: the `s3://` URI, or the folder."""
+    return object_store(given) or store_dir(given)
+
+
+def existing_store(given: Path | str | None) -> Path:
+    """The store's root (for an `s3://` store, this machine's work folder), which must hold a
+    catalog; an `s3://` store that holds batches gets its catalog built here on first use.
 
     Raises:
-        StoreNotFoundError: no catalog there (nothing is created).
+        StoreNotFoundError: no store there (nothing is created).
     """
     root = store_dir(given)
-    if not (root / CATALOG_FILE).is_file():
-        raise StoreNotFoundError(root)
+    uri = object_store(given)
+    if (root / CATALOG_FILE).is_file():
+        return root
+    if uri is None or not ObjectStorage(uri).list("batches/"):
+        raise StoreNotFoundError(uri or root)
+    from content_core.store import ContentStore  # imports pyarrow: only here, once
+
+    ContentStore(uri).ensure_layout()
     return root
 
 
 @contextmanager
-def open_catalog(root: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to the store's catalog.
+def open_catalog(root: Path, uri: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to the store's catalog; `uri` is the store's `s3://` URI when
+    `root` is its work folder (default: CONTENT_STORE_DIR's, when `root` is its work folder).
 
     DuckDB refuses a read-only open while another process holds the file read-write (the DuckDB
     CLI, say); the same views are then built in memory instead, which locks nothing.
     """
-    uri = _object_store(None)
-    storage = ObjectStorage(uri) if uri is not None and store_dir(None) == root else None
+    if uri is None:
+        uri = object_store(None)
+        uri = uri if uri is not None and store_dir(None) == root else None
+    storage = ObjectStorage(uri) if uri is not None else None
     try:
         connection = duckdb.connect(str(root / CATALOG_FILE), read_only=True)
         if storage is not None:  # the views read s3:// URLs: httpfs and a secret from AWS_*
@@ -164,9 +197,17 @@ def write_output(relation: duckdb.DuckDBPyRelation, path: Path) -> None:
 
 
 def run_query(
-    root: Path, sql: str, fmt: str, *, full: bool, output: Path | None, out: TextIO
+    root: Path,
+    sql: str,
+    fmt: str,
+    *,
+    full: bool,
+    output: Path | None,
+    out: TextIO,
+    uri: str | None = None,
 ) -> None:
-    """Run `sql` on the catalog at `root`; print the result to `out` or write it to `output`.
+    """Run `sql` on the catalog at `root` (the work folder of the `s3://` store `uri`, if
+    given); print the result to `out` or write it to `output`.
 
     Raises:
         duckdb.Error: the query failed (a user's error, shown as such by the CLI).
@@ -174,7 +215,7 @@ def run_query(
     attempt = 1
     while True:
         try:
-            with open_catalog(root) as connection:
+            with open_catalog(root, uri) as connection:
                 relation = connection.sql(sql)
                 if relation is None:  # a statement with no result
                     return
@@ -191,7 +232,7 @@ def run_query(
 
 
 def query_command(
-    sql: str, store: Path | None, fmt: str, output: Path | None, full: bool | None
+    sql: str, store: Path | str | None, fmt: str, output: Path | None, full: bool | None
 ) -> int:
     """The `query` subcommand; returns the exit code (1: bad query, 2: no store)."""
     try:
@@ -205,7 +246,9 @@ def query_command(
     if full is None:
         full = not sys.stdout.isatty()  # a pipe or a file gets every value whole
     try:
-        run_query(root, sql, fmt, full=full, output=output, out=sys.stdout)
+        run_query(
+            root, sql, fmt, full=full, output=output, out=sys.stdout, uri=object_store(store)
+        )
     except duckdb.Error as exc:  # a bad query is the user's to read, not a crash
         print(f"error: {exc}", file=sys.stderr)
         return 1

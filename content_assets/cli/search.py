@@ -16,7 +16,12 @@ from typing import TextIO
 
 from pydantic import ValidationError
 
-from content_assets.cli.query import StoreNotFoundError, existing_store
+from content_assets.cli.query import (
+    ObjectStoreNotSupportedError,
+    StoreNotFoundError,
+    existing_store,
+    object_store,
+)
 from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
 from content_core.errors import ContentError
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters, SearchHit, snippet
@@ -112,11 +117,15 @@ def _configured_embedder(mode: str) -> Embedder | None:
     return None if mode == "bm25" else make_embedder(EmbedderConfig.from_environ())
 
 
-def search_command(args: argparse.Namespace, store: Path | None) -> int:
-    """The `search` subcommand; returns the exit code (1: the search failed, 2: no store)."""
+def search_command(args: argparse.Namespace, store: Path | str | None) -> int:
+    """The `search` subcommand; returns the exit code (1: the search failed, 2: no store, or
+    an `s3://` store, whose search index this command does not build)."""
     try:
+        uri = object_store(store)
+        if uri is not None:
+            raise ObjectStoreNotSupportedError("search", uri)
         root = existing_store(store)
-    except StoreNotFoundError as exc:
+    except (StoreNotFoundError, ObjectStoreNotSupportedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     page_from, page_to = args.page or (None, None)

@@ -14,6 +14,7 @@ from content_core.sandbox import TaskFailure
 from content_core.store import NORMALISED_ARTIFACTS, PIPELINE_TABLES, ContentStore
 from content_core.store.rows import NormalisedArtifactRow, rows_from_table
 from tests.support.cli import make_folder, run_cli, status_of
+from tests.support.s3_server import S3Endpoint, S3Prefix
 
 # Five ingests and retries of the real CLI; each may take a minute on a loaded machine.
 pytestmark = pytest.mark.timeout(900)
@@ -30,6 +31,46 @@ def _tables(store: Path) -> dict[str, list[str]]:
         )
         for table in ("batches", *PIPELINE_TABLES)
     }
+
+
+def test_the_commands_on_an_s3_store(s3: S3Endpoint, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("QS3CLI alpha\n")
+    (folder / "b.md").write_text("# QS3CLI\n\nbravo\n")
+    uri = f"s3://{s3.bucket}/{tmp_path.name}/store"
+    home = tmp_path / "home"
+    # Nothing there yet: a clear error naming the URI, and nothing is created.
+    for command in ("status", "query"):
+        args = (command, "SELECT 1") if command == "query" else (command,)
+        done = run_cli(*args, "--store", uri, home=home, store=None)
+        assert done.returncode == 2, done.stderr
+        assert f"no content store at {uri}" in done.stderr and "Traceback" not in done.stderr
+    assert S3Prefix(s3, f"{tmp_path.name}/store").keys() == []
+
+    done = run_cli("ingest", str(folder), "--source-id", "docs", "--store", uri, home=home,
+                   store=None)
+    assert done.returncode == 0, done.stderr
+    assert f"store:    {uri}" in done.stdout
+    status = run_cli("status", "--store", uri, home=home, store=None)
+    assert status.returncode == 0, status.stderr
+    assert f"store:       {uri}" in status.stdout and "1 done" in status.stdout
+    assert "files:     2 current" in status.stdout
+    # Another machine (a work folder of its own) with CONTENT_STORE_DIR only: the catalog is
+    # built there from the bucket.
+    query = run_cli(
+        "query", "SELECT path FROM current_raw_files ORDER BY path", "--format", "csv",
+        home=home, store=None, CONTENT_STORE_DIR=uri,
+        CONTENT_STORE_WORK_DIR=str(tmp_path / "other-machine"),
+    )
+    assert query.returncode == 0, query.stderr
+    assert query.stdout.split() == ["path", "a.txt", "b.md"]
+    retry = run_cli("retry", "--store", uri, home=home, store=None)
+    assert retry.returncode == 0 and "no failed batch to retry" in retry.stdout, retry.stderr
+    # search builds a local index over a folder store only: a typed refusal, exit 2.
+    search = run_cli("search", "alpha", "--store", uri, home=home, store=None)
+    assert search.returncode == 2 and "Traceback" not in search.stderr
+    assert f"needs a store in a folder, not {uri}" in search.stderr
 
 
 def test_status_with_no_store_is_an_error(tmp_path: Path) -> None:

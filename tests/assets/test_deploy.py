@@ -28,13 +28,18 @@ from content_assets.executors import (
     celery_settings,
     worker_app_args,
 )
+from content_core.store.storage import split_uri
 
 REPO = Path(__file__).resolve().parents[2]
 INSTANCE_YAMLS = [REPO / "dagster.yaml", REPO / "deploy" / "dagster-postgres.yaml"]
 COMPOSE = REPO / "docker-compose.yml"
 HELM_VALUES = REPO / "deploy" / "helm" / "values.yaml"
+HELM_S3_VALUES = REPO / "deploy" / "helm" / "values-s3.yaml"
 # Services of docker-compose.yml that run the project's code (and so need its environment).
 DAGSTER_SERVICES = ("webserver", "daemon", "worker")
+# The variables S3Settings reads (content_core.store.storage).
+_S3_ENV = ("AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+           "CONTENT_S3_URL_STYLE")
 _ENV_NAME = re.compile(r"\b(?:CONTENT|OPENAI|DAGSTER)_[A-Z0-9_]+\b")
 
 
@@ -115,6 +120,7 @@ def test_docker_compose_wires_every_service() -> None:
     assert {"postgres", "redis", "s3", *DAGSTER_SERVICES} <= set(services)
     known = _names_the_code_reads()
     needed = _instance_env(INSTANCE_YAMLS[1]) | {EXECUTOR_ENV, BROKER_ENV, "CONTENT_STORE_DIR"}
+    needed |= {"CONTENT_SOURCE", "CONTENT_STORE_WORK_DIR", *_S3_ENV}
     for name in DAGSTER_SERVICES:
         env = services[name]["environment"]
         assert needed <= set(env), (name, needed - set(env))
@@ -131,6 +137,21 @@ def test_docker_compose_wires_every_service() -> None:
     assert shared[BROKER_ENV].startswith("redis://redis:")
     dockerfile = (REPO / services["webserver"]["build"]["dockerfile"]).read_text()
     assert "deploy/dagster-postgres.yaml" in dockerfile and "distributed" in dockerfile
+    # The source and the store on the SeaweedFS service, with the keys it was started with;
+    # no volume of the store or the inbox is shared between services.
+    s3 = services["s3"]
+    assert s3["image"].startswith("chrislusf/seaweedfs") and "profiles" not in s3
+    assert s3["command"][:2] == ["server", "-s3"] and "-s3.port=8333" in s3["command"]
+    assert shared["AWS_ENDPOINT_URL"] == "http://s3:8333"
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        assert s3["environment"][key] == shared[key]
+    assert shared["CONTENT_STORE_DIR"].startswith("s3://")
+    assert shared["CONTENT_SOURCE"].startswith("s3://")
+    assert split_uri(shared["CONTENT_STORE_DIR"])[0] == split_uri(shared["CONTENT_SOURCE"])[0]
+    for name in DAGSTER_SERVICES:
+        mounts = services[name].get("volumes", [])
+        assert not [m for m in mounts if "/data" in m], (name, mounts)
+        assert "s3" in services[name]["depends_on"]
 
 
 def test_helm_values_use_the_k8s_run_launcher() -> None:
@@ -147,3 +168,23 @@ def test_helm_values_use_the_k8s_run_launcher() -> None:
     mounts = {m["mountPath"] for m in deployment["volumeMounts"]}
     assert env["CONTENT_STORE_DIR"] in mounts
     assert deployment["includeConfigInLaunchedRuns"]["enabled"] is True
+
+
+def test_helm_s3_values_put_the_store_on_object_storage() -> None:
+    # Helm merges maps and replaces lists: the overlay's deployment replaces the base's whole.
+    base = yaml.safe_load(HELM_VALUES.read_text())
+    overlay = yaml.safe_load(HELM_S3_VALUES.read_text())
+    (deployment,) = overlay["dagster-user-deployments"]["deployments"]
+    (volume_based,) = base["dagster-user-deployments"]["deployments"]
+    assert set(deployment) == set(volume_based)
+    assert deployment["image"] == volume_based["image"]
+    assert deployment["dagsterApiGrpcArgs"] == volume_based["dagsterApiGrpcArgs"]
+    env = {item["name"]: item["value"] for item in deployment["env"]}
+    assert set(env) <= _names_the_code_reads() | set(_S3_ENV)
+    assert env[EXECUTOR_ENV] == "in_process"
+    split_uri(env["CONTENT_STORE_DIR"])  # an s3:// URI, else ValueError
+    split_uri(env["CONTENT_SOURCE"])
+    assert deployment["volumes"] == [] and deployment["volumeMounts"] == []
+    # Keys come from a Kubernetes secret, never from the values.
+    assert not {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} & set(env)
+    assert "content-pipeline-s3" in {s["name"] for s in deployment["envSecrets"]}

@@ -1,7 +1,9 @@
 """Beyond one machine, end to end on real services: a Dagster instance in a private PostgreSQL,
-a Redis broker, two Celery worker processes, and batch runs through `dagster job execute` with
-the Celery executor. Every table equals, order aside, what the local in-process default writes
-for the same files; also when one worker is SIGKILLed in the middle of a step."""
+a Redis broker, two Celery worker processes (each with its own work folder, as on two hosts),
+the source and the store on an S3 server (SeaweedFS), and batch runs through `dagster job
+execute` with the Celery executor. Every table equals, order aside, what the local in-process
+default writes for the same files from a folder into a folder; also when one worker is
+SIGKILLed in the middle of a step."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from content_assets.partitions import INGEST_BATCHES
 from content_core.store import ContentStore
 from tests.fixtures.corpus import CORPUS
 from tests.support.distributed import (
+    SOURCE_COLUMNS,
     CeleryWorker,
     dagster_home,
     discover_batches,
@@ -27,6 +30,7 @@ from tests.support.distributed import (
     running_workers,
     table_rows,
 )
+from tests.support.s3_server import S3Endpoint, S3Prefix
 from tests.support.services import (
     PostgresServer,
     RedisServer,
@@ -111,36 +115,44 @@ def _kill_during(
 
 
 def _distributed(
-    folder: Path,
+    source: str,
     work: Path,
-    postgres: PostgresServer,
-    redis_server: RedisServer,
+    services: tuple[PostgresServer, RedisServer, S3Endpoint],
     monkeypatch: pytest.MonkeyPatch,
     *,
     kill: bool,
 ) -> dict[str, list[str]]:
+    postgres, redis_server, s3 = services
     database = work.name.replace("-", "_").lower()
     postgres.create_database(database)
-    store = ContentStore(work / "store")
+    store_uri = f"s3://{s3.bucket}/{work.parent.name}/{work.name}/store"
+    # Discovery (the sensor's host) has a work folder of its own, as has each run's process.
+    store = ContentStore(store_uri, work_dir=work / "sensor")
     env = {
         **os.environ,
         **postgres.env(database),
+        **s3.environ(),
         "PYTHONPATH": str(REPO),
         "DAGSTER_HOME": str(dagster_home(work / "home")),
         "DAGSTER_MAX_CONCURRENT_RUNS": "4",
-        "CONTENT_STORE_DIR": str(store.root),
+        "CONTENT_STORE_DIR": store_uri,
+        "CONTENT_STORE_WORK_DIR": str(work / "orchestrator"),
+        "CONTENT_SOURCE": source,
+        "CONTENT_SOURCE_ID": SOURCE_ID,
         "CONTENT_EXECUTOR": "celery",
         "CONTENT_CELERY_BROKER": redis_server.url(1 if kill else 0),
         "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": VISIBILITY_S,
     }
     for name in ("DAGSTER_HOME", *postgres.env(database), "DAGSTER_MAX_CONCURRENT_RUNS"):
         monkeypatch.setenv(name, env[name])
-    batch_ids = discover_batches(folder, store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
+    batch_ids = discover_batches(source, store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
     with dg.DagsterInstance.get() as instance:
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
         assert str(instance.run_storage._engine.url).startswith("postgresql+psycopg2://")  # noqa: SLF001
         instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
-        with running_workers(["w1", "w2"], env, work / "logs") as workers:
+        with running_workers(
+            ["w1", "w2"], env, work / "logs", work_dirs=work / "hosts"
+        ) as workers:
             errors: list[BaseException] = []
 
             def run_all() -> None:
@@ -168,23 +180,28 @@ def _distributed(
         else:
             # The batches of one ingest ran on both workers.
             assert {w for _, _, w in executions} == {"w1", "w2"}
-    return table_rows(store)
+    # Each host kept its own work folder; the store's files are only in the bucket.
+    assert sorted(p.name for p in (work / "hosts").iterdir()) == ["w1", "w2"]
+    assert not list((work / "hosts").rglob("*.parquet"))
+    return table_rows(store, ignore=SOURCE_COLUMNS)
 
 
 @pytest.mark.parametrize("kill", [False, True], ids=["two-workers", "one-worker-killed"])
-def test_celery_workers_on_postgres_match_the_local_run(
+def test_celery_workers_on_postgres_and_s3_match_the_local_run(
     tmp_path: Path,
     postgres: PostgresServer,
     redis_server: RedisServer,
+    s3: S3Endpoint,
     monkeypatch: pytest.MonkeyPatch,
     kill: bool,
 ) -> None:
     folder = _mixed_folder(tmp_path / "inbox")
     local_store = ContentStore(tmp_path / "local")
     run_local(folder, local_store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
-    local = table_rows(local_store)
+    local = table_rows(local_store, ignore=SOURCE_COLUMNS)
+    source = S3Prefix(s3, f"{tmp_path.name}/inbox").put_tree(folder)
     distributed = _distributed(
-        folder, tmp_path / f"dist-{kill}", postgres, redis_server, monkeypatch, kill=kill
+        source, tmp_path / f"dist-{kill}", (postgres, redis_server, s3), monkeypatch, kill=kill
     )
     assert len(local["raw_files"]) == COPIES * len(MIXED)
     assert local["batches"] and local["chunks"]

@@ -23,11 +23,13 @@ import dagster as dg
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_core.ingest import discover_pending
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, S3ObjectSource
+from content_core.sources.cursor import ContentSourceBase
 from content_core.store import PIPELINE_TABLES, ContentStore
 
 __all__ = [
     "INSTANCE_YAML",
+    "SOURCE_COLUMNS",
     "CeleryWorker",
     "dagster_home",
     "discover_batches",
@@ -44,6 +46,9 @@ _READY_TIMEOUT_S = 180.0
 _STOP_TIMEOUT_S = 60.0
 # Columns that differ between two ingests of the same files: write times.
 _VOLATILE = {"fetched_at", "discovered_at"}
+# Columns that say where the source is and how it signs a version (a folder: mtime, ctime and
+# inode; S3: ETag and last-modified): equal only for two ingests from the same kind of source.
+SOURCE_COLUMNS = frozenset({"source_root", "signature"})
 
 
 def dagster_home(folder: Path) -> Path:
@@ -84,8 +89,13 @@ class CeleryWorker:
             self.process.wait(timeout=_STOP_TIMEOUT_S)
 
 
-def _start_worker(name: str, env: Mapping[str, str], logs: Path) -> CeleryWorker:
+def _start_worker(
+    name: str, env: Mapping[str, str], logs: Path, work_dirs: Path | None
+) -> CeleryWorker:
     log = logs / f"{name}.log"
+    if work_dirs is not None:
+        # Each worker its own work folder for an s3:// store, as on separate hosts.
+        env = {**env, "CONTENT_STORE_WORK_DIR": str(work_dirs / name)}
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [str(_BIN / "celery"), "-A", "content_assets.workers", "worker",
@@ -110,14 +120,15 @@ def _wait_ready(worker: CeleryWorker) -> None:
 
 @contextmanager
 def running_workers(
-    names: Sequence[str], env: Mapping[str, str], logs: Path
+    names: Sequence[str], env: Mapping[str, str], logs: Path, *, work_dirs: Path | None = None
 ) -> Iterator[list[CeleryWorker]]:
-    """Start one Celery worker per name, wait until each listens, stop them all on exit."""
+    """Start one Celery worker per name, wait until each listens, stop them all on exit.
+    With `work_dirs`, each worker's CONTENT_STORE_WORK_DIR is `work_dirs/<name>`."""
     logs.mkdir(parents=True, exist_ok=True)
     workers: list[CeleryWorker] = []
     try:
         for name in names:
-            workers.append(_start_worker(name, env, logs))
+            workers.append(_start_worker(name, env, logs, work_dirs))
         for worker in workers:
             _wait_ready(worker)
         yield workers
@@ -184,11 +195,17 @@ def _start_run(
 
 
 def discover_batches(
-    folder: Path, store: ContentStore, *, source_id: str, batch_files: int
+    location: Path | str, store: ContentStore, *, source_id: str, batch_files: int
 ) -> list[str]:
-    """Discover `folder` into `store` (batches of `batch_files`); the batch ids to run. Two
-    stores that discover the same folder under one source id get the same batches."""
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
+    """Discover `location` (a folder or `s3://bucket/prefix`) into `store` (batches of
+    `batch_files`); the batch ids to run. Two stores that discover the same files under one
+    source id get the same batches, whether from a folder or an S3 prefix (batch ids digest
+    paths and hashes, never signatures)."""
+    source: ContentSourceBase
+    if isinstance(location, str):
+        source = S3ObjectSource(location, source_id=source_id)
+    else:
+        source = LocalFolderSource(LocalFolderSourceConfig(folder=location), source_id=source_id)
     found = discover_pending(
         source, store, set(), max_batch_files=batch_files, time_budget_s=float("inf")
     )
@@ -209,12 +226,15 @@ def run_local(folder: Path, store: ContentStore, *, source_id: str, batch_files:
             assert job.execute_in_process(instance=instance, partition_key=batch_id).success
 
 
-def table_rows(store: ContentStore) -> dict[str, list[str]]:
-    """Every table's rows without write times, sorted: equal for two ingests of the same
-    files whatever order or process wrote them."""
+def table_rows(
+    store: ContentStore, *, ignore: frozenset[str] = frozenset()
+) -> dict[str, list[str]]:
+    """Every table's rows without write times (nor the columns `ignore`), sorted: equal for
+    two ingests of the same files whatever order or process wrote them."""
+    skip = _VOLATILE | ignore
     return {
         table: sorted(
-            repr(sorted((k, v) for k, v in row.items() if k not in _VOLATILE))
+            repr(sorted((k, v) for k, v in row.items() if k not in skip))
             for row in store.query(f"SELECT * FROM {table}").to_pylist()
         )
         for table in ("batches", *PIPELINE_TABLES)

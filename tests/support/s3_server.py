@@ -192,6 +192,13 @@ class S3Prefix:
 
         obstore.put(self.store, name, data)
 
+    def put_tree(self, folder: Path) -> str:
+        """PUT every file under `folder`, keyed by its path relative to it; the prefix URI."""
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                self.put(path.relative_to(folder).as_posix(), path.read_bytes())
+        return self.uri
+
     def delete(self, name: str) -> None:
         """DELETE `name`."""
         import obstore
