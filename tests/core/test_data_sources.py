@@ -5,7 +5,6 @@ each failure is text naming it."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,19 +22,11 @@ from content_core.agents import (
 )
 from content_core.agents.data_sources import DataContext, SourceText
 from content_core.agents.messages import TextPart
-from content_core.chunking import ChunkingConfig
-from content_core.ingest import (
-    build_chunks,
-    build_normalised_artifacts,
-    build_raw_files,
-    discover_pending,
-)
-from content_core.processing import ProcessingConfig
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.fixtures.corpus import CORPUS
 from tests.support.chat_server import ChatServer
 from tests.support.file_server import FileServer, Route
+from tests.support.kb import ingest_files
 
 FILES = {
     "memo/fake-memo.pdf": CORPUS / "pdf" / "fake-memo.pdf",
@@ -47,18 +38,7 @@ STATUS = b'{"ok": true, "queue": {"depth": 3, "oldest": "API-5521"}}'
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> ContentStore:
-    root = tmp_path_factory.mktemp("kb")
-    folder = root / "docs"
-    for name, path in FILES.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, folder / name)
-    content = ContentStore(root / "store")
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
-    (batch_id,) = discover_pending(source, content, set(), time_budget_s=1e9).batch_ids
-    build_raw_files(content, batch_id)
-    build_normalised_artifacts(content, batch_id, ProcessingConfig(isolate=False))
-    build_chunks(content, batch_id, ChunkingConfig())
-    return content
+    return ingest_files(tmp_path_factory.mktemp("kb"), FILES)
 
 
 @pytest.fixture

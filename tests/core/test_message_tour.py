@@ -6,7 +6,6 @@ Run with `-s` to see the prepared parts."""
 from __future__ import annotations
 
 import base64
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,19 +21,11 @@ from content_core import (
 )
 from content_core.agents import ApiEndpoint, AttachmentStore
 from content_core.agents.messages import ChatMessage, TextPart
-from content_core.chunking import ChunkingConfig
-from content_core.ingest import (
-    build_chunks,
-    build_normalised_artifacts,
-    build_raw_files,
-    discover_pending,
-)
-from content_core.processing import ProcessingConfig
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.core.test_mcp import png, wav
 from tests.fixtures.corpus import CORPUS
 from tests.support.file_server import FileServer, Route
+from tests.support.kb import ingest_files
 from tests.support.mcp_server import README_TEXT
 from tests.support.mcp_servers import stdio_server
 
@@ -44,17 +35,7 @@ CUPS = CORPUS / "csv" / "stanley-cups.csv"
 
 @pytest.fixture
 def store(tmp_path: Path) -> ContentStore:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    shutil.copy(MEMO, folder / MEMO.name)
-    shutil.copy(CUPS, folder / CUPS.name)
-    content = ContentStore(tmp_path / "store")
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
-    (batch_id,) = discover_pending(source, content, set(), time_budget_s=1e9).batch_ids
-    build_raw_files(content, batch_id)
-    build_normalised_artifacts(content, batch_id, ProcessingConfig(isolate=False))
-    build_chunks(content, batch_id, ChunkingConfig())
-    return content
+    return ingest_files(tmp_path, {MEMO.name: MEMO, CUPS.name: CUPS})
 
 
 @pytest.fixture
