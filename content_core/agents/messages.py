@@ -18,9 +18,10 @@ import json
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from content_core.agents.attachments import Attachment, AttachmentStore
 from content_core.agents.base import Agent
 from content_core.agents.chat import (
     ChatMessage,
@@ -33,7 +34,7 @@ from content_core.agents.chat import (
     TextPart,
 )
 from content_core.agents.data_sources import DataSources, format_data
-from content_core.agents.fetch import FetchCache, Fetched, FetchPolicy, fetch_parts, is_http_url
+from content_core.agents.fetch import Fetched, FetchPolicy, fetch_parts, is_http_url
 from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
 from content_core.agents.routing import ToolRouter, Uses
 from content_core.errors import ContentError, McpError, SourceError
@@ -62,48 +63,6 @@ _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
 _TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
 _READ_PDF_PROMPT = "Read this document: transcribe its text and describe its figures and tables."
-
-
-@dataclass(frozen=True, slots=True)
-class Attachment:
-    """An uploaded file: its bytes, name and declared media type."""
-
-    data: bytes
-    filename: str | None = None
-    media_type: str | None = None
-
-
-@dataclass
-class AttachmentStore:
-    """Files by id, as an uploader holds them, plus text already extracted from them."""
-
-    files: dict[str, Attachment] = field(default_factory=dict)
-    texts: dict[str, str] = field(default_factory=dict)
-    # Parts made from fetched URLs, revalidated with their ETag / Last-Modified.
-    fetched: FetchCache[list[Part]] = field(default_factory=FetchCache)
-
-    def add(
-        self,
-        file_id: str,
-        data: bytes,
-        *,
-        filename: str | None = None,
-        media_type: str | None = None,
-    ) -> None:
-        """Register a file under `file_id`."""
-        self.files[file_id] = Attachment(data, filename, media_type)
-
-    def get(self, file_id: str) -> Attachment | None:
-        """The file named `file_id`, if held."""
-        return self.files.get(file_id)
-
-    def get_text(self, file_id: str) -> str | None:
-        """Text saved earlier for `file_id` (a preview), if any."""
-        return self.texts.get(file_id)
-
-    def save_text(self, file_id: str, text: str) -> None:
-        """Remember extracted text for `file_id` so later calls skip processing."""
-        self.texts[file_id] = text
 
 
 @dataclass
