@@ -106,6 +106,18 @@ def run_distributed(
         return time.perf_counter() - started, store
 
 
+def _differences(expected: dict[str, list[str]], got: dict[str, list[str]]) -> list[str]:
+    """A line per table whose rows differ, with a few rows found on one side only."""
+    lines = []
+    for table, rows in expected.items():
+        missing = sorted(set(rows) - set(got.get(table, [])))
+        extra = sorted(set(got.get(table, [])) - set(rows))
+        if missing or extra or len(rows) != len(got.get(table, [])):
+            lines.append(f"{table}: {len(rows)} rows locally, {len(got.get(table, []))} here; "
+                         f"only local {missing[:2]}; only here {extra[:2]}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=1000)
@@ -140,8 +152,9 @@ def main() -> None:
                 elapsed, store = run_distributed(
                     source, work, workers, (postgres, redis, s3), args
                 )
-                same = distributed.table_rows(store, ignore=ignore) == expected
-                assert same, f"{workers} worker(s): tables differ from the local run's"
+                differences = _differences(expected, distributed.table_rows(store, ignore=ignore))
+                assert not differences, f"{workers} worker(s): tables differ from the local " \
+                    f"run's:\n" + "\n".join(differences)
                 seconds[workers] = elapsed
                 print(
                     f"distributed, {workers} worker(s): {elapsed:8.1f} s  "

@@ -15,10 +15,24 @@ from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
 from content_core.errors import ImageConversionError
 from content_core.mcp import PDF
 
-__all__ = ["MODEL_IMAGE_TYPES", "ArtifactPart", "artifact_parts", "message_from_parts"]
+__all__ = [
+    "MODEL_IMAGE_TYPES",
+    "ArtifactPart",
+    "artifact_parts",
+    "is_picture",
+    "message_from_parts",
+]
 
 # What chat APIs take in `image_url` parts; other image formats are sent as PNG.
 MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+# Markup, not pixels: its picture is the PNG rendition the normaliser makes beside it, and its
+# own parts are its text.
+_SVG = "image/svg+xml"
+
+
+def is_picture(media_type: str) -> bool:
+    """Whether an artifact of `media_type` is sent as an image part."""
+    return media_type.startswith("image/") and media_type != _SVG
 # An image is re-encoded only up to this many pixels (the normaliser's limit came first).
 _MAX_PIXELS = 40_000_000
 
@@ -44,14 +58,15 @@ def artifact_parts(
     """The parts of one artifact: an image (`data`) as one `image_url` part (a format chat APIs
     do not take is re-encoded as PNG, its first frame) followed by its OCR text if any; a PDF
     as its rendered pages when `handling.mode` is "pages" (each followed by its text with
-    `handling.with_text`); anything else, or a PDF in "text" mode, its `text`. Nothing when
+    `handling.with_text`); anything else (an SVG too: `is_picture`), or a PDF in "text" mode,
+    its `text`. Nothing when
     there is neither image nor text.
 
     Raises:
         ImageConversionError: the image cannot be decoded.
         CorruptPdfError: the PDF cannot be rendered.
     """
-    if media_type.startswith("image/") and data is not None:
+    if is_picture(media_type) and data is not None:
         image_type, image = media_type, data
         if media_type not in MODEL_IMAGE_TYPES:
             image_type, image = "image/png", _as_png(data, media_type)
@@ -86,7 +101,13 @@ def _as_png(data: bytes, media_type: str) -> bytes:
             buffer = io.BytesIO()
             image.convert("RGBA" if "A" in image.getbands() else "RGB").save(buffer, "PNG")
             return buffer.getvalue()
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+    except UnidentifiedImageError as exc:
+        # Pillow's own message names the buffer object by its address: not a stable row.
+        raise ImageConversionError(
+            f"cannot re-encode {media_type} as PNG: Pillow cannot identify the image",
+            media_type=media_type,
+        ) from exc
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise ImageConversionError(
             f"cannot re-encode {media_type} as PNG: {exc}", media_type=media_type
         ) from exc

@@ -216,7 +216,12 @@ class ImageNormalizer:
                 )
             pages.append(_pdf_ready(frame.copy()))
         buffer = io.BytesIO()
-        pages[0].save(buffer, format="PDF", save_all=True, append_images=pages[1:], resolution=96)
+        # No creation or modification date: the same frames make the same bytes, so the
+        # rendition's content-addressed artifact id is the same on every run and every host.
+        pages[0].save(
+            buffer, format="PDF", save_all=True, append_images=pages[1:], resolution=96,
+            creationDate=None, modDate=None,
+        )
         first = pages[0]
         return NormalisedImage(
             data=buffer.getvalue(),

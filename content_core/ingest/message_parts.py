@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from content_core.agents.pages import PdfHandling
+from content_core.agents.parts import is_picture
 from content_core.ingest.bounded import PartsTask, parts_of_artifacts
 from content_core.ingest.report import StageReport, preview
 from content_core.processing import ProcessingConfig
@@ -22,7 +23,7 @@ def _wanted(row: dict[str, Any], handling: PdfHandling) -> bool:
         return False
     media_type = str(row["media_type"])
     return (
-        media_type.startswith("image/")
+        is_picture(media_type)
         or (media_type == "application/pdf" and handling.mode == "pages")
         or bool(row["text"])
     )
@@ -104,7 +105,7 @@ def build_message_parts(
 def _task(store: ContentStore, artifact: dict[str, Any], handling: PdfHandling) -> PartsTask:
     # Any: a normalised_artifacts row read back from Parquet.
     media_type = str(artifact["media_type"])
-    needs_bytes = media_type.startswith("image/") or (
+    needs_bytes = is_picture(media_type) or (
         media_type == "application/pdf" and handling.mode == "pages"
     )
     data = store.blobs.get(artifact["artifact_id"]) if needs_bytes else None

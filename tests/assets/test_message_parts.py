@@ -28,6 +28,7 @@ FILES = [
     "tiff/multipage.tiff",  # not a chat-API format: sent as PNG; its PDF rendition's pages
     "docx/docx-tables.docx",
     "zip/simple.zip",  # members: HTML and CSV
+    "svg/svgo-logo.svg",  # markup: its picture is its PNG rendition
 ]
 
 
@@ -89,6 +90,10 @@ def test_message_parts_in_a_batch_run(tmp_path: Path, instance: dg.DagsterInstan
     tiff = by_path["multipage.tiff"]
     assert {_decode(str(r["image_url"]))[0] for r in tiff} == {"image/png"}
     assert sorted(r["page"] for r in tiff if r["page"] is not None) == [1, 2, 3]
+
+    # SVG: the PNG rendition is the image; the SVG row itself is never decoded as pixels.
+    svg = by_path["svgo-logo.svg"]
+    assert [_decode(str(r["image_url"]))[0] for r in svg if r["image_url"]] == ["image/png"]
 
     # Documents: their extracted text, one part each.
     texts = store.query(

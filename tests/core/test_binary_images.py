@@ -76,6 +76,16 @@ def test_multi_frame_tiff_becomes_multi_page_pdf() -> None:
     assert len(pdfium.PdfDocument(result.data)) == 3
 
 
+def test_pdf_rendition_bytes_depend_on_the_frames_only() -> None:
+    # The rendition's artifact id is its sha256: a date in the PDF would give the same file a
+    # new id on every run (a distributed ingest would not equal a local one).
+    data = (CORPUS / "tiff" / "multipage.tiff").read_bytes()
+    first = ImageNormalizer().normalise(data, mt.TIFF)
+    assert first.media_type == mt.PDF and first.page_count == 3
+    assert b"/CreationDate" not in first.data and b"/ModDate" not in first.data
+    assert ImageNormalizer().normalise(data, mt.TIFF).data == first.data
+
+
 @pytest.mark.parametrize(
     ("width", "height"),
     [

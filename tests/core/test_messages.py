@@ -371,3 +371,19 @@ async def test_a_failing_agent_is_logged_and_the_messages_are_still_prepared(
     assert any("audio agent failed" in m for m in failures)
     # A failed description is not saved as the attachment's text: the next call tries again.
     assert store.get_text("img") is None
+
+
+def test_an_unreadable_image_part_fails_with_the_same_message_every_time() -> None:
+    # Bytes Pillow cannot identify (text declared as BMP): the error is a row, and two runs
+    # of the same file must store equal rows, so no object address may reach the message.
+    from content_core.agents import PdfHandling
+    from content_core.agents.parts import artifact_parts
+    from content_core.errors import ImageConversionError
+
+    data = (CORPUS / "txt" / "UDHR_first_article_all.txt").read_bytes()[:200]
+    messages = set()
+    for _ in range(2):
+        with pytest.raises(ImageConversionError) as caught:
+            artifact_parts(data, media_type="image/bmp", text=None, pages=(), handling=PdfHandling())
+        messages.add(caught.value.message)
+    assert messages == {"cannot re-encode image/bmp as PNG: Pillow cannot identify the image"}
