@@ -384,6 +384,8 @@ def test_an_unreadable_image_part_fails_with_the_same_message_every_time() -> No
     messages = set()
     for _ in range(2):
         with pytest.raises(ImageConversionError) as caught:
-            artifact_parts(data, media_type="image/bmp", text=None, pages=(), handling=PdfHandling())
+            artifact_parts(
+                data, media_type="image/bmp", text=None, pages=(), handling=PdfHandling()
+            )
         messages.add(caught.value.message)
     assert messages == {"cannot re-encode image/bmp as PNG: Pillow cannot identify the image"}
