@@ -12,6 +12,7 @@ from typing import Any
 
 from content_core.agents.chat import ChatMessage, ImageURL, ImageURLPart, Part, TextPart
 from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
+from content_core.binary.images import pillow_for
 from content_core.errors import ImageConversionError
 from content_core.mcp import PDF
 
@@ -90,8 +91,10 @@ def _image(media_type: str, data: bytes, page: int | None = None) -> ArtifactPar
 
 
 def _as_png(data: bytes, media_type: str) -> bytes:
-    from PIL import Image, UnidentifiedImageError
+    from PIL import UnidentifiedImageError
 
+    # With the HEIF/AVIF openers the normaliser uses, whichever process decoded before.
+    Image = pillow_for(media_type)
     try:
         with Image.open(io.BytesIO(data)) as image:
             if image.width * image.height > _MAX_PIXELS:

@@ -33,7 +33,7 @@ from content_core.formats import Format, NormaliseStep, Signature
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["FORMATS", "ImageNormalizer", "NormalisedImage"]
+__all__ = ["FORMATS", "ImageNormalizer", "NormalisedImage", "pillow_for"]
 
 _PASS_THROUGH = frozenset({mt.PNG, mt.JPEG, mt.GIF, mt.WEBP})
 _HEIF_FAMILY = frozenset({mt.HEIC, mt.HEIF, mt.AVIF})
@@ -123,7 +123,7 @@ class ImageNormalizer:
                 data=svg.png, media_type=mt.PNG, width=svg.width, height=svg.height,
                 converted=True,
             )
-        Image = _pillow(media_type)
+        Image = pillow_for(media_type)
         try:
             with warnings.catch_warnings():
                 # Pillow only warns between 1x and 2x its limit; make every excess an error.
@@ -233,7 +233,13 @@ class ImageNormalizer:
         )
 
 
-def _pillow(media_type: str) -> Any:  # Any: the PIL.Image module
+def pillow_for(media_type: str) -> Any:  # Any: the PIL.Image module
+    """Pillow's Image module, able to open `media_type`: the HEIF and AVIF openers are
+    registered here, in every process that decodes one (a registration is per process).
+
+    Raises:
+        MissingDependencyError: the plug-in `media_type` needs is not installed.
+    """
     try:
         from PIL import Image
     except ImportError as exc:  # pragma: no cover - Pillow is a core dependency

@@ -389,3 +389,26 @@ def test_an_unreadable_image_part_fails_with_the_same_message_every_time() -> No
             )
         messages.add(caught.value.message)
     assert messages == {"cannot re-encode image/bmp as PNG: Pillow cannot identify the image"}
+
+
+def test_a_heic_part_decodes_in_a_process_that_normalised_nothing() -> None:
+    # A Celery worker may make the message parts of a batch another worker normalised: the
+    # HEIF opener must not depend on an earlier decode in the same process.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from content_core.agents import PdfHandling\n"
+        "from content_core.agents.parts import artifact_parts\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "(part,) = artifact_parts(data, media_type='image/heic', text=None, pages=(),"
+        " handling=PdfHandling())\n"
+        "print(part.part.image_url.url[:22])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(CORPUS / "heic" / "example.heic")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "data:image/png;base64,"
