@@ -69,6 +69,9 @@ def run_distributed(
         "DAGSTER_HOME": str(distributed.dagster_home(work / name / "home")),
         "DAGSTER_MAX_CONCURRENT_RUNS": str(workers * args.runs_per_worker),
         "CONTENT_EXECUTOR": "celery",
+        # One core per worker (the README's one worker per core): a step's pool is one
+        # process, so two workers are two cores' worth, as on two one-core hosts.
+        "CONTENT_WORKERS": str(args.worker_cores),
         "CONTENT_CELERY_BROKER": redis.url(workers),
     }
     hosts = None
@@ -124,6 +127,9 @@ def main() -> None:
     parser.add_argument("--batch-files", type=int, default=125, help="files per ingest batch")
     parser.add_argument("--runs-per-worker", type=int, default=3, help="batch runs at once")
     parser.add_argument("--timeout-s", type=float, default=7200)
+    parser.add_argument(
+        "--worker-cores", type=int, default=1, help="pool processes of each Celery worker"
+    )
     parser.add_argument(
         "--s3", action="store_true", help="distributed runs from an S3 prefix into an S3 store"
     )

@@ -61,6 +61,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
                 office_converter=env("CONTENT_OFFICE_CONVERTER"),
                 ocr=env("CONTENT_OCR"),
                 ocr_langs=env("CONTENT_OCR_LANGS"),
+                workers=env("CONTENT_WORKERS"),
             )
         ),
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),

@@ -34,7 +34,7 @@ from dagster_celery.core_execution_loop import DELEGATE_MARKER
 from dagster_celery.executor import CeleryExecutor
 from dagster_celery.make_app import make_app
 
-from content_assets.executors import worker_app_args
+from content_assets.executors import keep_connections, worker_app_args
 
 # dagster-celery's functions carry no annotations; these are the calls its own `app` module makes.
 executor = CeleryExecutor.for_cli(**worker_app_args(os.environ))  # type: ignore[no-untyped-call]
@@ -47,7 +47,9 @@ def worker_instance(ref: InstanceRef) -> DagsterInstance:
     """This worker process's instance for `ref`, built on first use and kept."""
     key = serialize_value(ref)
     if key not in _INSTANCES:
-        _INSTANCES[key] = DagsterInstance.from_ref(ref)
+        instance = DagsterInstance.from_ref(ref)
+        keep_connections(instance)
+        _INSTANCES[key] = instance
     return _INSTANCES[key]
 
 
