@@ -132,13 +132,14 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
 
     def create(context: dg.InitExecutorContext) -> dg.Executor:
         # In the run's own process, where the orchestration loop runs.
-        core_execution_loop.TICK_SECONDS = POLL_INTERVAL_S
+        # The module's sleep between looks; declared an int there, any number works.
+        core_execution_loop.TICK_SECONDS = POLL_INTERVAL_S  # type: ignore[assignment]
         keep_connections(context.instance)
         return celery_executor.executor_creation_fn(context)  # type: ignore[misc]
 
     executor = dg.ExecutorDefinition(
         name="celery",
-        config_schema=celery_executor.config_schema,
+        config_schema=celery_executor.config_schema.as_field(),
         requirements=celery_executor.get_requirements,
         executor_creation_fn=create,
         description=celery_executor.description,

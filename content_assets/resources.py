@@ -14,7 +14,7 @@ from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.ocr import OcrConfig
-from content_core.processing import ProcessingConfig
+from content_core.processing import ProcessingConfig, available_cores
 from content_core.sources import (
     EntrySource,
     LocalFolderSource,
@@ -98,7 +98,10 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     )
     timeout_s: float = Field(default=60.0, description="Time limit per raw file.")
     memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
-    workers: int = Field(default=2, description="Worker processes.")
+    workers: int = Field(
+        default_factory=available_cores,
+        description="Worker processes (CONTENT_WORKERS); default: the cores this process may use.",
+    )
     ocr: str = Field(
         default=OcrConfig().mode,
         description="OCR engine: auto, off, tesseract or rapidocr (CONTENT_OCR).",

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import logging
 import multiprocessing
+import os
 import re
 import time
 from collections.abc import Coroutine, Sequence
@@ -37,7 +38,14 @@ from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
 
-__all__ = ["TEXT_STATUSES", "ArtifactRecord", "FileInput", "ProcessingConfig", "process_files"]
+__all__ = [
+    "TEXT_STATUSES",
+    "ArtifactRecord",
+    "FileInput",
+    "ProcessingConfig",
+    "available_cores",
+    "process_files",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -60,6 +68,15 @@ TEXT_STATUSES = (
 )
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a container's cpuset, `taskset`),
+    which is what a worker pool can use; all of the machine's where affinity is unknown."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        return os.cpu_count() or 1
+
+
 class ProcessingConfig(BaseModel):
     """How raw files are processed: normalisation limits plus isolation settings."""
 
@@ -69,7 +86,8 @@ class ProcessingConfig(BaseModel):
     ocr: OcrConfig = OcrConfig()
     timeout_s: float = Field(default=60.0, gt=0)
     memory_mb: int = Field(default=2048, ge=256)
-    workers: int = Field(default=2, ge=1)
+    # One worker process per core the process is given.
+    workers: int = Field(default_factory=available_cores, ge=1)
     isolate: bool = True
 
     def fingerprint(self) -> str:

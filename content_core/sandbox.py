@@ -247,7 +247,7 @@ class WorkerPool:
                     busy.remove(worker)
                     worker.task = None
                     self._idle.append(worker)
-                elif worker.process.sentinel in ready or not worker.process.is_alive():
+                elif worker.process.sentinel in ready:
                     results[task_index] = self._crash_failure(worker)
                     busy.remove(worker)
                     worker.kill()

@@ -47,6 +47,7 @@ __all__ = [
     "embed_locally",
     "extract_offline",
     "parts_of_artifacts",
+    "warm_pool",
 ]
 
 # One artifact for `parts_of_artifacts`: its bytes (images, PDFs), media type, text and pages.
@@ -135,6 +136,8 @@ def extract_offline(
         _extract_group,
         tasks,
         timeout_s=config.chunk_timeout_s * max(len(g) for g in groups.values()),
+        # The longest documents first, so that no worker is left with one at the end.
+        sizes=[float(sum(len(item.content) for item in task[0])) for task in tasks],
     )
     records: list[ExtractionRecord | None] = [None] * len(items)
     totals = [0, 0, 0, 0]
@@ -158,9 +161,10 @@ def extract_offline(
     )
 
 
-# Texts per embedding task: enough to amortise a task's round trip, few enough that two
-# workers share a batch's chunks evenly.
-_EMBED_TASK_TEXTS = 256
+# Texts per embedding task: at least enough to amortise a task's round trip, at most a
+# quarter of a worker's share, so that the workers finish together.
+_EMBED_TASK_MIN = 32
+_EMBED_TASK_MAX = 256
 
 
 def embed_locally(
@@ -172,11 +176,23 @@ def embed_locally(
     pool: ProcessingConfig = _POOL,
 ) -> EmbeddingRun:
     """`embed_cached` for an embedder that computes on this machine (WordLlama: CPU-bound),
-    its texts split into tasks of the worker pool of `pool`, each worker with its own copy of
-    the model. Results come back in input order and the figures are summed. A task that
-    fails in a worker is run again here with `embedder`, as every text was before the pool."""
-    slices = [list(texts[i : i + _EMBED_TASK_TEXTS])
-              for i in range(0, len(texts), _EMBED_TASK_TEXTS)]
+    its distinct texts split into tasks of the worker pool of `pool`, each worker with its own
+    copy of the model. Results come back in input order and the figures are summed. A task
+    that fails in a worker is run again here with `embedder`, as every text was before the
+    pool."""
+    # Each distinct text once: copies of a file share their chunks, and the slices of two
+    # workers would both miss the cache for the same text.
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) < len(texts):
+        unique = embed_locally(distinct, config, embedder, cache_dir=cache_dir, pool=pool)
+        vectors = dict(zip(distinct, unique.results, strict=True))
+        return EmbeddingRun(
+            results=[vectors[text] for text in texts],
+            calls=unique.calls,
+            cache_hits=unique.cache_hits,
+        )
+    size = min(_EMBED_TASK_MAX, max(_EMBED_TASK_MIN, -(-len(texts) // (4 * pool.workers))))
+    slices = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
     if multiprocessing.current_process().daemon or len(slices) < 2:
         return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
     workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
@@ -218,6 +234,15 @@ def _embed_slice(task: tuple[list[str], EmbedderConfig, Path]) -> EmbeddingRun:
 def _extract_group(task: tuple[list[ExtractionInput], AgentConfig, Path]) -> ExtractionRun:
     items, config, cache_dir = task
     return run_extractions(items, config, cache_dir=cache_dir)
+
+
+def warm_pool(settings: ProcessingConfig) -> None:
+    """Start the worker pool of `settings` and load the stage code and tokeniser in each of its
+    workers, so that a caller can do it while this process works on something else."""
+    if multiprocessing.current_process().daemon or not settings.isolate:
+        return
+    pool = shared_pool(workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD)
+    pool.map(_warm_up, [None] * pool.workers, timeout_s=_WARM_UP_S)
 
 
 def _warm_up(_: None) -> None:

@@ -1,7 +1,7 @@
 """The pipeline stages, one function each: read a batch's upstream rows from the store,
 call the library, write the stage's table for the batch, report what happened.
 
-Dagster assets call these one-to-one; `run_batch` calls them in a plain loop.
+Dagster assets call these one-to-one; `run_batch` calls them in order in this process.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import bisect
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +27,12 @@ from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
 from content_core.embeddings import Embedder, EmbedderConfig
-from content_core.ingest.bounded import chunk_documents, compress_documents, extract_offline
+from content_core.ingest.bounded import (
+    chunk_documents,
+    compress_documents,
+    extract_offline,
+    warm_pool,
+)
 from content_core.ingest.embeddings import build_chunk_embeddings
 from content_core.ingest.message_parts import build_message_parts
 from content_core.ingest.normalise import build_normalised_artifacts
@@ -396,29 +402,43 @@ def run_batch(
     on_stage: Callable[[StageReport], None] | None = None,
     embedder: Embedder | None = None,
 ) -> list[StageReport]:
-    """Run every stage of `batch_id` in order, in this process, with no orchestrator
-    (`embedder`, when given, embeds the chunks instead of `config.embedder`'s)."""
-    steps: list[Callable[[], StageReport]] = [
-        lambda: build_raw_files(store, batch_id),
-        lambda: build_normalised_artifacts(store, batch_id, config.processing),
-        lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing),
-        lambda: build_chunk_embeddings(
-            store, batch_id, config.embedder, embedder, pool=config.processing
-        ),
-        lambda: build_search_index(store, batch_id),
-        lambda: build_message_parts(
-            store, batch_id, config.message_parts, pool=config.processing
-        ),
-        lambda: build_compressed_contexts(
-            store, batch_id, config.compression, pool=config.processing
-        ),
-        lambda: build_extractions(store, batch_id, config.agent, pool=config.processing),
-        lambda: build_merged_extractions(store, batch_id, config.agent),
-    ]
-    reports = []
-    for step in steps:
+    """Run every stage of `batch_id`, in this process, with no orchestrator (`embedder`, when
+    given, embeds the chunks instead of `config.embedder`'s); the reports in the order the
+    stages finished.
+
+    The stages run one after the other as the assets depend on each other, except the search
+    index: nothing but `merged_extractions` waits for it, so it is updated in a thread (DuckDB
+    works outside the GIL) while message parts, compression and extraction use the pool. The
+    worker pool starts in a thread while raw_files runs. No thread forks: the pool's
+    processes are forked by its fork server, a process of its own.
+    """
+    reports: list[StageReport] = []
+
+    def run(step: Callable[[], StageReport]) -> None:
         report = step()
         reports.append(report)
         if on_stage is not None:
             on_stage(report)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pool-warm-up") as background:
+        # The pool's processes start (a fork server, then its workers) while raw_files sniffs.
+        warming = background.submit(warm_pool, config.processing)
+        run(lambda: build_raw_files(store, batch_id))
+        warming.result()
+    run(lambda: build_normalised_artifacts(store, batch_id, config.processing))
+    run(lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing))
+    run(lambda: build_chunk_embeddings(
+        store, batch_id, config.embedder, embedder, pool=config.processing
+    ))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-index") as background:
+        search = background.submit(build_search_index, store, batch_id)
+        run(lambda: build_message_parts(
+            store, batch_id, config.message_parts, pool=config.processing
+        ))
+        run(lambda: build_compressed_contexts(
+            store, batch_id, config.compression, pool=config.processing
+        ))
+        run(lambda: build_extractions(store, batch_id, config.agent, pool=config.processing))
+        run(search.result)
+    run(lambda: build_merged_extractions(store, batch_id, config.agent))
     return reports
