@@ -50,7 +50,12 @@ class WordLlamaEmbedder:
         """Always known: the same as `dimension`."""
         return self._dimension
 
-    def _load(self) -> WordLlamaInference:
+    def load(self) -> WordLlamaInference:
+        """The model, loaded on first use (or earlier, by calling this: a worker warming up).
+
+        Raises:
+            MissingDependencyError: wordllama or its packaged model files are missing.
+        """
         if self._model is None:
             try:
                 import wordllama
@@ -85,7 +90,7 @@ class WordLlamaEmbedder:
         """
         if not texts:
             return []
-        model = self._load()
+        model = self.load()
         import numpy as np  # a dependency of wordllama
 
         # A text with no known token divides by a zero norm: NaN, reported below as an error.

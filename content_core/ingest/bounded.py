@@ -33,6 +33,7 @@ from content_core.embeddings import (
     Embedder,
     EmbedderConfig,
     EmbeddingRun,
+    WordLlamaEmbedder,
     embed_cached,
     make_embedder,
 )
@@ -219,15 +220,22 @@ def embed_locally(
 _EMBEDDERS: dict[str, Embedder] = {}
 
 
-def _embed_slice(task: tuple[list[str], EmbedderConfig, Path]) -> EmbeddingRun:
-    texts, config, cache_dir = task
+def _local_embedder(config: EmbedderConfig) -> Embedder | None:
+    """This worker's embedder of `config` (None: embeddings are off), made once."""
     key = config.model_dump_json()
-    embedder = _EMBEDDERS.get(key)
-    if embedder is None:
+    if key not in _EMBEDDERS:
         made = make_embedder(config)
         if made is None:
-            raise ValueError("embeddings are off: nothing to embed with")
-        embedder = _EMBEDDERS[key] = made
+            return None
+        _EMBEDDERS[key] = made
+    return _EMBEDDERS[key]
+
+
+def _embed_slice(task: tuple[list[str], EmbedderConfig, Path]) -> EmbeddingRun:
+    texts, config, cache_dir = task
+    embedder = _local_embedder(config)
+    if embedder is None:
+        raise ValueError("embeddings are off: nothing to embed with")
     return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
 
 
@@ -236,18 +244,23 @@ def _extract_group(task: tuple[list[ExtractionInput], AgentConfig, Path]) -> Ext
     return run_extractions(items, config, cache_dir=cache_dir)
 
 
-def warm_pool(settings: ProcessingConfig) -> None:
-    """Start the worker pool of `settings` and load the stage code and tokeniser in each of its
-    workers, so that a caller can do it while this process works on something else."""
+def warm_pool(settings: ProcessingConfig, embedder: EmbedderConfig | None = None) -> None:
+    """Start the worker pool of `settings` and load the stage code, the tokeniser and the local
+    embedding model of `embedder` (if it names one) in each of its workers, so that a caller
+    can do it while this process works on something else."""
     if multiprocessing.current_process().daemon or not settings.isolate:
         return
     pool = shared_pool(workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD)
-    pool.map(_warm_up, [None] * pool.workers, timeout_s=_WARM_UP_S)
+    pool.map(_warm_up, [embedder] * pool.workers, timeout_s=_WARM_UP_S)
 
 
-def _warm_up(_: None) -> None:
+def _warm_up(embedder: EmbedderConfig | None) -> None:
     build_chunker(ChunkingConfig())
     default_estimator()
+    if embedder is not None:
+        local = _local_embedder(embedder)
+        if isinstance(local, WordLlamaEmbedder):
+            local.load()
 
 
 def _chunk_one(task: tuple[str, ChunkingConfig]) -> list[Chunk]:

@@ -421,8 +421,11 @@ def run_batch(
             on_stage(report)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pool-warm-up") as background:
-        # The pool's processes start (a fork server, then its workers) while raw_files sniffs.
-        warming = background.submit(warm_pool, config.processing)
+        # The pool's processes start (a fork server, then its workers) while raw_files sniffs,
+        # With the local model its stage will use (not when the caller brings an embedder).
+        warming = background.submit(
+            warm_pool, config.processing, config.embedder if embedder is None else None
+        )
         run(lambda: build_raw_files(store, batch_id))
         warming.result()
     run(lambda: build_normalised_artifacts(store, batch_id, config.processing))
