@@ -13,9 +13,11 @@ The task is dagster-celery's `execute_plan` (same name, same arguments, same eve
 change: the worker keeps one `DagsterInstance` per instance ref for its whole life instead of
 building one per task. Building it from PostgreSQL (storages, schema checks) took about a
 quarter of a second of every step. Keeping it is safe: the worker runs one task at a time in
-one thread (the solo pool), an instance is a long-lived object by design (the webserver and the
-daemon hold one), and the Postgres storages open a new connection per operation (SQLAlchemy's
-NullPool), so a restarted database costs nothing but the failed operation.
+one thread (the solo pool), and an instance is a long-lived object by design (the webserver and
+the daemon hold one). Its storages keep their database connection (`keep_connections`, as the
+webserver's do): opening one per operation was the largest cost of a step. A connection that
+PostgreSQL dropped (a restart) fails the operation that finds it, and SQLAlchemy opens a new
+one for the next; the step's retry covers the failed one.
 """
 
 import os
