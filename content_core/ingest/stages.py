@@ -422,7 +422,7 @@ def run_batch(
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pool-warm-up") as background:
         # The pool's processes start (a fork server, then its workers) while raw_files sniffs,
-        # With the local model its stage will use (not when the caller brings an embedder).
+        # with the local embedding model loaded (unless the caller brings its own embedder).
         warming = background.submit(
             warm_pool, config.processing, config.embedder if embedder is None else None
         )
