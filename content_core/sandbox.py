@@ -22,7 +22,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from content_core.errors import ContentError, ConversionError, LimitExceededError
 
@@ -33,6 +33,7 @@ __all__ = [
     "WorkerTimeoutError",
     "is_process_alive",
     "run_isolated",
+    "run_task",
 ]
 
 _log = logging.getLogger(__name__)
@@ -58,11 +59,20 @@ class TaskFailure:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Result(Generic[R]):
-    index: int
-    value: R | None
-    failure: TaskFailure | None
+def run_task(function: Callable[[T], R], argument: T) -> R | TaskFailure:
+    """`function(argument)`, or the failure a worker reports for what it raised: the error of
+    a `ContentError`, the memory cap, too deep a nesting, or any other exception by name."""
+    try:
+        return function(argument)
+    except ContentError as exc:
+        return TaskFailure(exc.error_type, exc.message)
+    except MemoryError:
+        return TaskFailure("WorkerMemoryError", "the task ran out of its memory cap")
+    except RecursionError as exc:
+        return TaskFailure("LimitExceededError", f"input nests too deeply ({exc})")
+    except Exception as exc:  # noqa: BLE001 - the process boundary: report, never die
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return TaskFailure(f"UnexpectedError.{type(exc).__name__}", detail[:2000])
 
 
 def _worker_main(
@@ -85,18 +95,12 @@ def _worker_main(
         if message is None:
             return
         function, argument = message
-        try:
-            value = function(argument)
-            reply: tuple[str, Any] = ("ok", value)  # Any: whatever the task returns
-        except ContentError as exc:
-            reply = ("err", (exc.error_type, exc.message))
-        except MemoryError:
-            reply = ("err", ("WorkerMemoryError", "the task ran out of its memory cap"))
-        except RecursionError as exc:
-            reply = ("err", ("LimitExceededError", f"input nests too deeply ({exc})"))
-        except Exception as exc:  # noqa: BLE001 - the process boundary: report, never die
-            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            reply = ("err", (f"UnexpectedError.{type(exc).__name__}", detail[:2000]))
+        outcome = run_task(function, argument)
+        reply: tuple[str, Any] = (  # Any: whatever the task returns
+            ("err", (outcome.error_type, outcome.message))
+            if isinstance(outcome, TaskFailure)
+            else ("ok", outcome)
+        )
         try:
             connection.send(reply)
         except (OSError, ValueError, TypeError) as exc:  # unpicklable or pipe gone

@@ -1,6 +1,7 @@
 """Per-artifact time budgets for the stages after normalisation (chunks, compressed
-contexts, message parts): each artifact's work runs as one task of the warm worker pool that
-normalisation uses, under its stage's `timeout_s`.
+contexts, message parts): each artifact's work runs in the warm worker pool that normalisation
+uses, under its stage's `timeout_s` (small artifacts share a task and its budget; a shared
+task that fails is run again an artifact per task, so a failure is always one artifact's).
 
 A worker process is the only way to stop CPU-bound Python code (a regex, a tokeniser) at a
 deadline: a thread cannot be killed and an asyncio timeout only fires at an await. The pool is
@@ -37,9 +38,9 @@ from content_core.embeddings import (
     embed_cached,
     make_embedder,
 )
-from content_core.errors import ContentError, StageTimeoutError
+from content_core.errors import StageTimeoutError
 from content_core.processing import WORKER_PRELOAD, ProcessingConfig
-from content_core.sandbox import TaskFailure, WorkerTimeoutError, shared_pool
+from content_core.sandbox import TaskFailure, WorkerTimeoutError, run_task, shared_pool
 
 __all__ = [
     "PartsTask",
@@ -273,6 +274,38 @@ def _compress_one(task: tuple[str, CompressionConfig]) -> CompressionResult:
     return compress_text(text, config)
 
 
+# Small artifacts share a task, up to this many characters (bytes for images) in all and this
+# many artifacts: a task's round trip costs this process about a millisecond, more than the
+# work of a short text, and with two workers this process became what they waited for.
+_GROUP_SIZE = 20_000.0
+_GROUP_ITEMS = 32
+
+
+def _grouped(sizes: list[float]) -> list[list[int]]:
+    """Item indices in tasks, largest first: an item of `_GROUP_SIZE` or more alone, smaller
+    ones together up to `_GROUP_SIZE` and `_GROUP_ITEMS`."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    total = 0.0
+    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+        if sizes[index] >= _GROUP_SIZE:
+            groups.append([index])
+            continue
+        if current and (total + sizes[index] > _GROUP_SIZE or len(current) >= _GROUP_ITEMS):
+            groups.append(current)
+            current, total = [], 0.0
+        current.append(index)
+        total += sizes[index]
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _run_group(task: tuple[Callable[[T], R], list[T]]) -> list[R | TaskFailure]:
+    function, items = task
+    return [run_task(function, item) for item in items]
+
+
 def _run_bounded(
     stage: str,
     function: Callable[[T], R],
@@ -286,24 +319,45 @@ def _run_bounded(
     if multiprocessing.current_process().daemon:
         # A daemonic process may not start children: run here, without a time limit.
         _log.warning("%s called from a daemonic process: running without a time budget", stage)
-        return [_run_here(function, item) for item in items]
+        return [run_task(function, item) for item in items]
     pool = shared_pool(
         workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD
     )
     # A fresh worker imports the stage code and loads the tokeniser on its first task; do that
     # under a generous limit first, so the budget measures the artifact, not the start-up.
     pool.map(_warm_up, [None] * min(pool.workers, len(items)), timeout_s=_WARM_UP_S)
-    results = pool.map(function, items, timeout_s=timeout_s, sizes=sizes)
+    groups = _grouped(sizes)
+    # A group of small artifacts has one artifact's budget in all; one that runs past it (or
+    # loses its worker) is run again an artifact per task, so a failure is always one
+    # artifact's own, under its own budget.
+    outcomes = pool.map(
+        _run_group,
+        [(function, [items[i] for i in group]) for group in groups],
+        timeout_s=timeout_s,
+        sizes=[sum(sizes[i] for i in group) for group in groups],
+    )
+    results: list[R | TaskFailure] = [TaskFailure("WorkerCrashedError", "no result")] * len(items)
+    alone: list[int] = []
+    for group, outcome in zip(groups, outcomes, strict=True):
+        if not isinstance(outcome, TaskFailure):
+            for index, result in zip(group, outcome, strict=True):
+                results[index] = result
+        elif len(group) == 1:
+            results[group[0]] = outcome
+        else:
+            alone.extend(group)
+    if alone:
+        again = pool.map(
+            function,
+            [items[i] for i in alone],
+            timeout_s=timeout_s,
+            sizes=[sizes[i] for i in alone],
+        )
+        for index, result in zip(alone, again, strict=True):
+            results[index] = result
     return [
         _stage_timeout(stage, timeout_s)
         if isinstance(r, TaskFailure) and r.error_type == WorkerTimeoutError.__name__
         else r
         for r in results
     ]
-
-
-def _run_here(function: Callable[[T], R], item: T) -> R | TaskFailure:
-    try:
-        return function(item)
-    except ContentError as exc:
-        return TaskFailure(exc.error_type, exc.message)

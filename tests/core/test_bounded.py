@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,15 @@ from content_core.ingest import (
     discover_pending,
 )
 from content_core.ingest.bounded import (
+    _grouped,
+    _run_bounded,
     chunk_documents,
     compress_documents,
     embed_locally,
     extract_offline,
 )
 from content_core.processing import ProcessingConfig
+from content_core.sandbox import TaskFailure
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.fixtures.pathological import PATHOLOGICAL
@@ -249,3 +253,30 @@ def test_hostile_runs_finish_in_every_text_stage(text: str) -> None:
     assert extract_text(text.encode(), "text/plain").text.strip() == text.strip()
     # Not JSON: the depth scan finishes, json.loads refuses, the plain-text handler takes over.
     assert extract_text(text.encode(), "application/json").text.strip() == text.strip()
+
+
+def _upper_unless_marked(text: str) -> str:
+    if text == "HANGS":
+        time.sleep(120)  # only the budget ends it
+    return text.upper()
+
+
+def test_small_artifacts_share_tasks_largest_first() -> None:
+    sizes = [30_000.0, 5.0, 19_999.0, 7.0] + [1.0] * 40
+    groups = _grouped(sizes)
+    assert groups[0] == [0]  # over the group size: alone
+    assert groups[1] == [2]  # the group is full with it alone
+    assert sorted(i for group in groups for i in group) == list(range(len(sizes)))
+    assert all(len(group) <= 32 for group in groups) and len(groups) == 4
+
+
+@pytest.mark.timeout(300)
+def test_a_failure_in_a_shared_task_stays_the_one_artifacts() -> None:
+    texts = [f"note {i}" for i in range(40)] + ["HANGS"]
+    results = _run_bounded(
+        "chunks", _upper_unless_marked, texts, 3.0, ProcessingConfig(workers=2),
+        [float(len(text)) for text in texts],
+    )
+    assert results[:40] == [text.upper() for text in texts[:40]]
+    failure = results[40]
+    assert isinstance(failure, TaskFailure) and failure.error_type == "StageTimeoutError"
