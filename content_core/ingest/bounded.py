@@ -121,29 +121,33 @@ def extract_offline(
     pool: ProcessingConfig = _POOL,
 ) -> ExtractionRun:
     """`run_extractions` with the offline agent, whose work is CPU-bound Python: each
-    document's chunks are one task of the worker pool of `pool`, so the run uses every worker.
+    document's chunks are one task of the worker pool of `pool` (short documents share one,
+    as in `_grouped`), so the run uses every worker.
 
-    Records come back in input order and the figures are summed. A document whose task fails
-    in a worker (past `config.chunk_timeout_s` per chunk, a dead worker) is run again here,
-    as every document was before the pool, so no record is lost to the scheduling.
+    Records come back in input order and the figures are summed. A task that fails in a
+    worker (past `config.chunk_timeout_s` per chunk, a dead worker) is run again here, as
+    every document was before the pool, so no record is lost to the scheduling.
     """
-    groups: dict[str, list[int]] = {}
+    documents: dict[str, list[int]] = {}
     for index, item in enumerate(items):
-        groups.setdefault(item.artifact_id, []).append(index)
-    tasks = [([items[i] for i in group], config, cache_dir) for group in groups.values()]
+        documents.setdefault(item.artifact_id, []).append(index)
+    chunks = list(documents.values())
+    bundles = _grouped([float(sum(len(items[i].content) for i in doc)) for doc in chunks])
+    groups = [[i for doc in bundle for i in chunks[doc]] for bundle in bundles]
+    tasks = [([items[i] for i in group], config, cache_dir) for group in groups]
     if multiprocessing.current_process().daemon or len(tasks) < 2:
         return run_extractions(items, config, cache_dir=cache_dir)
     workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
     runs = workers.map(
         _extract_group,
         tasks,
-        timeout_s=config.chunk_timeout_s * max(len(g) for g in groups.values()),
-        # The longest documents first, so that no worker is left with one at the end.
+        timeout_s=config.chunk_timeout_s * max(len(group) for group in groups),
+        # The longest first, so that no worker is left with one at the end.
         sizes=[float(sum(len(item.content) for item in task[0])) for task in tasks],
     )
     records: list[ExtractionRecord | None] = [None] * len(items)
     totals = [0, 0, 0, 0]
-    for task, group, run in zip(tasks, groups.values(), runs, strict=True):
+    for task, group, run in zip(tasks, groups, runs, strict=True):
         if isinstance(run, TaskFailure):
             _log.warning("offline extraction of %s failed in a worker (%s): running it here",
                          task[0][0].path, run.error_type)

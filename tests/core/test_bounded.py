@@ -150,15 +150,22 @@ def test_an_agent_call_past_its_budget_is_a_stage_timeout_row(tmp_path: Path) ->
 
 @pytest.mark.timeout(600)
 def test_offline_extraction_in_the_pool_matches_a_run_in_this_process(tmp_path: Path) -> None:
-    """Each document is one task of the worker pool; records keep the input order, equal to
-    the in-process run's, and the figures add up (the second run hits the cache: same keys)."""
+    """Each long document is one task of the worker pool (short ones share a task); records
+    keep the input order, equal to the in-process run's, and the figures add up (the second
+    run hits the cache: same keys)."""
+    # Chunks of 7,000 characters: each document over the 20,000 a shared task holds.
+    filler = " The annex keeps the ledger." * 250
     items = [
         ExtractionInput(chunk_id=f"{doc}-{i}", artifact_id=doc, path=f"{doc}.txt",
-                        content=f"Depot D-{doc}{i} shuts on 2026-0{i + 1}-11; ask {doc}@x.org.",
+                        content=f"Depot D-{doc}{i} shuts on 2026-0{i + 1}-11; ask {doc}@x.org."
+                        + filler,
                         index=i, total_chunks=3)
         for doc in ("north", "south", "east", "west")
         for i in range(3)
     ]
+    sizes = [float(sum(len(item.content) for item in items if item.artifact_id == doc))
+             for doc in ("north", "south", "east", "west")]
+    assert len(_grouped(sizes)) == 4
     # Interleave the documents: the pool groups them, the records must come back in this order.
     items = items[::2] + items[1::2]
     pooled = extract_offline(items, AgentConfig(), cache_dir=tmp_path / "pooled",
