@@ -26,6 +26,8 @@ __all__ = [
 
 # What chat APIs take in `image_url` parts; other image formats are sent as PNG.
 MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+# An image is re-encoded only up to this many pixels (the normaliser's limit came first).
+_MAX_PIXELS = 40_000_000
 # Markup, not pixels: its picture is the PNG rendition the normaliser makes beside it, and its
 # own parts are its text.
 _SVG = "image/svg+xml"
@@ -34,8 +36,6 @@ _SVG = "image/svg+xml"
 def is_picture(media_type: str) -> bool:
     """Whether an artifact of `media_type` is sent as an image part."""
     return media_type.startswith("image/") and media_type != _SVG
-# An image is re-encoded only up to this many pixels (the normaliser's limit came first).
-_MAX_PIXELS = 40_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +60,7 @@ def artifact_parts(
     do not take is re-encoded as PNG, its first frame) followed by its OCR text if any; a PDF
     as its rendered pages when `handling.mode` is "pages" (each followed by its text with
     `handling.with_text`); anything else (an SVG too: `is_picture`), or a PDF in "text" mode,
-    its `text`. Nothing when
-    there is neither image nor text.
+    its `text`. Nothing when there is neither image nor text.
 
     Raises:
         ImageConversionError: the image cannot be decoded.
