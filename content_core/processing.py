@@ -51,9 +51,14 @@ _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# What the pool's fork server imports once, so that every worker starts with it: this module
-# and the text stages that run in the same pool after it (content_core.ingest.bounded).
-WORKER_PRELOAD = ("content_core.processing", "content_core.ingest.bounded")
+# What the pool's fork server imports once, so that every worker starts with it: this module,
+# the text stages that run in the same pool after it (content_core.ingest.bounded), and the
+# parsers, tokeniser and embedding model they load (content_core._worker_preload).
+WORKER_PRELOAD = (
+    "content_core.processing",
+    "content_core.ingest.bounded",
+    "content_core._worker_preload",
+)
 
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 # Why an artifact has the text it has; users filter on it (README, normalised_artifacts).

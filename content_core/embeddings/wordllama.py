@@ -4,6 +4,7 @@ ship inside its wheel, so it embeds offline, on CPU, in about a millisecond per 
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,29 +58,7 @@ class WordLlamaEmbedder:
             MissingDependencyError: wordllama or its packaged model files are missing.
         """
         if self._model is None:
-            try:
-                import wordllama
-            except ImportError as exc:
-                raise MissingDependencyError(
-                    "the wordllama embedder needs the package wordllama", extra="embeddings"
-                ) from exc
-            # The wheel keeps its files in <package>/weights and <package>/tokenizers, which is
-            # the layout of a cache folder: naming the package folder as the cache finds both
-            # (the package's own lookup misses the tokenizer folder), and disable_download
-            # makes a missing file an error instead of a Hugging Face download.
-            folder = Path(wordllama.__file__).parent
-            try:
-                self._model = wordllama.WordLlama.load(
-                    _CONFIG,
-                    cache_dir=folder,
-                    dim=WORDLLAMA_DIMENSION,
-                    trunc_dim=None if self._dimension == WORDLLAMA_DIMENSION else self._dimension,
-                    disable_download=True,
-                )
-            except FileNotFoundError as exc:
-                raise MissingDependencyError(
-                    f"wordllama's packaged model is missing: {exc}", extra="embeddings"
-                ) from exc
+            self._model = _load(self._dimension)
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:
@@ -105,3 +84,32 @@ class WordLlamaEmbedder:
     async def aembed(self, texts: Sequence[str]) -> list[Vector]:
         """`embed` on a worker thread."""
         return await asyncio.to_thread(self.embed, texts)
+
+
+@functools.cache
+def _load(dimension: int) -> WordLlamaInference:
+    """The model truncated to `dimension`, loaded once per process (and once for a pool's
+    workers, which inherit it from the fork server: content_core._worker_preload)."""
+    try:
+        import wordllama
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "the wordllama embedder needs the package wordllama", extra="embeddings"
+        ) from exc
+    # The wheel keeps its files in <package>/weights and <package>/tokenizers, which is the
+    # layout of a cache folder: naming the package folder as the cache finds both (the
+    # package's own lookup misses the tokenizer folder), and disable_download makes a missing
+    # file an error instead of a Hugging Face download.
+    folder = Path(wordllama.__file__).parent
+    try:
+        return wordllama.WordLlama.load(
+            _CONFIG,
+            cache_dir=folder,
+            dim=WORDLLAMA_DIMENSION,
+            trunc_dim=None if dimension == WORDLLAMA_DIMENSION else dimension,
+            disable_download=True,
+        )
+    except FileNotFoundError as exc:
+        raise MissingDependencyError(
+            f"wordllama's packaged model is missing: {exc}", extra="embeddings"
+        ) from exc

@@ -50,6 +50,7 @@ __all__ = [
     "extract_offline",
     "parts_of_artifacts",
     "warm_pool",
+    "warm_worker",
 ]
 
 # One artifact for `parts_of_artifacts`: its bytes (images, PDFs), media type, text and pages.
@@ -256,10 +257,12 @@ def warm_pool(settings: ProcessingConfig, embedder: EmbedderConfig | None = None
     if multiprocessing.current_process().daemon or not settings.isolate:
         return
     pool = shared_pool(workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD)
-    pool.map(_warm_up, [embedder] * pool.workers, timeout_s=_WARM_UP_S)
+    pool.map(warm_worker, [embedder] * pool.workers, timeout_s=_WARM_UP_S)
 
 
-def _warm_up(embedder: EmbedderConfig | None) -> None:
+def warm_worker(embedder: EmbedderConfig | None) -> None:
+    """Load the default chunker and estimator (the tokeniser) and the local embedding model of
+    `embedder` in this process; each is kept, so a second call costs nothing."""
     build_chunker(ChunkingConfig())
     default_estimator()
     if embedder is not None:
@@ -329,7 +332,7 @@ def _run_bounded(
     )
     # A fresh worker imports the stage code and loads the tokeniser on its first task; do that
     # under a generous limit first, so the budget measures the artifact, not the start-up.
-    pool.map(_warm_up, [None] * min(pool.workers, len(items)), timeout_s=_WARM_UP_S)
+    pool.map(warm_worker, [None] * min(pool.workers, len(items)), timeout_s=_WARM_UP_S)
     groups = _grouped(sizes)
     # A group of small artifacts has one artifact's budget in all; one that runs past it (or
     # loses its worker) is run again an artifact per task, so a failure is always one

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from tests.fixtures.corpus import CORPUS, manifest_rows
 from tests.fixtures.hostile import pdf_with_text
 from tests.fixtures.ole2 import word6_document
 from tests.fixtures.wordperfect import wp6_document, wp6_text
+from tests.support.worker_probe import PROBED
 
 # Failures the corpus may legitimately produce (encrypted inputs without a password, an XML
 # entity bomb refused by the XML extractor).
@@ -375,3 +379,29 @@ def test_a_worker_that_times_out_reports_what_the_caller_knows(tmp_path: Path) -
     [[row]] = process_files([known], config, blob_store=BlobStore(tmp_path / "s"))
     assert (row.error_type, row.stage) == ("WorkerTimeoutError", "worker")
     assert (row.artifact_id, row.media_type, row.kind) == ("a" * 64, "image/heic", "image")
+
+
+PRELOAD_PROBE = """
+import json
+from content_core.processing import WORKER_PRELOAD
+from content_core.sandbox import shared_pool
+from tests.support.worker_probe import preloaded
+
+pool = shared_pool(workers=1, memory_mb=2048, preload=WORKER_PRELOAD)
+print(json.dumps(pool.map(preloaded, [None], timeout_s=120)[0]))
+"""
+
+
+def test_a_pool_worker_starts_with_the_parsers_tokeniser_and_model_loaded() -> None:
+    """The fork server loads them once; a worker forked from it has them before any task."""
+    # A fresh interpreter: this one's fork server may have started without the preload.
+    done = subprocess.run(
+        [sys.executable, "-c", PRELOAD_PROBE],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=True,
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"modules": list(PROBED), "models": 1}
