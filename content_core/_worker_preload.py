@@ -8,8 +8,9 @@ used to spend about 0.65 CPU-seconds on these per run (`bench/bench_ingest.py`).
 an extra that is not installed is skipped here, and fails where a task needs it, as before.
 """
 
-import contextlib
 import importlib
+import logging
+from collections.abc import Callable
 
 from content_core.embeddings import EmbedderConfig
 from content_core.errors import MissingDependencyError
@@ -31,9 +32,28 @@ _PARSERS = (
     "resvg_py",
 )
 
-default_formats()
-for _name in _PARSERS:
-    with contextlib.suppress(ImportError):
-        importlib.import_module(_name)
-with contextlib.suppress(MissingDependencyError):  # the embeddings extra
-    warm_worker(EmbedderConfig(kind="wordllama"))
+
+def _parsers() -> None:
+    for name in _PARSERS:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an extra that is not installed
+            continue
+
+
+def _models() -> None:
+    try:
+        warm_worker(EmbedderConfig(kind="wordllama"))
+    except MissingDependencyError:  # no embeddings extra: the tokeniser is loaded all the same
+        warm_worker(None)
+
+
+_STEPS: tuple[Callable[[], object], ...] = (default_formats, _parsers, _models)
+
+for _step in _STEPS:
+    # The fork server must start whatever fails here (a broken install): the task that needs
+    # the piece then fails with its own typed error, as it did before anything was preloaded.
+    try:
+        _step()
+    except Exception:  # noqa: BLE001
+        logging.getLogger(__name__).warning("worker preload step failed", exc_info=True)
