@@ -3,7 +3,8 @@
 This is the library entry point behind the `normalised_artifacts` asset. Each raw file is
 normalised (sniff, guards, conversions, unpacking) and every document artifact gets its text,
 in a worker process with a memory cap and a time limit. A file, or a member of one, that fails
-becomes a record with `error_type` set; the rest of the batch goes on.
+becomes a record with `error_type` set; the rest of the batch goes on. The records themselves
+(`ArtifactRecord`) are made in `content_core.artifact_records`.
 """
 
 from __future__ import annotations
@@ -14,26 +15,24 @@ import hashlib
 import logging
 import multiprocessing
 import os
-import re
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field
 
+from content_core.artifact_records import TEXT_STATUSES, ArtifactRecord, error_record, records_of
 from content_core.binary import media_types as mt
-from content_core.binary.artifact import BinaryArtifact, kind_for
+from content_core.binary.artifact import kind_for
 from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.pdf_handoff import discard_opened_pdf
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
-from content_core.extract import PageSpan, extract_text
-from content_core.formats import default_formats
-from content_core.ocr import OcrConfig, OcrOutcome, OcrPage, OcrRun, is_picture
+from content_core.ocr import OcrConfig, OcrRun
 from content_core.sandbox import TaskFailure, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
@@ -59,19 +58,6 @@ WORKER_PRELOAD = (
     "content_core.ingest.bounded",
     "content_core._worker_preload",
 )
-
-_UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
-# Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
-TEXT_STATUSES = (
-    "ok",  # text came out
-    "empty",  # a document whose text is empty or only white space
-    "no_text_layer",  # pages or pixels without text: a scan or a picture (needs OCR)
-    "container",  # an archive or an email: its text is in its member and body rows
-    "rendition",  # the same content in another format, as a sibling row (no double counting)
-    "unsupported",  # bytes of no format we read
-    "error",  # error_type says why
-)
-
 
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity: a container's cpuset, `taskset`),
@@ -120,57 +106,6 @@ class FileInput(BaseModel):
     declared_type: str | None = None
     sha256: str | None = None
     media_type: str | None = None
-
-
-class ArtifactRecord(BaseModel):
-    """One row of `normalised_artifacts`: an artifact, its text, or why it failed.
-
-    `artifact_id` is the SHA-256 of the artifact bytes (stored in the blob store); a failure
-    without bytes gets a deterministic hash of (parent id, member name, error) instead.
-    `derived_from` lists ancestor ids, raw file first; it is empty for the raw file itself.
-    Text is set on document rows only; renditions (an Office file rendered to PDF, an image
-    re-encoded) carry no text, so nothing is counted twice. `stage` names where a failure
-    happened: "sniff", "normalise", "extract" or "worker". `notes` are facts about the row that
-    are not its error (an SVG whose drawing could not be rendered but whose text was read).
-    `ocr_engine` names the engine that read some of its pages or its image, `ocr_confidence`
-    is their mean confidence (0..1) and `ocr_pages` has one entry per page read.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    artifact_id: str
-    derived_from: tuple[str, ...]
-    kind: str
-    media_type: str
-    filename: str
-    page_count: int | None
-    text: str | None
-    pages: tuple[PageSpan, ...] = ()
-    error_type: str | None = None
-    error_message: str | None = None
-    stage: str | None = None
-    notes: tuple[str, ...] = ()
-    ocr_engine: str | None = None
-    ocr_confidence: float | None = None
-    ocr_pages: tuple[OcrPage, ...] = ()
-
-    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
-    @property
-    def text_status(self) -> str:
-        """One of TEXT_STATUSES: never a silent '' that could mean "extraction lost it"."""
-        if self.error_type is not None:
-            return "error"
-        if self.text is None:  # extraction was not asked for: see where the text lives
-            if self.kind in ("archive", "email"):
-                return "container"
-            if self.kind == "image":
-                return "no_text_layer"
-            return "unsupported" if self.kind == "binary" else "rendition"
-        if self.text.strip():
-            return "ok"
-        # A scan or a picture where OCR found nothing (or did not run: `ocr_engine` is null).
-        pictured = self.kind == "image" or (self.kind == "pdf" and bool(self.page_count))
-        return "no_text_layer" if pictured else "empty"
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,13 +223,13 @@ def _process_file(task: _Task) -> list[ArtifactRecord]:
             ), override_stage="sniff")]
         data = item.path.read_bytes()
     except OSError as exc:
-        return [_error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
+        return [error_record(failure_id("", item.key, str(exc)), (), mt.OCTET_STREAM,
                               item.filename, "SourceError", f"cannot read {item.path}: {exc}",
                               "sniff")]
     raw_id = item.sha256 or sha256_hex(data)
     if not data:
         empty = EmptyFileError(f"{item.filename}: 0 bytes, nothing to extract")
-        return [_error_record(raw_id, (), mt.EMPTY, item.filename, empty.error_type,
+        return [error_record(raw_id, (), mt.EMPTY, item.filename, empty.error_type,
                               empty.message, "sniff", kind=kind_for(mt.EMPTY))]
     store = BlobStore(
         task.blob_root, open_storage(task.blob_remote) if task.blob_remote else None
@@ -313,13 +248,13 @@ def _process_file(task: _Task) -> list[ArtifactRecord]:
     except ContentError as exc:
         media_type = item.media_type or sniff_media_type(data, filename=item.filename)
         store.put(data, blob_id=raw_id)
-        return [_error_record(raw_id, (), media_type, item.filename, exc.error_type,
+        return [error_record(raw_id, (), media_type, item.filename, exc.error_type,
                               exc.message, "normalise", kind=kind_for(media_type))]
     # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
     # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
     ocr = OcrRun(task.ocr, task.blob_root.parent / "cache" / "ocr",
                  started + 0.75 * task.timeout_s)
-    return _records(artifacts, store, raw_id, task.binary, ocr)
+    return records_of(artifacts, store, raw_id, task.binary, ocr)
 
 
 # Any: what a coroutine yields to and is sent by its loop, which only the loop sees.
@@ -336,160 +271,6 @@ def _run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
             loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             loop.close()
-
-
-def _records(
-    artifacts: list[BinaryArtifact],
-    store: BlobStore,
-    raw_id: str,
-    limits: BinaryConfig,
-    ocr: OcrRun,
-) -> list[ArtifactRecord]:
-    records: list[ArtifactRecord | None] = [None] * len(artifacts)
-    ids: list[str] = []
-    for artifact in artifacts:
-        if not artifact.derived_from:  # the raw file itself: its id is known
-            ids.append(store.put(artifact.bytes, blob_id=raw_id))
-        elif artifact.error_type is not None and not artifact.bytes:
-            parent = artifact.derived_from[-1]
-            ids.append(failure_id(parent, artifact.filename, artifact.error_message or ""))
-        else:
-            ids.append(store.put(artifact.bytes))
-    # Renditions of each artifact (by id), to fall back on when native extraction fails.
-    renditions: dict[str, list[int]] = {}
-    for index, artifact in enumerate(artifacts):
-        if artifact.rendition and artifact.error_type is None and artifact.derived_from:
-            renditions.setdefault(artifact.derived_from[-1], []).append(index)
-    for index, artifact in enumerate(artifacts):
-        base = ArtifactRecord(
-            artifact_id=ids[index],
-            derived_from=artifact.derived_from,
-            kind=artifact.kind,
-            media_type=artifact.media_type,
-            filename=_clean(artifact.filename),
-            page_count=artifact.page_count,
-            text=None,
-            notes=tuple(_clean(note) for note in artifact.notes),
-        )
-        if artifact.error_type is not None:
-            records[index] = base.model_copy(update={
-                "error_type": artifact.error_type,
-                "error_message": _clean(artifact.error_message or ""),
-                "stage": "normalise",
-            })
-            continue
-        # Whether a format has text of its own is its declaration (pictures and containers
-        # have none; an SVG picture does).
-        own = [artifacts[i] for i in renditions.get(ids[index], [])]
-        if is_picture(artifact):
-            outcome = ocr.read_picture(artifact, own)
-            # A picture in which OCR found nothing keeps no text, as before OCR.
-            found = outcome.engine is not None and bool(outcome.extracted.text.strip())
-            records[index] = _with_ocr(base, outcome, text=found)
-            continue
-        if artifact.rendition or not default_formats().yields_text(artifact.media_type):
-            records[index] = base
-            continue
-        fallbacks = [rendition for rendition in own if rendition.media_type == mt.PDF]
-        records[index] = _with_text(artifact, base, fallbacks, limits, ocr)
-    unique: list[ArtifactRecord] = []
-    emitted: set[str] = set()
-    for record in records:
-        # Two failures of the same name and reason under one parent share an id: keep one.
-        if record is not None and record.artifact_id not in emitted:
-            emitted.add(record.artifact_id)
-            unique.append(record)
-    return unique
-
-
-def _with_text(
-    artifact: BinaryArtifact,
-    base: ArtifactRecord,
-    fallbacks: list[BinaryArtifact],
-    limits: BinaryConfig,
-    ocr: OcrRun,
-) -> ArtifactRecord:
-    """Extract the text of a document artifact under `limits`, falling back on its PDF
-    rendition (legacy Office formats, password-decrypted PDFs); PDF pages without a usable
-    text layer are read by OCR."""
-    pdf = artifact.bytes if artifact.media_type == mt.PDF else None
-    try:
-        extracted = extract_text(
-            artifact.bytes, artifact.media_type, filename=artifact.filename, options=limits
-        )
-    except ContentError as exc:
-        for rendition in fallbacks:
-            try:
-                extracted = extract_text(
-                    rendition.bytes, mt.PDF, filename=rendition.filename, options=limits
-                )
-            except ContentError:
-                continue
-            pdf = rendition.bytes
-            break
-        else:
-            return base.model_copy(update={
-                "error_type": exc.error_type,
-                "error_message": _clean(exc.message),
-                "stage": "extract",
-            })
-    except RecursionError as exc:
-        return base.model_copy(update={
-            "error_type": "LimitExceededError",
-            "error_message": f"input nests too deeply for the parser ({exc})",
-            "stage": "extract",
-        })
-    if pdf is not None and extracted.pages:
-        return _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
-    return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
-
-
-def _with_ocr(base: ArtifactRecord, outcome: OcrOutcome, *, text: bool) -> ArtifactRecord:
-    """`base` with what OCR read (its text too when `text`), its notes and its error."""
-    update: dict[str, object] = {
-        "notes": base.notes + tuple(_clean(note) for note in outcome.notes),
-        "ocr_engine": outcome.engine,
-        "ocr_confidence": outcome.confidence,
-        "ocr_pages": outcome.pages,
-    }
-    if text:
-        update.update(text=_clean(outcome.extracted.text), pages=outcome.extracted.pages)
-    if outcome.unavailable is not None:
-        error = outcome.unavailable
-        update.update(error_type=error.error_type, error_message=_clean(error.message),
-                      stage="extract")
-    return base.model_copy(update=update)
-
-
-def _clean(text: str) -> str:
-    """Replace NULs and lone surrogates (DuckDB rejects both) one for one, so page offsets
-    stay valid."""
-    return _UNSAFE_CHARS.sub("\ufffd", text) if _UNSAFE_CHARS.search(text) else text
-
-
-def _error_record(
-    artifact_id: str,
-    derived_from: tuple[str, ...],
-    media_type: str,
-    filename: str,
-    error_type: str,
-    message: str,
-    stage: str,
-    *,
-    kind: str = "failure",
-) -> ArtifactRecord:
-    return ArtifactRecord(
-        artifact_id=artifact_id,
-        derived_from=derived_from,
-        kind=kind,
-        media_type=media_type,
-        filename=_clean(filename),
-        page_count=None,
-        text=None,
-        error_type=error_type,
-        error_message=_clean(message),
-        stage=stage,
-    )
 
 
 # ------------------------------------------------------------------------------ parent side
@@ -533,7 +314,7 @@ def _worker_failure(
     # as transient and retry them instead of caching them.
     stage = "normalise" if failure.error_type in _content_error_names() else "worker"
     stage = override_stage or stage
-    return _error_record(
+    return error_record(
         artifact_id, (), media_type, item.filename, failure.error_type, failure.message, stage,
         kind=kind_for(media_type),
     )

@@ -179,7 +179,7 @@ class NormalisedArtifactRow(ArtifactRow):
     pages: Annotated[
         tuple[PageRange, ...], Col("page, start, end offsets into text", arrow=_PAGES)
     ]
-    text_status: str  # processing.TEXT_STATUSES
+    text_status: str  # artifact_records.TEXT_STATUSES
     error_type: str | None = None
     error_message: str | None = None
     stage: str | None = None

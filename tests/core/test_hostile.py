@@ -257,10 +257,10 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
     as records or typed errors, never as a foreign exception."""
     import random
 
+    from content_core.artifact_records import records_of
     from content_core.binary import BinaryNormalizer
     from content_core.errors import ContentError
     from content_core.ocr import OcrConfig, OcrRun
-    from content_core.processing import _records
     from tests.fixtures.corpus import CORPUS, manifest_rows
 
     rows = [r for r in manifest_rows() if not r["path"].startswith(("heic/example",
@@ -285,7 +285,7 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
                     data[at : at + rng.randint(1, 50)] = rng.randbytes(rng.randint(0, 50))
             try:
                 # OCR off: this measures the parsers, and OCR has its own tests.
-                _records(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store,
-                         hashlib.sha256(data).hexdigest(), normalizer.config, ocr_off)
+                records_of(await normalizer.normalise(bytes(data), filename="fuzz.bin"), store,
+                           hashlib.sha256(data).hexdigest(), normalizer.config, ocr_off)
             except ContentError:
                 continue
