@@ -7,7 +7,7 @@ from typing import Any
 
 import dagster as dg
 
-from content_assets.assets import ALL_ASSET_CHECKS, ALL_ASSETS
+from content_assets.assets import ALL_ASSETS
 from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
 from content_assets.executors import build_executor
 from content_assets.jobs import ingest_batch_job
@@ -94,7 +94,6 @@ def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
         assets = dg.with_source_code_references(ALL_ASSETS)
     return dg.Definitions(
         assets=assets,
-        asset_checks=ALL_ASSET_CHECKS,
         jobs=[ingest_batch_job, compact_store_job],
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],

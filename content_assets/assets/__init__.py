@@ -1,6 +1,5 @@
-"""The nine pipeline assets, in pipeline order, and the checks of their tables."""
+"""The nine pipeline assets, in pipeline order (each table's checks run in its asset's step)."""
 
-from content_assets.assets.checks import build_table_checks
 from content_assets.assets.chunk_embeddings import chunk_embeddings
 from content_assets.assets.chunks import chunks
 from content_assets.assets.compressed_contexts import compressed_contexts
@@ -9,7 +8,6 @@ from content_assets.assets.message_parts import message_parts
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.assets.raw_files import raw_files
 from content_assets.assets.search_index import search_index
-from content_core.store import PIPELINE_TABLES
 
 ALL_ASSETS = [
     raw_files,
@@ -22,5 +20,3 @@ ALL_ASSETS = [
     agentic_extractions,
     merged_extractions,
 ]
-
-ALL_ASSET_CHECKS = [build_table_checks(table) for table in PIPELINE_TABLES]

@@ -25,4 +25,4 @@ def to_result(report: StageReport) -> AssetResult:
         "preview": dg.MetadataValue.md(report.preview_markdown),
         **report.figures,
     }
-    return dg.MaterializeResult(metadata=metadata)
+    return dg.MaterializeResult(asset_key=report.table, metadata=metadata)

@@ -1,12 +1,29 @@
-"""What the UI shows about a table: its columns (from the Arrow schema the store writes) and the
-DuckDB view that reads it."""
+"""A pipeline table's asset: one step that writes the batch's rows of its table and runs the
+table's checks; and what the UI shows about the table, its columns (from the Arrow schema the
+store writes) and the DuckDB view that reads it."""
 
+import inspect
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 import duckdb
 
+from content_assets.assets._result import to_result
+from content_assets.assets.checks import BatchChecksConfig, check_results, check_specs
+from content_assets.partitions import ingest_batches
+from content_assets.resources import ContentStoreResource
+from content_core.ingest import StageReport
 from content_core.store import CATALOG_FILE, SCHEMAS
+
+if TYPE_CHECKING:
+    TableEvent = dg.MaterializeResult[None] | dg.AssetCheckResult
+else:
+    # Dagster reads annotations at definition time; the parameter is for type checkers alone.
+    TableEvent = dg.MaterializeResult | dg.AssetCheckResult
+
+__all__ = ["TableEvent", "table_asset", "table_metadata", "write_and_check"]
 
 # The catalog's database name: `duckdb content_store/content.duckdb` opens it as `content`.
 _DATABASE = Path(CATALOG_FILE).stem
@@ -36,3 +53,51 @@ def table_metadata(table: str) -> dict[str, object]:
         "dagster/column_schema": dg.TableSchema(columns=columns),
         "dagster/table_name": f"{_DATABASE}.main.{table}",
     }
+
+
+def table_asset(
+    table: str,
+    *,
+    deps: Sequence[dg.AssetsDefinition] = (),
+    retry_policy: dg.RetryPolicy | None = None,
+) -> Callable[[Callable[..., Iterator[TableEvent]]], dg.AssetsDefinition]:
+    """The decorator of the asset of pipeline table `table`, partitioned by ingest batch, with
+    the table's checks in the same step; the decorated function's docstring describes it.
+
+    The asset and its checks can be selected apart (`can_subset`): the function yields what
+    `write_and_check` yields for the selection.
+    """
+
+    def decorate(function: Callable[..., Iterator[TableEvent]]) -> dg.AssetsDefinition:
+        spec = dg.AssetSpec(
+            table,
+            deps=deps,
+            description=inspect.getdoc(function),
+            group_name="content",
+            kinds={"parquet", "duckdb"},
+            metadata=table_metadata(table),
+        )
+        return dg.multi_asset(
+            name=table,
+            specs=[spec],
+            check_specs=check_specs(table),
+            partitions_def=ingest_batches,
+            can_subset=True,
+            retry_policy=retry_policy,
+        )(function)
+
+    return decorate
+
+
+def write_and_check(
+    table: str,
+    context: dg.AssetExecutionContext,
+    config: BatchChecksConfig,
+    store: ContentStoreResource,
+    build: Callable[[], StageReport],
+) -> Iterator[TableEvent]:
+    """The batch's rows of `table` written by `build` when the run selects the asset, then the
+    results of the table's checks the run selects, on the stored rows."""
+    if dg.AssetKey(table) in context.selected_asset_keys:
+        yield to_result(build())
+    yield from check_results(table, context, config, store)

@@ -1,11 +1,12 @@
 """message_parts: each artifact as the parts of a message for a vision-capable model."""
 
+from collections.abc import Iterator
+
 import dagster as dg
 
-from content_assets.assets._result import AssetResult, to_result
-from content_assets.assets._table import table_metadata
+from content_assets.assets._table import TableEvent, table_asset, write_and_check
+from content_assets.assets.checks import BatchChecksConfig
 from content_assets.assets.normalised_artifacts import normalised_artifacts
-from content_assets.partitions import ingest_batches
 from content_assets.resources import (
     ContentStoreResource,
     MessagePartsResource,
@@ -15,25 +16,22 @@ from content_core.ingest import build_message_parts
 from content_core.store import MESSAGE_PARTS
 
 
-@dg.asset(
-    partitions_def=ingest_batches,
-    group_name="content",
-    kinds={"parquet", "duckdb"},
-    deps=[normalised_artifacts],
-    metadata=table_metadata(MESSAGE_PARTS),
-)
+@table_asset(MESSAGE_PARTS, deps=[normalised_artifacts])
 def message_parts(
     context: dg.AssetExecutionContext,
+    config: BatchChecksConfig,
     store: ContentStoreResource,
     parts: MessagePartsResource,
     normaliser: NormaliserResource,
-) -> AssetResult:
+) -> Iterator[TableEvent]:
     """One row per part of each artifact's message for a vision-capable model, in order
     (`part_index`): an image as an `image_url` data URL (then its OCR text), a PDF's pages as
     images when `pdf` is "pages" (CONTENT_MESSAGE_PDF), any other text as a `text` part. Read
     an artifact's parts in order and send them as one user message."""
     # Parts are made in the normaliser's worker pool (its workers and memory cap).
-    report = build_message_parts(
-        store.get_store(), context.partition_key, parts.to_core(), pool=normaliser.to_core()
+    yield from write_and_check(
+        MESSAGE_PARTS, context, config, store,
+        lambda: build_message_parts(
+            store.get_store(), context.partition_key, parts.to_core(), pool=normaliser.to_core()
+        ),
     )
-    return to_result(report)

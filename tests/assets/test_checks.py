@@ -102,8 +102,11 @@ def test_checks_pass_on_a_good_batch_and_fail_on_a_damaged_one(
     _rewrite(store, "compressed_contexts", batch, "fail_all")
     dropped_merged = _rewrite(store, "merged_extractions", batch, "drop_file")
 
-    checks_only = [f"{table}_checks" for table in PIPELINE_TABLES]
-    bad = job.execute_in_process(instance=instance, partition_key=batch, op_selection=checks_only)
+    # The checks alone, as the UI runs them when only checks are selected: nothing is written.
+    every_check = set(job.asset_layer.asset_graph.asset_check_keys)
+    checks_only = job.get_subset(asset_selection=set(), asset_check_selection=every_check)
+    bad = checks_only.execute_in_process(instance=instance, partition_key=batch)
+    assert not bad.get_asset_materialization_events()
     assert bad.success  # failed checks are reported, they do not fail the run
     evaluations = _evaluations(bad)
     failed_names = {name for name, e in evaluations.items() if not e.passed}
@@ -127,10 +130,14 @@ def test_checks_pass_on_a_good_batch_and_fail_on_a_damaged_one(
     assert ratio.metadata["failure_ratio"].value == 1.0
     assert ratio.metadata["threshold"].value == 0.5
 
-    lenient = job.execute_in_process(
+    ratio_check = dg.AssetCheckKey(
+        dg.AssetKey("compressed_contexts"), "compressed_contexts_failure_ratio"
+    )
+    lenient = job.get_subset(asset_selection=set(), asset_check_selection={ratio_check})
+    lenient_result = lenient.execute_in_process(
         instance=instance,
         partition_key=batch,
-        op_selection=["compressed_contexts_checks"],
-        run_config={"ops": {"compressed_contexts_checks": {"config": {"max_failure_ratio": 1.0}}}},
+        run_config={"ops": {"compressed_contexts": {"config": {"max_failure_ratio": 1.0}}}},
     )
-    assert _evaluations(lenient)["compressed_contexts_failure_ratio"].passed
+    assert set(_evaluations(lenient_result)) == {"compressed_contexts_failure_ratio"}
+    assert _evaluations(lenient_result)["compressed_contexts_failure_ratio"].passed
