@@ -330,8 +330,9 @@ def _run_bounded(
     pool = shared_pool(
         workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD
     )
-    # A fresh worker imports the stage code and loads the tokeniser on its first task; do that
-    # under a generous limit first, so the budget measures the artifact, not the start-up.
+    # A worker has the stage code and the tokeniser from its fork server's preload; where it
+    # has not (no fork server, a preload step failed), it loads them here under a generous
+    # limit first, so the budget measures the artifact, not the start-up.
     pool.map(warm_worker, [None] * min(pool.workers, len(items)), timeout_s=_WARM_UP_S)
     groups = _grouped(sizes)
     # A group of small artifacts has one artifact's budget in all; one that runs past it (or
