@@ -10,15 +10,14 @@ from content_core.agents.base import Agent, AgentResult, Usage
 from content_core.agents.batch import BatchItem, BatchProcessor
 from content_core.agents.cache import ExtractionCache, cache_key
 from content_core.agents.data_sources import ApiEndpoint, DataSources
+from content_core.agents.documents import MergedExtraction, merge_extractions
 from content_core.agents.extraction import (
     AgentConfig,
     ExtractionInput,
     ExtractionRecord,
     ExtractionRun,
-    MergedExtraction,
     arun_extractions,
     build_agent,
-    merge_extractions,
     run_extractions,
 )
 from content_core.agents.fetch import FetchPolicy

@@ -1,4 +1,5 @@
-"""The extraction pipeline entry points: AgentConfig, run_extractions and merge_extractions.
+"""The extraction pipeline entry points: AgentConfig and run_extractions (merge_extractions is
+in content_core.agents.documents).
 
 These are what the Dagster assets `agentic_extractions` and `merged_extractions` call: plain
 synchronous functions over frozen records, with the agent, batch, cache and merge underneath.
@@ -6,20 +7,19 @@ synchronous functions over frozen records, with the agent, batch, cache and merg
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import hashlib
 import json
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from content_core.agents.base import Agent, usage_of
+from content_core.agents.base import Agent
 from content_core.agents.batch import BatchItem, BatchProcessor
 from content_core.agents.cache import CachedOutput, ExtractionCache, cache_key
-from content_core.agents.merge import MergeStrategy, amerge_results
+from content_core.agents.calls import BudgetedAgent, CachingAgent, run_sync
+from content_core.agents.merge import MergeStrategy
 from content_core.agents.offline import OFFLINE_MODEL, OfflineExtractor
 from content_core.agents.openai import OpenAICompatibleAgent
 from content_core.agents.schemas import (
@@ -29,21 +29,18 @@ from content_core.agents.schemas import (
     schema_name,
 )
 from content_core.compression.strategies import render_template
-from content_core.errors import LLMUnavailableError, StageTimeoutError
+from content_core.errors import LLMUnavailableError
 
 __all__ = [
     "AgentConfig",
     "ExtractionInput",
     "ExtractionRecord",
     "ExtractionRun",
-    "MergedExtraction",
     "arun_extractions",
     "build_agent",
-    "merge_extractions",
     "run_extractions",
 ]
 
-T = TypeVar("T")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -142,22 +139,6 @@ class ExtractionRun(BaseModel):
     completion_tokens: int
 
 
-class MergedExtraction(BaseModel):
-    """One row of `merged_extractions`: one document's merged output for one schema."""
-
-    model_config = ConfigDict(frozen=True)
-
-    artifact_id: str
-    path: str
-    schema_name: str
-    model: str
-    strategy: str
-    output_json: str
-    chunk_count: int
-    error_count: int
-    provenance_json: str
-
-
 def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Agent:
     """Return the agent `config` describes, producing instances of `schema`."""
     if config.kind == "offline":
@@ -186,16 +167,6 @@ def _template(prompt: str | None, schema: type[BaseModel]) -> str:
     return prompt
 
 
-def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run `coro` to completion from sync code, even if this thread already runs a loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
 def run_extractions(
     items: Sequence[ExtractionInput],
     config: AgentConfig,
@@ -215,7 +186,7 @@ def run_extractions(
             or rate-limits everything) and `raise_on_outage` is set, so that the caller's retry
             policy applies instead of a table full of error rows. Outputs already cached stay.
     """
-    return _run_sync(
+    return run_sync(
         arun_extractions(
             items, config, cache_dir=cache_dir, agent=agent, raise_on_outage=raise_on_outage
         )
@@ -279,8 +250,8 @@ async def arun_extractions(
             prompt: sorted({keys[i] for i in indices})
             for prompt, indices in items_by_prompt.items()
         }
-        writer = _CachingAgent(
-            _BudgetedAgent(runner, config.chunk_timeout_s, "agentic_extractions", "chunk"),
+        writer = CachingAgent(
+            BudgetedAgent(runner, config.chunk_timeout_s, "agentic_extractions", "chunk"),
             cache,
             keys_by_prompt,
             model,
@@ -330,71 +301,6 @@ def _raise_on_outage(done: Sequence[BatchItem], enabled: bool) -> None:
             ) from first
 
 
-class _BudgetedAgent:
-    """Wraps an agent so each call that runs past `timeout_s` raises `StageTimeoutError`.
-
-    The limit applies at the call's awaits: it bounds waiting on an endpoint (retries and
-    backoff included). The offline extractor awaits nothing; its time is bounded instead by
-    the size of a chunk and its linear-time rules.
-    """
-
-    def __init__(self, agent: Agent, timeout_s: float, stage: str, unit: str) -> None:
-        self.agent = agent
-        self.timeout_s = timeout_s
-        self.stage = stage
-        self.unit = unit
-
-    async def run(self, prompt: str, **kwargs: Any) -> Any:
-        """The wrapped agent's result, or `StageTimeoutError` past the budget."""
-        # Any: the wrapped agent's result; kwargs are passed through unchanged.
-        try:
-            return await asyncio.wait_for(self.agent.run(prompt, **kwargs), self.timeout_s)
-        except TimeoutError as exc:
-            raise StageTimeoutError.past_budget(
-                self.stage, self.timeout_s, unit=self.unit, setting="chunk_timeout_s"
-            ) from exc
-
-
-class _CachingAgent:
-    """Wraps the agent so each validated output is cached the moment it arrives.
-
-    Writing while other calls are still in flight keeps the cache's file I/O off the run's
-    critical path, and a run that is interrupted keeps everything it already paid for.
-    """
-
-    def __init__(
-        self, agent: Agent, cache: ExtractionCache, keys: dict[str, list[str]], model: str
-    ) -> None:
-        self.agent = agent
-        self.cache = cache
-        self.keys = keys
-        self.model = model
-        self.outputs: dict[str, CachedOutput] = {}  # cache key -> what this run produced
-
-    async def run(self, prompt: str, **kwargs: Any) -> Any:
-        """Run the wrapped agent, then serialise and cache its output."""
-        # Any: the wrapped agent's result; kwargs are passed through unchanged.
-        result = await self.agent.run(prompt, **kwargs)
-        output = result.output
-        output_json = (
-            output.model_dump_json() if isinstance(output, BaseModel) else json.dumps(output)
-        )
-        usage = usage_of(result)
-        entry = CachedOutput(
-            output_json=output_json,
-            model=str(getattr(result, "model", None) or self.model),
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-        )
-        # Only outputs that came back validated (the agent raises otherwise) reach this line.
-        # Chunks rendering to the same prompt share the answer (their keys differ only if the
-        # template leaves the chunk text out).
-        for key in self.keys[prompt]:
-            self.cache.put(key, entry)
-            self.outputs[key] = entry
-        return result
-
-
 def _record(
     item: ExtractionInput,
     key: str,
@@ -437,78 +343,4 @@ def _record(
         cached=hit is not None,
         prompt_tokens=entry.prompt_tokens,
         completion_tokens=entry.completion_tokens,
-    )
-
-
-def merge_extractions(
-    records: Sequence[ExtractionRecord], config: AgentConfig
-) -> list[MergedExtraction]:
-    """One merged row per (path, artifact, schema), in order of first appearance.
-
-    Successful records merge in their given order with `config.merge_strategy`; failed ones
-    are counted in `error_count`. LLM_MERGE calls the configured endpoint (kind "openai") and
-    falls back to the deterministic JSON merge offline or on failure.
-    """
-    return _run_sync(_amerge_extractions(records, config))
-
-
-async def _amerge_extractions(
-    records: Sequence[ExtractionRecord], config: AgentConfig
-) -> list[MergedExtraction]:
-    # Rows belong to paths: two copies of one document (or one member reached through two
-    # containers) are two documents that each merge their own chunks.
-    groups: dict[tuple[str, str, str], list[ExtractionRecord]] = {}
-    for record in records:
-        key = (record.path, record.artifact_id, record.schema_name)
-        groups.setdefault(key, []).append(record)
-    strategy = MergeStrategy(config.merge_strategy)
-    agent: _BudgetedAgent | None = None
-    schema: type[BaseModel] | None = None
-    if strategy is MergeStrategy.LLM_MERGE and config.kind == "openai":
-        schema = load_schema(config.schema_path)
-        agent = _BudgetedAgent(
-            build_agent(config, schema), config.chunk_timeout_s, "merged_extractions", "merge"
-        )
-    try:
-        rows = await asyncio.gather(
-            *(_merge_group(group, strategy, agent, schema, config) for group in groups.values())
-        )
-    finally:
-        if agent is not None and isinstance(agent.agent, OpenAICompatibleAgent):
-            await agent.agent.aclose()
-    return list(rows)
-
-
-async def _merge_group(
-    group: list[ExtractionRecord],
-    strategy: MergeStrategy,
-    agent: Agent | None,
-    schema: type[BaseModel] | None,
-    config: AgentConfig,
-) -> MergedExtraction:
-    good = [r for r in group if r.output_json is not None]
-    outcome = await amerge_results(
-        [json.loads(r.output_json) for r in good if r.output_json is not None],
-        strategy,
-        agent=agent,
-        schema=schema,
-        sources=[r.chunk_id for r in good],
-    )
-    first = group[0]
-    provenance = {
-        "chunks": [r.chunk_id for r in good],
-        "failed_chunks": [r.chunk_id for r in group if r.output_json is None],
-        "fields": outcome.provenance,
-        "llm_fallback": outcome.fallback,
-    }
-    return MergedExtraction(
-        artifact_id=first.artifact_id,
-        path=first.path,
-        schema_name=first.schema_name,
-        model=good[0].model if good else first.model,
-        strategy=strategy.value,
-        output_json=json.dumps(outcome.merged, ensure_ascii=False),
-        chunk_count=len(group),
-        error_count=len(group) - len(good),
-        provenance_json=json.dumps(provenance, ensure_ascii=False),
     )
