@@ -11,15 +11,14 @@ from content_core.ingest.embeddings import build_chunk_embeddings
 from content_core.ingest.message_parts import build_message_parts
 from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport
+from content_core.ingest.run import PipelineConfig, run_batch
 from content_core.ingest.search_index import SEARCH_INDEX, build_search_index
 from content_core.ingest.stages import (
-    PipelineConfig,
     build_chunks,
     build_compressed_contexts,
     build_extractions,
     build_merged_extractions,
     build_raw_files,
-    run_batch,
 )
 
 __all__ = [

@@ -1,7 +1,8 @@
 """The pipeline stages, one function each: read a batch's upstream rows from the store,
 call the library, write the stage's table for the batch, report what happened.
 
-Dagster assets call these one-to-one; `run_batch` calls them in order in this process.
+Dagster assets call these one-to-one; `run_batch` (content_core.ingest.run) calls them in
+order in this process.
 """
 
 from __future__ import annotations
@@ -10,34 +11,24 @@ import bisect
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.agents import (
     AgentConfig,
     ExtractionInput,
     ExtractionRecord,
-    PdfHandling,
     merge_extractions,
     run_extractions,
 )
 from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
-from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.ingest.bounded import (
     chunk_documents,
     compress_documents,
     extract_offline,
-    warm_pool,
 )
-from content_core.ingest.embeddings import build_chunk_embeddings
-from content_core.ingest.message_parts import build_message_parts
-from content_core.ingest.normalise import build_normalised_artifacts
 from content_core.ingest.report import StageReport, preview
-from content_core.ingest.search_index import build_search_index
 from content_core.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.store import (
@@ -56,29 +47,14 @@ from content_core.store import (
 )
 
 __all__ = [
-    "PipelineConfig",
     "build_chunks",
     "build_compressed_contexts",
     "build_extractions",
     "build_merged_extractions",
     "build_raw_files",
-    "run_batch",
 ]
 
 R = TypeVar("R")
-
-
-class PipelineConfig(BaseModel):
-    """Every library knob of the pipeline, one model per stage."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    processing: ProcessingConfig = Field(default_factory=ProcessingConfig)
-    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
-    compression: CompressionConfig = Field(default_factory=CompressionConfig)
-    agent: AgentConfig = Field(default_factory=AgentConfig)
-    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
-    message_parts: PdfHandling = Field(default_factory=PdfHandling)
 
 
 # The raw_files columns that are the manifest entry's own.
@@ -392,56 +368,3 @@ def build_merged_extractions(
         figures={"strategy": config.merge_strategy, "documents": count},
         preview_markdown=preview(rows, ["path", "schema_name", "chunk_count", "output_json"]),
     )
-
-
-def run_batch(
-    store: ContentStore,
-    batch_id: str,
-    config: PipelineConfig,
-    *,
-    on_stage: Callable[[StageReport], None] | None = None,
-    embedder: Embedder | None = None,
-) -> list[StageReport]:
-    """Run every stage of `batch_id`, in this process, with no orchestrator (`embedder`, when
-    given, embeds the chunks instead of `config.embedder`'s); the reports in the order the
-    stages finished.
-
-    The stages run one after the other as the assets depend on each other, except the search
-    index: nothing but `merged_extractions` waits for it, so it is updated in a thread (DuckDB
-    works outside the GIL) while message parts, compression and extraction use the pool. The
-    worker pool starts in a thread while raw_files runs. No thread forks: the pool's
-    processes are forked by its fork server, a process of its own.
-    """
-    reports: list[StageReport] = []
-
-    def run(step: Callable[[], StageReport]) -> None:
-        report = step()
-        reports.append(report)
-        if on_stage is not None:
-            on_stage(report)
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pool-warm-up") as background:
-        # The pool's processes start (a fork server, then its workers) while raw_files sniffs,
-        # with the local embedding model loaded (unless the caller brings its own embedder).
-        warming = background.submit(
-            warm_pool, config.processing, config.embedder if embedder is None else None
-        )
-        run(lambda: build_raw_files(store, batch_id))
-        warming.result()
-    run(lambda: build_normalised_artifacts(store, batch_id, config.processing))
-    run(lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing))
-    run(lambda: build_chunk_embeddings(
-        store, batch_id, config.embedder, embedder, pool=config.processing
-    ))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-index") as background:
-        search = background.submit(build_search_index, store, batch_id)
-        run(lambda: build_message_parts(
-            store, batch_id, config.message_parts, pool=config.processing
-        ))
-        run(lambda: build_compressed_contexts(
-            store, batch_id, config.compression, pool=config.processing
-        ))
-        run(lambda: build_extractions(store, batch_id, config.agent, pool=config.processing))
-        run(search.result)
-    run(lambda: build_merged_extractions(store, batch_id, config.agent))
-    return reports
