@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from content_core.store.compaction import CompactionReport, compact_store
     from content_core.store.extensions import extension_path, load_extension
     from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+    from content_core.store.row_arrow import rows_from_table
     from content_core.store.rows import (
         AgenticExtractionRow,
         ArtifactRow,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
         PageRange,
         RawFileRow,
         TableRow,
-        rows_from_table,
     )
     from content_core.store.store import ContentStore
     from content_core.store.tables import (
@@ -86,7 +86,7 @@ _EXPORTS: dict[str, str] = {
     "ensure_catalog": "content_core.store.catalog",
     "extension_path": "content_core.store.extensions",
     "load_extension": "content_core.store.extensions",
-    "rows_from_table": "content_core.store.rows",
+    "rows_from_table": "content_core.store.row_arrow",
     "sha256_hex": "content_core.store.blobs",
 }
 

@@ -13,7 +13,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from content_core.store import rows as models
-from content_core.store.rows import TABLE_ROWS, TableRow, arrow_schema
+from content_core.store.row_arrow import arrow_schema
+from content_core.store.rows import TABLE_ROWS, TableRow
 
 __all__ = [
     "AGENTIC_EXTRACTIONS",

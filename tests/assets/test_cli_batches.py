@@ -12,7 +12,8 @@ from content_core.ingest.normalise import _artifact_row
 from content_core.processing import FileInput, _worker_failure
 from content_core.sandbox import TaskFailure
 from content_core.store import NORMALISED_ARTIFACTS, PIPELINE_TABLES, ContentStore
-from content_core.store.rows import NormalisedArtifactRow, rows_from_table
+from content_core.store.row_arrow import rows_from_table
+from content_core.store.rows import NormalisedArtifactRow
 from tests.support.cli import make_folder, run_cli, status_of
 from tests.support.s3_server import S3Endpoint, S3Prefix
 

@@ -23,7 +23,7 @@ from content_core.store import (
     compact_store,
     rows_from_table,
 )
-from content_core.store.rows import columns_markdown
+from content_core.store.row_arrow import columns_markdown
 
 
 def _raw_row(batch: str, path: str, seq: int, change: str = "added") -> RawFileRow:

@@ -1,0 +1,121 @@
+"""Row models and Arrow: a model's Arrow schema, a stored table's rows as model instances, and
+the README's table of views, all read from the models' fields and `Col` annotations."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from datetime import datetime
+from typing import Annotated, Union
+
+import pyarrow as pa
+
+from content_core.store.rows import KEY_COLUMNS, Col, TableRow
+
+__all__ = ["arrow_schema", "columns_markdown", "rows_from_table"]
+
+_SCALARS: dict[type, pa.DataType] = {
+    str: pa.string(),
+    int: pa.int64(),
+    float: pa.float64(),
+    bool: pa.bool_(),
+    bytes: pa.binary(),
+    datetime: pa.timestamp("us", tz="UTC"),
+}
+
+
+def _default_arrow(hint: object) -> pa.DataType:
+    """The Arrow type of a plain annotation: a scalar, `X | None` or `tuple[X, ...]`."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        (inner,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _default_arrow(inner)
+    if origin is tuple:
+        return pa.list_(_default_arrow(typing.get_args(hint)[0]))
+    if isinstance(hint, type) and hint in _SCALARS:
+        return _SCALARS[hint]
+    raise TypeError(f"no Arrow type for annotation {hint!r}; give one with Col(arrow=...)")
+
+
+def _columns(model: type[TableRow]) -> list[tuple[str, Col, object]]:
+    hints = typing.get_type_hints(model, include_extras=True)
+    found = []
+    for item in dataclasses.fields(model):
+        hint = hints[item.name]
+        col = Col()
+        if typing.get_origin(hint) is Annotated:
+            # A nested Annotated (an alias given a description) lists every Col: merge them.
+            hint, *extras = typing.get_args(hint)
+            for extra in extras:
+                if isinstance(extra, Col):
+                    col = Col(
+                        doc=extra.doc or col.doc,
+                        arrow=extra.arrow or col.arrow,
+                        nullable=col.nullable and extra.nullable,
+                    )
+        found.append((item.name, col, hint))
+    return found
+
+
+def arrow_schema(model: type[TableRow]) -> pa.Schema:
+    """The Arrow schema of `model`'s table: one field per model field, in order."""
+    return pa.schema(
+        [
+            pa.field(name, col.arrow or _default_arrow(hint), nullable=col.nullable)
+            for name, col, hint in _columns(model)
+        ]
+    )
+
+
+R = typing.TypeVar("R", bound=TableRow)
+
+
+def rows_from_table(model: type[R], data: pa.Table) -> list[R]:
+    """The rows of `data` (holding exactly `model`'s columns) as `model` instances.
+
+    Arrow gives lists and dicts back; tuple columns become tuples again, and struct items of a
+    named-tuple column (`pages`) named tuples.
+
+    Raises:
+        TypeError: `data` lacks a column of `model` or has one `model` does not.
+    """
+    converters: dict[str, typing.Callable[[typing.Any], object]] = {}
+    for name, _, hint in _columns(model):
+        if typing.get_origin(hint) is tuple:
+            converters[name] = _tuple_converter(typing.get_args(hint)[0])
+    # Any: column values as Arrow returns them, converted where the model wants a tuple.
+    values: list[dict[str, typing.Any]] = [
+        {k: converters[k](v) if k in converters else v for k, v in row.items()}
+        for row in data.to_pylist()
+    ]
+    return [model(**row) for row in values]
+
+
+def _tuple_converter(item: object) -> typing.Callable[[typing.Any], object]:
+    """Turn an Arrow list back into a tuple, its struct items into `item` if a named tuple."""
+    if isinstance(item, type) and issubclass(item, tuple) and hasattr(item, "_fields"):
+        record = item
+
+        def to_records(value: typing.Any) -> object:
+            return tuple(record(**x) for x in value or ())
+
+        return to_records
+    return lambda value: tuple(value or ())
+
+
+def columns_markdown(models: typing.Sequence[type[TableRow]]) -> str:
+    """The README's table of views: one line per table, its columns beyond the keys with their
+    descriptions (the README holds exactly this text; a test compares them)."""
+    lines = [
+        "| view | one row per | columns beyond " + ", ".join(KEY_COLUMNS) + " |",
+        "| --- | --- | --- |",
+    ]
+    for model in models:
+        cells = [
+            f"{name} ({col.doc})" if col.doc else name
+            for name, col, _ in _columns(model)
+            if name not in KEY_COLUMNS
+        ]
+        lines.append(f"| `{model.TABLE}` | {model.ONE_ROW_PER} | {', '.join(cells)} |")
+    return "\n".join(lines)
