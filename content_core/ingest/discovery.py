@@ -12,9 +12,8 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,9 +23,8 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
-from content_core.ingest.hashing import HashCache, read_stable
+from content_core.ingest.hashing import HashCache, read_ahead, read_stable
 from content_core.ingest.known import SNAPSHOT_EVERY, load_latest, save_snapshot
-from content_core.processing import available_cores
 from content_core.sources import EntrySource, SourceEntry
 from content_core.store import BatchRow, ContentStore
 from content_core.store.locks import state_lock
@@ -212,7 +210,7 @@ def _discover(
             settled = clock_ns() - int(settle_s * 1e9) if settle_s > 0 else 0
             return read_stable(source, store, bytes(row["path_bytes"]), settled)
 
-        for row, read in _read_ahead(plan.candidates, _needs_read, read_row):
+        for row, read in read_ahead(plan.candidates, _needs_read, read_row):
             late = time.monotonic() - started > time_budget_s
             if late and (entries or batches):  # every pass pins something, however late
                 has_more = True
@@ -260,42 +258,6 @@ def _needs_read(row: dict[str, Any]) -> bool:
         return False
     known_live = row["known_change"] is not None and row["known_change"] != "deleted"
     return not (known_live and row["cached_sha256"] == row["known_sha256"])
-
-
-# Entries read at once: reading is copying and hashing (I/O and hashlib, outside the GIL), so
-# the cores the process is given, and a few more for a source that waits on the network.
-_READERS = min(8, available_cores() * 2)
-
-
-def _read_ahead(
-    rows: list[dict[str, Any]],
-    wanted: Callable[[dict[str, Any]], bool],
-    read: Callable[[dict[str, Any]], tuple[str, SourceEntry] | None],
-) -> Iterator[tuple[dict[str, Any], tuple[str, SourceEntry] | None]]:
-    """Each row with `read(row)` (None where not `wanted`), in order, with at most a few
-    reads ahead of the consumer, so that one that stops early (its time budget spent) leaves
-    few reads done for nothing."""
-    # Any: rows of the plan's DuckDB query, keyed by column name.
-    with ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="discovery-read") as pool:
-        pending: deque[tuple[dict[str, Any], Future[tuple[str, SourceEntry] | None] | None]] = (
-            deque()
-        )
-        queue = iter(rows)
-        try:
-            while True:
-                while len(pending) < 2 * _READERS:
-                    row = next(queue, None)
-                    if row is None:
-                        break
-                    pending.append((row, pool.submit(read, row) if wanted(row) else None))
-                if not pending:
-                    return
-                row, future = pending.popleft()
-                yield row, future.result() if future is not None else None
-        finally:
-            for _, future in pending:
-                if future is not None:
-                    future.cancel()
 
 
 def _write_manifest(store: ContentStore, batch: BatchManifest) -> None:

@@ -1,23 +1,29 @@
-"""Reading a changed entry into the blob store through its source, only when it holds still,
-and the per-source cache that spares re-reading entries whose signature moved but bytes did not."""
+"""Reading a changed entry into the blob store through its source, only when it holds still, a
+few entries ahead in threads, and the per-source cache that spares re-reading entries whose
+signature moved but bytes did not."""
 
 from __future__ import annotations
 
 import logging
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from content_core.errors import SourceError
+from content_core.processing import available_cores
 from content_core.sources import EntrySource, SourceEntry, escape_path, os_path_text
 from content_core.store import ContentStore, sha256_hex
 from content_core.store.tables import write_parquet_atomic
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HashCache", "cache_key", "read_stable"]
+__all__ = ["HashCache", "cache_key", "read_ahead", "read_stable"]
 
 _HASH_CACHE_SCHEMA = pa.schema(
     [("path", pa.string()), ("signature", pa.string()), ("sha256", pa.string())]
@@ -110,3 +116,39 @@ def read_stable(
     if after != before or size != before.size_bytes:
         return None  # written to while we read it: never pin a half-written version
     return sha256, before
+
+
+# Entries read at once: reading is copying and hashing (I/O and hashlib, outside the GIL), so
+# the cores the process is given, and a few more for a source that waits on the network.
+_READERS = min(8, available_cores() * 2)
+
+
+def read_ahead(
+    rows: list[dict[str, Any]],
+    wanted: Callable[[dict[str, Any]], bool],
+    read: Callable[[dict[str, Any]], tuple[str, SourceEntry] | None],
+) -> Iterator[tuple[dict[str, Any], tuple[str, SourceEntry] | None]]:
+    """Each row with `read(row)` (None where not `wanted`), in order, with at most a few
+    reads ahead of the consumer, so that one that stops early (its time budget spent) leaves
+    few reads done for nothing."""
+    # Any: rows of the plan's DuckDB query, keyed by column name.
+    with ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="discovery-read") as pool:
+        pending: deque[tuple[dict[str, Any], Future[tuple[str, SourceEntry] | None] | None]] = (
+            deque()
+        )
+        queue = iter(rows)
+        try:
+            while True:
+                while len(pending) < 2 * _READERS:
+                    row = next(queue, None)
+                    if row is None:
+                        break
+                    pending.append((row, pool.submit(read, row) if wanted(row) else None))
+                if not pending:
+                    return
+                row, future = pending.popleft()
+                yield row, future.result() if future is not None else None
+        finally:
+            for _, future in pending:
+                if future is not None:
+                    future.cancel()
