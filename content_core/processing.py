@@ -33,7 +33,7 @@ from content_core.binary.pdf_handoff import discard_opened_pdf
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.ocr import OcrConfig, OcrRun
-from content_core.sandbox import TaskFailure, shared_pool
+from content_core.sandbox import TaskFailure, run_task, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
 
@@ -145,16 +145,10 @@ def process_files(
         _log.warning("process_files called from a daemonic process: running without isolation")
         isolate = False
     if not isolate:
-        results: list[list[ArtifactRecord] | TaskFailure] = []
-        for task in tasks:
-            try:
-                results.append(_process_task(task))
-            except ContentError as exc:
-                results.append(TaskFailure(exc.error_type, exc.message))
-            except RecursionError as exc:
-                results.append(TaskFailure("LimitExceededError", f"nests too deeply ({exc})"))
-            except Exception as exc:  # noqa: BLE001 - same boundary as the worker process
-                results.append(TaskFailure(f"UnexpectedError.{type(exc).__name__}", str(exc)))
+        # The same boundary as a worker process: what a file raises becomes its failure.
+        results: list[list[ArtifactRecord] | TaskFailure] = [
+            run_task(_process_task, task) for task in tasks
+        ]
     else:
         pool = shared_pool(
             workers=config.workers,

@@ -133,7 +133,8 @@ def extract_offline(
     for index, item in enumerate(items):
         documents.setdefault(item.artifact_id, []).append(index)
     chunks = list(documents.values())
-    bundles = _grouped([float(sum(len(items[i].content) for i in doc)) for doc in chunks])
+    lengths = [float(sum(len(items[i].content) for i in doc)) for doc in chunks]
+    bundles = _grouped(lengths)
     groups = [[i for doc in bundle for i in chunks[doc]] for bundle in bundles]
     tasks = [([items[i] for i in group], config, cache_dir) for group in groups]
     if multiprocessing.current_process().daemon or len(tasks) < 2:
@@ -144,7 +145,7 @@ def extract_offline(
         tasks,
         timeout_s=config.chunk_timeout_s * max(len(group) for group in groups),
         # The longest first, so that no worker is left with one at the end.
-        sizes=[float(sum(len(item.content) for item in task[0])) for task in tasks],
+        sizes=[sum(lengths[doc] for doc in bundle) for bundle in bundles],
     )
     records: list[ExtractionRecord | None] = [None] * len(items)
     totals = [0, 0, 0, 0]

@@ -216,7 +216,7 @@ def _discover(
                 has_more = True
                 break
             path, path_bytes = str(row["path"]), bytes(row["path_bytes"])
-            known_live = row["known_change"] is not None and row["known_change"] != "deleted"
+            known_live = _known_live(row)
             if row["size_bytes"] is None:  # listed before, gone now
                 entries.append(_deletion(path, path_bytes))
             else:
@@ -256,8 +256,12 @@ def _needs_read(row: dict[str, Any]) -> bool:
     # Any: a row of the plan's DuckDB query, keyed by column name.
     if row["size_bytes"] is None:
         return False
-    known_live = row["known_change"] is not None and row["known_change"] != "deleted"
-    return not (known_live and row["cached_sha256"] == row["known_sha256"])
+    return not (_known_live(row) and row["cached_sha256"] == row["known_sha256"])
+
+
+def _known_live(row: dict[str, Any]) -> bool:
+    """Whether the store holds a live (not deleted) version of the candidate's path."""
+    return row["known_change"] is not None and row["known_change"] != "deleted"
 
 
 def _write_manifest(store: ContentStore, batch: BatchManifest) -> None:
