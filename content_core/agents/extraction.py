@@ -1,8 +1,6 @@
-"""The extraction pipeline entry points: AgentConfig and run_extractions (merge_extractions is
-in content_core.agents.documents).
-
-These are what the Dagster assets `agentic_extractions` and `merged_extractions` call: plain
-synchronous functions over frozen records, with the agent, batch, cache and merge underneath.
+"""The extraction pipeline's entry point: AgentConfig and run_extractions, what the Dagster
+asset `agentic_extractions` calls (`merged_extractions` calls content_core.agents.documents).
+Plain synchronous functions over frozen records, with the agent, batch and cache underneath.
 """
 
 from __future__ import annotations
