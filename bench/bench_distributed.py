@@ -6,9 +6,10 @@ worker and with two. Every distributed store is checked against the local one, t
     .venv/bin/python bench/bench_distributed.py --files 1000
 
 Needs PostgreSQL and redis-server installed (Debian's `postgresql`, `redis-server`); private
-servers are started on free ports. Each batch run is a `dagster job execute` process (the run's
-orchestrator, as the daemon would launch it), at most `--runs-per-worker` per worker at once.
-Workers are started (and warm) before the clock starts, as in a deployment.
+servers are started on free ports. Each batch run is created and launched as the daemon does,
+by the instance's run launcher (deploy/dagster-postgres.yaml's ForkingRunLauncher: a process
+forked from a warm one), at most `--runs-per-worker` per worker at once. Workers and the
+launcher's warm process are started before the clock starts, as in a running deployment.
 
     .venv/bin/python bench/bench_distributed.py --files 1000 --s3
 
@@ -35,6 +36,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import dagster as dg  # noqa: E402
 from bench_ingest import make_corpus  # noqa: E402
 
+from content_assets.launcher import ForkingRunLauncher  # noqa: E402
 from content_assets.partitions import INGEST_BATCHES  # noqa: E402
 from content_core.store import ContentStore  # noqa: E402
 from tests.support import distributed, services  # noqa: E402
@@ -87,22 +89,26 @@ def run_distributed(
             "CONTENT_STORE_WORK_DIR": str(work / name / "orchestrator"),
         }
     env["CONTENT_STORE_DIR"] = store.location
-    os.environ.update({k: env[k] for k in (*postgres.env(name), "DAGSTER_HOME")})
+    # The launcher's run processes load the definitions from this process's environment, as
+    # a daemon's do.
+    os.environ.update(env)
     names = [f"w{n}" for n in range(1, workers + 1)]
     logs = work / name / "logs"
     with (
         dg.DagsterInstance.get() as instance,
         distributed.running_workers(names, env, logs, work_dirs=hosts),
     ):
+        launcher = instance.run_launcher
+        assert isinstance(launcher, ForkingRunLauncher), type(launcher)
+        launcher.start()
         started = time.perf_counter()
         batch_ids = distributed.discover_batches(
             source, store, source_id=SOURCE_ID, batch_files=args.batch_files
         )
         instance.add_dynamic_partitions(INGEST_BATCHES, batch_ids)
-        distributed.run_batches(
+        distributed.launch_batches(
+            instance,
             batch_ids,
-            env,
-            logs,
             timeout_s=args.timeout_s,
             max_concurrent=workers * args.runs_per_worker,
         )

@@ -1,18 +1,24 @@
 """What the sensor, the schedule and the CLI share: one discovery call, the run requests of the
 batches that still need a run (retries included), and the tiny cursor."""
 
+from __future__ import annotations
+
 import json
 import logging
 import os
 import re
 import socket
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import ContentStoreResource, SourceResource
-from content_core.ingest import PendingBatches, discover_pending
+from content_core import ingest
 from content_core.sandbox import is_process_alive
+
+if TYPE_CHECKING:
+    from content_core.ingest import PendingBatches
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +49,7 @@ def pending_batches(
     time_budget_s: float = TICK_BUDGET_S,
 ) -> PendingBatches:
     """Discover the watched source and list the batches that need a run."""
-    return discover_pending(
+    return ingest.discover_pending(
         source_folder.get_source(),
         store.get_store(),
         set(instance_partitions),

@@ -20,10 +20,13 @@ PostgreSQL dropped (a restart) fails the operation that finds it, and SQLAlchemy
 one for the next; the step's retry covers the failed one.
 """
 
+import logging
 import os
+import time
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_ready
 from dagster import DagsterInstance
 from dagster._core.definitions.reconstruct import ReconstructableJob
 from dagster._core.events import EngineEventData
@@ -36,13 +39,32 @@ from dagster_celery.core_execution_loop import DELEGATE_MARKER
 from dagster_celery.executor import CeleryExecutor
 from dagster_celery.make_app import make_app
 
+from content_assets.definitions import build_resources
 from content_assets.executors import keep_connections, worker_app_args
+from content_assets.resources import EmbedderResource, NormaliserResource
+from content_core.ingest.bounded import warm_pool
 
 # dagster-celery's functions carry no annotations; these are the calls its own `app` module makes.
 executor = CeleryExecutor.for_cli(**worker_app_args(os.environ))  # type: ignore[no-untyped-call]
 app: Celery = make_app(executor.app_args())  # type: ignore[no-untyped-call]
 
 _INSTANCES: dict[str, DagsterInstance] = {}
+_log = logging.getLogger(__name__)
+
+
+@worker_ready.connect  # type: ignore[untyped-decorator]
+def start_pool(**_signal: Any) -> None:
+    """Start the pool the steps will use (the resources' settings from this environment). A
+    pool that cannot start is logged: the steps then fail with their own errors."""
+    resources = build_resources(os.environ)
+    normaliser, embedder = resources["normaliser"], resources["embedder"]
+    assert isinstance(normaliser, NormaliserResource) and isinstance(embedder, EmbedderResource)
+    started = time.perf_counter()
+    try:
+        warm_pool(normaliser.to_core(), embedder.to_core())
+        _log.info("the worker's pool started in %.1f s", time.perf_counter() - started)
+    except Exception:
+        _log.exception("the worker's pool did not start; its first step will start it")
 
 
 def worker_instance(ref: InstanceRef) -> DagsterInstance:

@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
-import duckdb
 
 from content_assets.assets._result import to_result
 from content_assets.assets.checks import BatchChecksConfig, check_results, check_specs
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core.ingest import StageReport
-from content_core.store import CATALOG_FILE, SCHEMAS
+from content_core.ingest.report import StageReport
+from content_core.store import CATALOG_FILE, SCHEMAS, duckdb_type
 
 if TYPE_CHECKING:
     TableEvent = dg.MaterializeResult[None] | dg.AssetCheckResult
@@ -35,19 +34,13 @@ def table_metadata(table: str) -> dict[str, object]:
     Column types are DuckDB's names for the Arrow types (what a query of the view returns), and
     a non-nullable field is marked so.
     """
-    schema = SCHEMAS[table]
-    connection = duckdb.connect(":memory:")
-    try:
-        types = [str(t) for t in connection.from_arrow(schema.empty_table()).types]
-    finally:
-        connection.close()
     columns = [
         dg.TableColumn(
             name=field.name,
-            type=duckdb_type,
+            type=duckdb_type(field.type),
             constraints=dg.TableColumnConstraints(nullable=field.nullable),
         )
-        for field, duckdb_type in zip(schema, types, strict=True)
+        for field in SCHEMAS[table]
     ]
     return {
         "dagster/column_schema": dg.TableSchema(columns=columns),

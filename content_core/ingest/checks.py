@@ -9,7 +9,7 @@ reported, so a check also catches a table changed after its stage ran.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import duckdb
 import pyarrow as pa
@@ -25,8 +25,10 @@ from content_core.store import (
     MESSAGE_PARTS,
     NORMALISED_ARTIFACTS,
     RAW_FILES,
-    ContentStore,
 )
+
+if TYPE_CHECKING:
+    from content_core.store import ContentStore
 
 __all__ = ["BATCH_CHECKS", "CheckOutcome", "CheckRule", "check_batch"]
 

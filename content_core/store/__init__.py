@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from content_core.store.compaction import CompactionReport, compact_store
     from content_core.store.extensions import extension_path, load_extension
     from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
-    from content_core.store.row_arrow import rows_from_table
+    from content_core.store.row_arrow import duckdb_type, rows_from_table
     from content_core.store.rows import (
         AgenticExtractionRow,
         ArtifactRow,
@@ -83,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "RawFileRow": "content_core.store.rows",
     "TableRow": "content_core.store.rows",
     "compact_store": "content_core.store.compaction",
+    "duckdb_type": "content_core.store.row_arrow",
     "ensure_catalog": "content_core.store.catalog",
     "extension_path": "content_core.store.extensions",
     "load_extension": "content_core.store.extensions",
@@ -123,6 +124,7 @@ __all__ = [
     "RawFileRow",
     "TableRow",
     "compact_store",
+    "duckdb_type",
     "ensure_catalog",
     "extension_path",
     "load_extension",

@@ -4,11 +4,14 @@ the README's table of views, all read from the models' fields and `Col` annotati
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 import types
 import typing
 from datetime import datetime
 from typing import Annotated, Union
 
+import duckdb
 import pyarrow as pa
 
 from content_core.store.rows import KEY_COLUMNS, Col, TableRow
@@ -119,3 +122,52 @@ def columns_markdown(models: typing.Sequence[type[TableRow]]) -> str:
         ]
         lines.append(f"| `{model.TABLE}` | {model.ONE_ROW_PER} | {', '.join(cells)} |")
     return "\n".join(lines)
+
+
+# DuckDB's names of the scalar Arrow types the row models use.
+_DUCKDB_SCALARS = {
+    pa.string(): "VARCHAR",
+    pa.large_string(): "VARCHAR",
+    pa.binary(): "BLOB",
+    pa.large_binary(): "BLOB",
+    pa.bool_(): "BOOLEAN",
+    pa.int32(): "INTEGER",
+    pa.int64(): "BIGINT",
+    pa.float32(): "FLOAT",
+    pa.float64(): "DOUBLE",
+}
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@functools.cache
+def _duckdb_keywords() -> frozenset[str]:
+    connection = duckdb.connect(":memory:")
+    try:
+        rows = connection.execute("SELECT keyword_name FROM duckdb_keywords()").fetchall()
+    finally:
+        connection.close()
+    return frozenset(name for (name,) in rows)
+
+
+def _duckdb_field(name: str) -> str:
+    if _PLAIN_NAME.fullmatch(name) and name.lower() not in _duckdb_keywords():
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def duckdb_type(arrow_type: pa.DataType) -> str:
+    """DuckDB's name of `arrow_type`, as a query of a view over the Parquet files reports it
+    (`VARCHAR[]`, `STRUCT(page INTEGER, "end" BIGINT)[]`, ...): worked out here rather than by
+    scanning an empty table, which makes DuckDB import pandas."""
+    if arrow_type in _DUCKDB_SCALARS:
+        return _DUCKDB_SCALARS[arrow_type]
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return duckdb_type(arrow_type.value_type) + "[]"
+    if pa.types.is_struct(arrow_type):
+        fields = ", ".join(
+            f"{_duckdb_field(field.name)} {duckdb_type(field.type)}" for field in arrow_type
+        )
+        return f"STRUCT({fields})"
+    if pa.types.is_timestamp(arrow_type) and arrow_type.unit == "us":
+        return "TIMESTAMP WITH TIME ZONE" if arrow_type.tz else "TIMESTAMP"
+    raise TypeError(f"no DuckDB type name for the Arrow type {arrow_type}")

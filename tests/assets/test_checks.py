@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import duckdb
 
 from content_assets.definitions import build_definitions
 from content_core.ingest import BATCH_CHECKS
@@ -41,6 +42,11 @@ def test_every_asset_says_what_its_table_holds(tmp_path: Path) -> None:
         schema = metadata["dagster/column_schema"]
         assert isinstance(schema, dg.TableSchema)
         assert [c.name for c in schema.columns] == SCHEMAS[table].names
+        # The types DuckDB itself reports for the table's Arrow schema.
+        connection = duckdb.connect(":memory:")
+        expected = [str(t) for t in connection.from_arrow(SCHEMAS[table].empty_table()).types]
+        connection.close()
+        assert [c.type for c in schema.columns] == expected
         nullable = {c.name: c.constraints.nullable for c in schema.columns}
         assert nullable["batch_id"] is False and nullable["path_bytes"] is True
         assert metadata["dagster/table_name"] == f"content.main.{table}"

@@ -1,7 +1,7 @@
 """Beyond one machine, end to end on real services: a Dagster instance in a private PostgreSQL,
 a Redis broker, two Celery worker processes (each with its own work folder, as on two hosts),
-the source and the store on an S3 server (SeaweedFS), and batch runs through `dagster job
-execute` with the Celery executor. Every table equals, order aside, what the local in-process
+the source and the store on an S3 server (SeaweedFS), and batch runs launched by the deploy
+yaml's run launcher (processes forked from a warm one) with the Celery executor. Every table equals, order aside, what the local in-process
 default writes for the same files from a folder into a folder; also when one worker is
 SIGKILLed in the middle of a step."""
 
@@ -25,7 +25,7 @@ from tests.support.distributed import (
     CeleryWorker,
     dagster_home,
     discover_batches,
-    run_batches,
+    launch_batches,
     run_local,
     running_workers,
     table_rows,
@@ -143,8 +143,9 @@ def _distributed(
         "CONTENT_CELERY_BROKER": redis_server.url(1 if kill else 0),
         "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": VISIBILITY_S,
     }
-    for name in ("DAGSTER_HOME", *postgres.env(database), "DAGSTER_MAX_CONCURRENT_RUNS"):
-        monkeypatch.setenv(name, env[name])
+    # The run launcher's processes take this process's environment, as a daemon's runs do.
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     batch_ids = discover_batches(source, store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
     with dg.DagsterInstance.get() as instance:
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
@@ -157,7 +158,7 @@ def _distributed(
 
             def run_all() -> None:
                 try:
-                    run_batches(batch_ids, env, work / "logs", timeout_s=_STEP_WAIT_S * 1.5)
+                    launch_batches(instance, batch_ids, timeout_s=_STEP_WAIT_S * 1.5)
                 except BaseException as exc:  # noqa: BLE001  # re-raised in the test's thread
                     errors.append(exc)
 

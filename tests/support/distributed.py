@@ -1,11 +1,10 @@
 """The distributed setup of tests and bench_distributed: a Dagster home with the Postgres
 instance yaml, Celery worker processes (`celery -A content_assets.workers worker`), and batch
-runs through `dagster job execute` with the Celery executor, one process per batch as the
-daemon's run launcher would start them."""
+runs launched by the instance's run launcher with the Celery executor, one process per batch,
+as the daemon launches them."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -16,11 +15,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 import dagster as dg
+from dagster._core.definitions.reconstruct import ReconstructableRepository
 
 from content_assets.definitions import build_definitions
+from content_assets.executors import keep_connections
 from content_assets.partitions import INGEST_BATCHES
 from content_core.ingest import discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, S3ObjectSource
@@ -33,7 +33,7 @@ __all__ = [
     "CeleryWorker",
     "dagster_home",
     "discover_batches",
-    "run_batches",
+    "launch_batches",
     "run_local",
     "running_workers",
     "table_rows",
@@ -44,6 +44,9 @@ INSTANCE_YAML = REPO / "deploy" / "dagster-postgres.yaml"
 _BIN = Path(sys.executable).parent
 _READY_TIMEOUT_S = 180.0
 _STOP_TIMEOUT_S = 60.0
+JOB = "ingest_batch_job"
+# Runs log their events to the instance; the console (the launcher's stderr) only errors.
+_QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
 # Columns that differ between two ingests of the same files: write times.
 _VOLATILE = {"fetched_at", "discovered_at"}
 # Columns that say where the source is and how it signs a version (a folder: mtime, ctime and
@@ -137,61 +140,59 @@ def running_workers(
             worker.stop()
 
 
-def run_batches(
+def launch_batches(
+    instance: dg.DagsterInstance,
     batch_ids: Sequence[str],
-    env: Mapping[str, str],
-    logs: Path,
     *,
     timeout_s: float,
     max_concurrent: int | None = None,
-) -> None:
-    """Run the batch job for every batch, each in its own `dagster job execute` process (the
-    run's orchestrator, which hands its steps to the executor of `env`), at most
-    `max_concurrent` at once (all at once when None), as the daemon's queued run coordinator
-    does; raise when one fails or the whole outlives `timeout_s`."""
-    logs.mkdir(parents=True, exist_ok=True)
+) -> list[str]:
+    """Create the batch job's run for every batch and launch it with `instance`'s run launcher
+    (deploy/dagster-postgres.yaml's ForkingRunLauncher), at most `max_concurrent` at once (all
+    when None), as the sensor and the queued run coordinator of the daemon do; the run ids.
+    Raise when one fails or the whole outlives `timeout_s`.
+
+    The job is built from os.environ, as the launched run's process loads it: set the
+    deployment's variables there first. `instance` keeps its database connections from here
+    on, as a daemon's does."""
+    keep_connections(instance)
+    recon_job = ReconstructableRepository.for_module(
+        "content_assets.definitions", "defs", working_directory=str(REPO)
+    ).get_reconstructable_job(JOB)
+    job = build_definitions(os.environ).resolve_job_def(JOB)
     waiting = list(batch_ids)
-    running: list[tuple[str, subprocess.Popen[bytes], IO[bytes]]] = []
+    running: dict[str, str] = {}
+    launched: list[str] = []
     failed: list[str] = []
     deadline = time.monotonic() + timeout_s
     try:
         while waiting or running:
             while waiting and (max_concurrent is None or len(running) < max_concurrent):
                 batch_id = waiting.pop(0)
-                running.append((batch_id, *_start_run(batch_id, env, logs)))
+                run = instance.create_run_for_job(
+                    job_def=job,
+                    run_config=_QUIET_CONSOLE,
+                    tags={"dagster/partition": batch_id},
+                    job_code_origin=recon_job.get_python_origin(),
+                )
+                instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
+                running[run.run_id] = batch_id
+                launched.append(run.run_id)
             if time.monotonic() > deadline:
-                failed += [f"{b}: still running after {timeout_s} s" for b, _, _ in running]
+                failed += [f"{b}: still running after {timeout_s} s" for b in running.values()]
                 break
-            for entry in list(running):
-                batch_id, process, output = entry
-                if process.poll() is not None:
-                    output.close()
-                    running.remove(entry)
-                    if process.returncode != 0:
-                        failed.append(f"{batch_id}: exit {process.returncode}")
+            for run in instance.get_runs(dg.RunsFilter(run_ids=list(running))):
+                if run.is_finished:
+                    batch_id = running.pop(run.run_id)
+                    if run.status != dg.DagsterRunStatus.SUCCESS:
+                        failed.append(f"{batch_id}: run {run.run_id} {run.status.value}")
             time.sleep(0.2)
     finally:
-        for _, process, output in running:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=_STOP_TIMEOUT_S)
-            output.close()
+        for run_id in running:
+            instance.run_launcher.terminate(run_id)
     if failed:
-        raise RuntimeError(f"batch runs failed ({logs}): {failed}")
-
-
-def _start_run(
-    batch_id: str, env: Mapping[str, str], logs: Path
-) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
-    output = open(logs / f"run-{batch_id}.log", "wb")  # noqa: SIM115  # closed by the caller
-    process = subprocess.Popen(
-        [str(_BIN / "dagster"), "job", "execute", "-m", "content_assets.definitions",
-         "-a", "defs", "-j", "ingest_batch_job",
-         "--tags", json.dumps({"dagster/partition": batch_id})],
-        cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    return process, output
+        raise RuntimeError(f"batch runs failed: {failed}")
+    return launched
 
 
 def discover_batches(
