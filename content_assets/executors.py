@@ -19,6 +19,7 @@ lost or duplicated row, for two reasons that hold together:
   attempt, leaves exactly one copy of the batch's rows.
 """
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -116,6 +117,7 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
         raise ValueError(f"{EXECUTOR_ENV}={kind!r}: expected one of {', '.join(EXECUTORS)}")
     try:
         from dagster_celery import celery_executor, core_execution_loop
+        from dagster_celery.config import TASK_EXECUTE_PLAN_NAME
     except ImportError as exc:
         raise ImportError(
             f"{EXECUTOR_ENV}=celery needs dagster-celery: "
@@ -135,6 +137,11 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
         # The module's sleep between looks; declared an int there, any number works.
         core_execution_loop.TICK_SECONDS = POLL_INTERVAL_S  # type: ignore[assignment]
         keep_connections(context.instance)
+        # dagster-celery defines its task again for every step it submits; Celery 5.7 warns
+        # each time that the name is taken (by that same task).
+        warnings.filterwarnings(
+            "ignore", message=f"Task name '{TASK_EXECUTE_PLAN_NAME}' is already registered"
+        )
         return celery_executor.executor_creation_fn(context)  # type: ignore[misc]
 
     executor = dg.ExecutorDefinition(

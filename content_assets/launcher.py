@@ -24,7 +24,9 @@ process is alive.
 
 from __future__ import annotations
 
+import importlib
 import json
+import logging
 import os
 import signal
 import socket
@@ -50,6 +52,7 @@ __all__ = ["ForkingRunLauncher", "PID_TAG", "HOST_TAG"]
 PID_TAG = "content/run_pid"
 HOST_TAG = "content/run_host"
 DEFAULT_PRELOAD = ("content_assets.definitions",)
+_log = logging.getLogger(__name__)
 
 
 class ForkingRunLauncher(RunLauncher, ConfigurableClass):
@@ -198,7 +201,27 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _execute(request: Mapping[str, str], stdout: IO[bytes]) -> None:
+def _zygote_instance(
+    request: Mapping[str, str], instances: dict[str, dg.DagsterInstance]
+) -> dg.DagsterInstance | None:
+    """The zygote's instance for the request's ref, built on first use (its storages check
+    their schema then) and inherited by every child; None when it cannot be built here (the
+    child then builds its own, and reports why it cannot)."""
+    key = request["instance_ref"]
+    if key not in instances:
+        from dagster._core.instance.ref import InstanceRef
+
+        try:
+            instances[key] = dg.DagsterInstance.from_ref(dg.deserialize_value(key, InstanceRef))
+        except Exception:
+            _log.exception("the warm run process could not load the instance")
+            return None
+    return instances[key]
+
+
+def _execute(
+    request: Mapping[str, str], stdout: IO[bytes], instance: dg.DagsterInstance | None
+) -> None:
     """In the forked child: run the requested run to its end, as `dagster api execute_run`."""
     from dagster._cli.api import _execute_run_command_body
     from dagster._core.instance.ref import InstanceRef
@@ -208,31 +231,33 @@ def _execute(request: Mapping[str, str], stdout: IO[bytes]) -> None:
     os.dup2(sys.stderr.fileno(), 1)
     setup_interrupt_handlers()
     with capture_interrupts():
-        ref = dg.deserialize_value(request["instance_ref"], InstanceRef)
-        with dg.DagsterInstance.from_ref(ref) as instance:
-            keep_connections(instance)
-            _execute_run_command_body(
-                request["run_id"], instance, lambda _event: None, set_exit_code_on_failure=True
+        if instance is None:
+            instance = dg.DagsterInstance.from_ref(
+                dg.deserialize_value(request["instance_ref"], InstanceRef)
             )
+        # The inherited storages hold no connection (they open one per operation); this
+        # process opens its own and keeps them.
+        keep_connections(instance)
+        _execute_run_command_body(
+            request["run_id"], instance, lambda _event: None, set_exit_code_on_failure=True
+        )
 
 
 def serve(preload: Sequence[str]) -> None:
     """The zygote: import `preload`, then fork a run process per request line on stdin and
     answer each with the child's pid (a JSON line on stdout). Ends when stdin closes."""
-    import importlib
-    import logging
-
-    logger = logging.getLogger("content_assets.launcher")
     for module in preload:
         try:
             importlib.import_module(module)
         except Exception:
-            logger.exception("the warm run process could not preload %s", module)
+            _log.exception("the warm run process could not preload %s", module)
     # Children are reaped as they exit; nobody waits for a run's exit status here.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    instances: dict[str, dg.DagsterInstance] = {}
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     for line in stdin:
         request = json.loads(line)
+        instance = _zygote_instance(request, instances)
         try:
             pid = os.fork()
         except OSError as exc:
@@ -244,11 +269,12 @@ def serve(preload: Sequence[str]) -> None:
             try:
                 os.setsid()
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                _execute(request, stdout)
+                _execute(request, stdout, instance)
                 code = 0
             except BaseException:
-                logger.exception("run %s failed to execute", request.get("run_id"))
+                _log.exception("run %s failed to execute", request.get("run_id"))
             finally:
+                sys.stderr.flush()
                 os._exit(code)
         stdout.write(json.dumps({"pid": pid}).encode() + b"\n")
         stdout.flush()

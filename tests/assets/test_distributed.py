@@ -1,9 +1,9 @@
 """Beyond one machine, end to end on real services: a Dagster instance in a private PostgreSQL,
 a Redis broker, two Celery worker processes (each with its own work folder, as on two hosts),
 the source and the store on an S3 server (SeaweedFS), and batch runs launched by the deploy
-yaml's run launcher (processes forked from a warm one) with the Celery executor. Every table equals, order aside, what the local in-process
-default writes for the same files from a folder into a folder; also when one worker is
-SIGKILLed in the middle of a step."""
+yaml's run launcher (processes forked from a warm one) with the Celery executor. Every table
+equals, order aside, what the local in-process default writes for the same files from a folder
+into a folder; also when one worker is SIGKILLed in the middle of a step."""
 
 from __future__ import annotations
 
@@ -168,8 +168,10 @@ def _distributed(
             runs.join(timeout=_STEP_WAIT_S * 2)
             assert not runs.is_alive() and not errors, errors
             for worker in workers:
-                # The normaliser's pool ran in the worker, with its time budget.
-                assert "daemonic" not in worker.log.read_text(errors="replace")
+                # The normaliser's pool ran in the worker, with its time budget, started
+                # when the worker was ready.
+                log = worker.log.read_text(errors="replace")
+                assert "daemonic" not in log and "the worker's pool started" in log
         statuses = {r.status for r in instance.get_runs()}
         assert statuses == {dg.DagsterRunStatus.SUCCESS}
         executions = _executions(instance)

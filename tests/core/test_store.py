@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -23,7 +24,7 @@ from content_core.store import (
     compact_store,
     rows_from_table,
 )
-from content_core.store.row_arrow import columns_markdown
+from content_core.store.row_arrow import columns_markdown, duckdb_type
 
 
 def _raw_row(batch: str, path: str, seq: int, change: str = "added") -> RawFileRow:
@@ -240,3 +241,27 @@ def test_an_older_stores_views_gain_the_current_columns(store: ContentStore) -> 
     columns = ", ".join(SCHEMAS[RAW_FILES].names)
     rows = reopened.query(f"SELECT {columns} FROM raw_files").to_pylist()
     assert [(r["path"], r["media_type"]) for r in rows] == [("a.txt", None)]
+
+
+def test_duckdb_type_names_types_as_duckdb_does() -> None:
+    """Worked out without DuckDB scanning a table: quoted keywords and odd names, nested lists
+    and structs, every scalar the row models use."""
+    odd = pa.struct(
+        [("order", pa.int32()), ("Name", pa.string()), ("a b", pa.float32()), ("ok_1", pa.bool_())]
+    )
+    schema = pa.schema(
+        [
+            ("nested", pa.list_(odd)),
+            ("blob", pa.large_binary()),
+            ("text", pa.large_string()),
+            ("vector", pa.list_(pa.float32())),
+            ("at", pa.timestamp("us")),
+            ("at_utc", pa.timestamp("us", tz="UTC")),
+        ]
+    )
+    connection = duckdb.connect(":memory:")
+    expected = [str(t) for t in connection.from_arrow(schema.empty_table()).types]
+    connection.close()
+    assert [duckdb_type(field.type) for field in schema] == expected
+    with pytest.raises(TypeError, match="no DuckDB type name"):
+        duckdb_type(pa.dictionary(pa.int8(), pa.string()))

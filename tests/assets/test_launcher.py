@@ -1,0 +1,129 @@
+"""content_assets.launcher.ForkingRunLauncher on a real instance: a launched run executes in a
+process forked from the launcher's warm process, in a session of its own; terminate cancels a
+running run; a warm process that died is started again on the next launch."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+from dagster._core.definitions.reconstruct import ReconstructableRepository
+from dagster._core.launcher import WorkerStatus
+
+from content_assets.launcher import PID_TAG, ForkingRunLauncher
+
+REPO = Path(__file__).resolve().parents[2]
+JOBS = "tests.support.launcher_jobs"
+_WAIT_S = 120.0
+
+
+@pytest.fixture
+def instance() -> Iterator[dg.DagsterInstance]:
+    launcher = {
+        "module": "content_assets.launcher",
+        "class": "ForkingRunLauncher",
+        "config": {"preload_modules": [JOBS]},
+    }
+    with dg.instance_for_test(overrides={"run_launcher": launcher}) as test_instance:
+        yield test_instance
+
+
+def _launch(instance: dg.DagsterInstance, note: Path, wait_s: float = 0.0) -> str:
+    recon_job = ReconstructableRepository.for_module(
+        JOBS, "defs", working_directory=str(REPO)
+    ).get_reconstructable_job("note_job")
+    run = instance.create_run_for_job(
+        job_def=recon_job.get_definition(),
+        run_config={"ops": {"note_and_wait": {"config": {"note": str(note), "wait_s": wait_s}}}},
+        job_code_origin=recon_job.get_python_origin(),
+    )
+    instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
+    return run.run_id
+
+
+def _until(predicate: Any, what: str) -> None:
+    deadline = time.monotonic() + _WAIT_S
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not {what} after {_WAIT_S} s")
+        time.sleep(0.1)
+
+
+def _finished(instance: dg.DagsterInstance, run_id: str) -> dg.DagsterRun:
+    _until(lambda: instance.get_run_by_id(run_id).is_finished, f"run {run_id} finished")  # type: ignore[union-attr]
+    run = instance.get_run_by_id(run_id)
+    assert run is not None
+    return run
+
+
+def _launcher(instance: dg.DagsterInstance) -> ForkingRunLauncher:
+    launcher = instance.run_launcher
+    assert isinstance(launcher, ForkingRunLauncher)
+    return launcher
+
+
+def _zygote_pid(instance: dg.DagsterInstance) -> int:
+    zygote = _launcher(instance)._zygote  # noqa: SLF001
+    assert zygote is not None
+    return zygote.pid
+
+
+def test_a_launched_run_runs_in_a_process_forked_from_the_warm_one(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    run = _finished(instance, _launch(instance, tmp_path / "note.json"))
+    assert run.status == dg.DagsterRunStatus.SUCCESS
+    ran = json.loads((tmp_path / "note.json").read_text())
+    assert ran["pid"] == int(run.tags[PID_TAG]) != os.getpid()
+    assert ran["parent"] == _zygote_pid(instance)
+    # Dagster's own record of the run's process names the same pid.
+    started = [
+        r.dagster_event.message
+        for r in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ENGINE_EVENT)
+        if r.dagster_event is not None and "Started process" in (r.dagster_event.message or "")
+    ]
+    assert started == [f"Started process for run (pid: {ran['pid']})."]
+    health = _launcher(instance).check_run_worker_health(run)
+    assert health.status == WorkerStatus.FAILED  # its process has exited
+
+
+def test_terminate_cancels_a_running_run(instance: dg.DagsterInstance, tmp_path: Path) -> None:
+    note = tmp_path / "note.json"
+    run_id = _launch(instance, note, wait_s=_WAIT_S)
+    _until(note.exists, "the op started")
+    run = instance.get_run_by_id(run_id)
+    assert run is not None and run.status == dg.DagsterRunStatus.STARTED
+    assert _launcher(instance).check_run_worker_health(run).status == WorkerStatus.RUNNING
+    assert _launcher(instance).terminate(run_id)
+    assert _finished(instance, run_id).status == dg.DagsterRunStatus.CANCELED
+    pid = json.loads(note.read_text())["pid"]
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    _until(gone, "the run's process gone")
+    assert not _launcher(instance).terminate(run_id)
+
+
+def test_a_dead_warm_process_is_started_again(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
+    first = _finished(instance, _launch(instance, tmp_path / "first.json"))
+    assert first.status == dg.DagsterRunStatus.SUCCESS
+    dead = _zygote_pid(instance)
+    os.kill(dead, signal.SIGKILL)
+    second = _finished(instance, _launch(instance, tmp_path / "second.json"))
+    assert second.status == dg.DagsterRunStatus.SUCCESS
+    assert json.loads((tmp_path / "second.json").read_text())["parent"] == _zygote_pid(instance)
+    assert _zygote_pid(instance) != dead
