@@ -28,6 +28,7 @@ import importlib
 import json
 import logging
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -46,6 +47,7 @@ from dagster._core.launcher import (
 from dagster._serdes import ConfigurableClass, ConfigurableClassData
 
 from content_assets.executors import keep_connections
+from content_core.sandbox import is_process_alive
 
 __all__ = ["ForkingRunLauncher", "PID_TAG", "HOST_TAG"]
 
@@ -53,6 +55,8 @@ PID_TAG = "content/run_pid"
 HOST_TAG = "content/run_host"
 DEFAULT_PRELOAD = ("content_assets.definitions",)
 _log = logging.getLogger(__name__)
+# How long a launch waits for the warm process to answer (it may be importing).
+_ANSWER_TIMEOUT_S = 300.0
 
 
 class ForkingRunLauncher(RunLauncher, ConfigurableClass):
@@ -119,7 +123,9 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
             try:
                 zygote.stdin.write(json.dumps(request).encode() + b"\n")
                 zygote.stdin.flush()
-                line = zygote.stdout.readline()
+                # The first answer waits for the imports; a warm process answers at once.
+                answered, _, _ = select.select([zygote.stdout], [], [], _ANSWER_TIMEOUT_S)
+                line = zygote.stdout.readline() if answered else b""
             except (BrokenPipeError, ValueError):
                 line = b""
             if line:
@@ -128,7 +134,10 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
             self._stop_zygote()
             if attempt:
                 break
-        raise RuntimeError("the warm run process exited; see the launcher's stderr")
+        raise RuntimeError(
+            f"the warm run process exited or did not answer in {_ANSWER_TIMEOUT_S:g} s; "
+            "see the launcher's stderr"
+        )
 
     def _running_zygote(self) -> subprocess.Popen[bytes]:
         if self._zygote is None or self._zygote.poll() is not None:
@@ -168,7 +177,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
         if run is None or run.is_finished:
             return False
         pid = self._run_pid(run)
-        if pid is None or not _alive(pid):
+        if pid is None or not is_process_alive(pid):
             return False
         self._instance.report_run_canceling(run)
         os.kill(pid, signal.SIGTERM)
@@ -182,23 +191,13 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
         pid = self._run_pid(run)
         if pid is None:
             return CheckRunHealthResult(WorkerStatus.UNKNOWN, "the run did not start on this host")
-        if _alive(pid):
+        if is_process_alive(pid):
             return CheckRunHealthResult(WorkerStatus.RUNNING)
         return CheckRunHealthResult(WorkerStatus.FAILED, f"the run's process {pid} is gone")
 
     def dispose(self) -> None:
         with self._lock:
             self._stop_zygote()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _zygote_instance(

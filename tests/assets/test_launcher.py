@@ -18,6 +18,7 @@ from dagster._core.definitions.reconstruct import ReconstructableRepository
 from dagster._core.launcher import WorkerStatus
 
 from content_assets.launcher import PID_TAG, ForkingRunLauncher
+from content_core.sandbox import is_process_alive
 
 REPO = Path(__file__).resolve().parents[2]
 JOBS = "tests.support.launcher_jobs"
@@ -104,15 +105,7 @@ def test_terminate_cancels_a_running_run(instance: dg.DagsterInstance, tmp_path:
     assert _launcher(instance).terminate(run_id)
     assert _finished(instance, run_id).status == dg.DagsterRunStatus.CANCELED
     pid = json.loads(note.read_text())["pid"]
-
-    def gone() -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-
-    _until(gone, "the run's process gone")
+    _until(lambda: not is_process_alive(pid), "the run's process gone")
     assert not _launcher(instance).terminate(run_id)
 
 

@@ -12,6 +12,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -107,9 +108,9 @@ def _as_postgres() -> dict[str, object]:
     return {"user": _PG_USER, "group": pwd.getpwnam(_PG_USER).pw_gid}
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def _stop(process: subprocess.Popen[bytes], stop: signal.Signals) -> None:
     if process.poll() is None:
-        process.terminate()
+        process.send_signal(stop)
         try:
             process.wait(timeout=_STOP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -119,9 +120,14 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def _serving(
-    command: list[str], ready: Callable[[], bool], log: Path, **user: object
+    command: list[str],
+    ready: Callable[[], bool],
+    log: Path,
+    stop: signal.Signals = signal.SIGTERM,
+    **user: object,
 ) -> Iterator[None]:
-    """Run `command` (its output to `log`) until the block ends, once `ready()` says so."""
+    """Run `command` (its output to `log`) until the block ends, once `ready()` says so; then
+    send it `stop`."""
     with open(log, "wb") as output:
         process = subprocess.Popen(
             command, stdout=output, stderr=subprocess.STDOUT, **user  # type: ignore[call-overload]
@@ -136,7 +142,7 @@ def _serving(
             time.sleep(0.2)
         yield
     finally:
-        _stop(process)
+        _stop(process, stop)
 
 
 @contextmanager
@@ -181,7 +187,9 @@ def running_postgres() -> Iterator[PostgresServer]:
             "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
             "-c", "max_connections=200",
         ]
-        with _serving(command, ready, root / "postgres.log", **as_postgres):
+        # SIGINT: PostgreSQL's fast shutdown, which ends the sessions still open (a SIGTERM
+        # waits for every client to disconnect).
+        with _serving(command, ready, root / "postgres.log", signal.SIGINT, **as_postgres):
             yield server
     finally:
         shutil.rmtree(root, ignore_errors=True)
