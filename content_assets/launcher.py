@@ -3,10 +3,13 @@
 Dagster's default launcher starts every run as a new interpreter (the code server spawns
 `dagster api execute_run`), which imports Dagster, the definitions and the storage and broker
 clients again: about 1.5 CPU-seconds of every batch run before it does anything. On a
-deployment with many small batches that is a large share of the machine. This launcher keeps
-one process (the "zygote", started on the first launch) that has imported them once, and forks
-it for every run, so a run starts with everything loaded. Each run is still its own process,
-in its own session, and outlives the launcher as a default-launched run does.
+deployment with many small batches that is a large share of the machine. This launcher starts,
+on its first launch, a small process of its own (the "broker", a new interpreter) that owns a
+`multiprocessing` fork server with `preload_modules` imported; each run is a process that fork
+server starts, so a run starts with everything loaded. Each run is still its own process, in
+its own session, and outlives the launcher as a default-launched run does. Nothing forks from
+a process that runs threads: the broker only reads requests, and the fork server is the
+standard library's (the same mechanism as the normaliser's worker pool).
 
     run_launcher:
       module: content_assets.launcher
@@ -15,18 +18,17 @@ in its own session, and outlives the launcher as a default-launched run does.
         preload_modules: [dagster_postgres, kombu.transport.redis, content_assets.definitions]
 
 Runs execute on the launcher's host (the daemon's, for runs the daemon launches), with its
-environment, as with the default launcher on a local code location. The zygote imports code
-once: after changing the definitions, restart the daemon (and the webserver, if it launches
-runs), as you would reload a code location. `terminate` sends SIGTERM to the run's process,
-which Dagster turns into an interrupt that cancels the run; run monitoring asks whether the
-process is alive.
+environment, as with the default launcher on a local code location. The fork server imports
+code once: after changing the definitions, restart the daemon (and the webserver, if it
+launches runs), as you would reload a code location. `terminate` sends SIGTERM to the run's
+process, which Dagster turns into an interrupt that cancels the run; run monitoring asks
+whether the process is alive.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import logging
+import multiprocessing
 import os
 import select
 import signal
@@ -35,7 +37,8 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from multiprocessing import forkserver
+from typing import Any
 
 import dagster as dg
 from dagster._core.launcher import (
@@ -54,8 +57,7 @@ __all__ = ["ForkingRunLauncher", "PID_TAG", "HOST_TAG"]
 PID_TAG = "content/run_pid"
 HOST_TAG = "content/run_host"
 DEFAULT_PRELOAD = ("content_assets.definitions",)
-_log = logging.getLogger(__name__)
-# How long a launch waits for the warm process to answer (it may be importing).
+# How long a launch waits for the broker to answer (its fork server may be importing).
 _ANSWER_TIMEOUT_S = 300.0
 
 
@@ -69,7 +71,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
     ) -> None:
         self._inst_data = inst_data
         self._preload = tuple(preload_modules)
-        self._zygote: subprocess.Popen[bytes] | None = None
+        self._broker: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         super().__init__()  # type: ignore[no-untyped-call]
 
@@ -84,7 +86,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
                 [str],
                 is_required=False,
                 default_value=list(DEFAULT_PRELOAD),
-                description="Modules the warm process imports before it forks runs.",
+                description="Modules the fork server imports before it starts runs.",
             )
         }
 
@@ -95,10 +97,10 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
         return cls(inst_data=inst_data, **config_value)
 
     def start(self) -> None:
-        """Start the warm process now, not on the first launch (it imports for a second or
-        two)."""
+        """Start the broker and its fork server now, not on the first launch (the fork server
+        imports for a second or two)."""
         with self._lock:
-            self._running_zygote()
+            self._running_broker()
 
     def launch_run(self, context: LaunchRunContext) -> None:
         run = context.dagster_run
@@ -109,62 +111,62 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
         with self._lock:
             reply = self._ask(request)
         if "error" in reply:
-            raise RuntimeError(f"the warm run process could not start run {run.run_id}: "
+            raise RuntimeError(f"the run launcher's broker could not start run {run.run_id}: "
                                f"{reply['error']}")
         self._instance.add_run_tags(
             run.run_id, {PID_TAG: str(reply["pid"]), HOST_TAG: socket.gethostname()}
         )
 
     def _ask(self, request: Mapping[str, str]) -> dict[str, Any]:
-        """Send one request to the zygote (started, or restarted, as needed); its reply."""
+        """Send one request to the broker (started, or restarted, as needed); its reply."""
         for attempt in range(2):
-            zygote = self._running_zygote()
-            assert zygote.stdin is not None and zygote.stdout is not None
+            broker = self._running_broker()
+            assert broker.stdin is not None and broker.stdout is not None
             try:
-                zygote.stdin.write(json.dumps(request).encode() + b"\n")
-                zygote.stdin.flush()
-                # The first answer waits for the imports; a warm process answers at once.
-                answered, _, _ = select.select([zygote.stdout], [], [], _ANSWER_TIMEOUT_S)
-                line = zygote.stdout.readline() if answered else b""
+                broker.stdin.write(json.dumps(request).encode() + b"\n")
+                broker.stdin.flush()
+                # The first answer waits for the fork server's imports; later ones come at once.
+                answered, _, _ = select.select([broker.stdout], [], [], _ANSWER_TIMEOUT_S)
+                line = broker.stdout.readline() if answered else b""
             except (BrokenPipeError, ValueError):
                 line = b""
             if line:
                 reply: dict[str, Any] = json.loads(line)
                 return reply
-            self._stop_zygote()
+            self._stop_broker()
             if attempt:
                 break
         raise RuntimeError(
-            f"the warm run process exited or did not answer in {_ANSWER_TIMEOUT_S:g} s; "
+            f"the run launcher's broker exited or did not answer in {_ANSWER_TIMEOUT_S:g} s; "
             "see the launcher's stderr"
         )
 
-    def _running_zygote(self) -> subprocess.Popen[bytes]:
-        if self._zygote is None or self._zygote.poll() is not None:
-            self._zygote = subprocess.Popen(
+    def _running_broker(self) -> subprocess.Popen[bytes]:
+        if self._broker is None or self._broker.poll() is not None:
+            self._broker = subprocess.Popen(
                 [sys.executable, "-m", "content_assets.launcher", *self._preload],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 start_new_session=True,
             )
-        return self._zygote
+        return self._broker
 
-    def _stop_zygote(self) -> None:
-        zygote, self._zygote = self._zygote, None
-        if zygote is None:
+    def _stop_broker(self) -> None:
+        broker, self._broker = self._broker, None
+        if broker is None:
             return
-        if zygote.stdin is not None:
+        if broker.stdin is not None:
             try:
-                zygote.stdin.close()
+                broker.stdin.close()
             except BrokenPipeError:
                 pass
         try:
-            zygote.wait(timeout=30)
+            broker.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            zygote.kill()
-            zygote.wait(timeout=30)
-        if zygote.stdout is not None:
-            zygote.stdout.close()
+            broker.kill()
+            broker.wait(timeout=30)
+        if broker.stdout is not None:
+            broker.stdout.close()
 
     def _run_pid(self, run: dg.DagsterRun) -> int | None:
         """The pid of `run`'s process when it ran on this host."""
@@ -197,86 +199,53 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
 
     def dispose(self) -> None:
         with self._lock:
-            self._stop_zygote()
+            self._stop_broker()
 
 
-def _zygote_instance(
-    request: Mapping[str, str], instances: dict[str, dg.DagsterInstance]
-) -> dg.DagsterInstance | None:
-    """The zygote's instance for the request's ref, built on first use (its storages check
-    their schema then) and inherited by every child; None when it cannot be built here (the
-    child then builds its own, and reports why it cannot)."""
-    key = request["instance_ref"]
-    if key not in instances:
-        from dagster._core.instance.ref import InstanceRef
-
-        try:
-            instances[key] = dg.DagsterInstance.from_ref(dg.deserialize_value(key, InstanceRef))
-        except Exception:
-            _log.exception("the warm run process could not load the instance")
-            return None
-    return instances[key]
-
-
-def _execute(
-    request: Mapping[str, str], stdout: IO[bytes], instance: dg.DagsterInstance | None
-) -> None:
-    """In the forked child: run the requested run to its end, as `dagster api execute_run`."""
+def _execute(request: Mapping[str, str]) -> None:
+    """In a process the fork server started: run the requested run to its end, as
+    `dagster api execute_run` does."""
     from dagster._cli.api import _execute_run_command_body
     from dagster._core.instance.ref import InstanceRef
     from dagster._utils.interrupts import capture_interrupts, setup_interrupt_handlers
 
-    stdout.close()  # the zygote's reply pipe: only the zygote writes there
-    os.dup2(sys.stderr.fileno(), 1)
+    os.setsid()  # its own session: a signal to the launcher's group does not reach the run
     setup_interrupt_handlers()
     with capture_interrupts():
-        if instance is None:
-            instance = dg.DagsterInstance.from_ref(
-                dg.deserialize_value(request["instance_ref"], InstanceRef)
+        ref = dg.deserialize_value(request["instance_ref"], InstanceRef)
+        with dg.DagsterInstance.from_ref(ref) as instance:
+            keep_connections(instance)
+            _execute_run_command_body(
+                request["run_id"], instance, lambda _event: None, set_exit_code_on_failure=True
             )
-        # The inherited storages hold no connection (they open one per operation); this
-        # process opens its own and keeps them.
-        keep_connections(instance)
-        _execute_run_command_body(
-            request["run_id"], instance, lambda _event: None, set_exit_code_on_failure=True
-        )
 
 
 def serve(preload: Sequence[str]) -> None:
-    """The zygote: import `preload`, then fork a run process per request line on stdin and
-    answer each with the child's pid (a JSON line on stdout). Ends when stdin closes."""
-    for module in preload:
-        try:
-            importlib.import_module(module)
-        except Exception:
-            _log.exception("the warm run process could not preload %s", module)
-    # Children are reaped as they exit; nobody waits for a run's exit status here.
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-    instances: dict[str, dg.DagsterInstance] = {}
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    """The broker: start a run process per request line on stdin, from a fork server that has
+    imported `preload`, and answer each with its pid (a JSON line on stdout). Ends when stdin
+    closes, leaving the runs running."""
+    stdin = sys.stdin.buffer
+    # Replies go on a descriptor of their own; stdout becomes stderr, so that nothing the fork
+    # server or a run prints can reach the launcher as a reply.
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))
+    forkserver.ensure_running()  # it imports `preload` now, not on the first launch
     for line in stdin:
         request = json.loads(line)
-        instance = _zygote_instance(request, instances)
+        process = context.Process(target=_execute, args=(request,), name=request["run_id"])
         try:
-            pid = os.fork()
+            process.start()
+            reply: dict[str, Any] = {"pid": process.pid}
         except OSError as exc:
-            stdout.write(json.dumps({"error": str(exc)}).encode() + b"\n")
-            stdout.flush()
-            continue
-        if pid == 0:
-            code = 1
-            try:
-                os.setsid()
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                _execute(request, stdout, instance)
-                code = 0
-            except BaseException:
-                _log.exception("run %s failed to execute", request.get("run_id"))
-            finally:
-                sys.stderr.flush()
-                os._exit(code)
-        stdout.write(json.dumps({"pid": pid}).encode() + b"\n")
-        stdout.flush()
+            reply = {"error": str(exc)}
+        replies.write(json.dumps(reply).encode() + b"\n")
+        replies.flush()
+        multiprocessing.active_children()  # forgets the runs that have ended
+    replies.close()
+    # Not Python's usual exit, which would wait for every run still going.
+    os._exit(0)
 
 
 if __name__ == "__main__":

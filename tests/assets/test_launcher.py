@@ -1,6 +1,6 @@
 """content_assets.launcher.ForkingRunLauncher on a real instance: a launched run executes in a
-process forked from the launcher's warm process, in a session of its own; terminate cancels a
-running run; a warm process that died is started again on the next launch."""
+process started by the broker's fork server, in a session of its own; terminate cancels a
+running run; a broker that died is started again on the next launch."""
 
 from __future__ import annotations
 
@@ -70,20 +70,28 @@ def _launcher(instance: dg.DagsterInstance) -> ForkingRunLauncher:
     return launcher
 
 
-def _zygote_pid(instance: dg.DagsterInstance) -> int:
-    zygote = _launcher(instance)._zygote  # noqa: SLF001
-    assert zygote is not None
-    return zygote.pid
+def _broker_pid(instance: dg.DagsterInstance) -> int:
+    broker = _launcher(instance)._broker  # noqa: SLF001
+    assert broker is not None
+    return broker.pid
 
 
-def test_a_launched_run_runs_in_a_process_forked_from_the_warm_one(
+def _fork_server_of(pid: int) -> int:
+    """The parent of `pid`, checked to be a multiprocessing fork server; its own parent."""
+    command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    assert "multiprocessing.forkserver" in command, command
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def test_a_launched_run_runs_in_a_process_of_the_brokers_fork_server(
     instance: dg.DagsterInstance, tmp_path: Path
 ) -> None:
     run = _finished(instance, _launch(instance, tmp_path / "note.json"))
     assert run.status == dg.DagsterRunStatus.SUCCESS
     ran = json.loads((tmp_path / "note.json").read_text())
     assert ran["pid"] == int(run.tags[PID_TAG]) != os.getpid()
-    assert ran["parent"] == _zygote_pid(instance)
+    assert _fork_server_of(ran["parent"]) == _broker_pid(instance)
     # Dagster's own record of the run's process names the same pid.
     started = [
         r.dagster_event.message
@@ -109,14 +117,14 @@ def test_terminate_cancels_a_running_run(instance: dg.DagsterInstance, tmp_path:
     assert not _launcher(instance).terminate(run_id)
 
 
-def test_a_dead_warm_process_is_started_again(
+def test_a_dead_broker_is_started_again(
     instance: dg.DagsterInstance, tmp_path: Path
 ) -> None:
     first = _finished(instance, _launch(instance, tmp_path / "first.json"))
     assert first.status == dg.DagsterRunStatus.SUCCESS
-    dead = _zygote_pid(instance)
+    dead = _broker_pid(instance)
     os.kill(dead, signal.SIGKILL)
     second = _finished(instance, _launch(instance, tmp_path / "second.json"))
     assert second.status == dg.DagsterRunStatus.SUCCESS
-    assert json.loads((tmp_path / "second.json").read_text())["parent"] == _zygote_pid(instance)
-    assert _zygote_pid(instance) != dead
+    parent = json.loads((tmp_path / "second.json").read_text())["parent"]
+    assert _fork_server_of(parent) == _broker_pid(instance) != dead
