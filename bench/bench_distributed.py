@@ -8,8 +8,8 @@ worker and with two. Every distributed store is checked against the local one, t
 Needs PostgreSQL and redis-server installed (Debian's `postgresql`, `redis-server`); private
 servers are started on free ports. Each batch run is created and launched as the daemon does,
 by the instance's run launcher (deploy/dagster-postgres.yaml's ForkingRunLauncher: a process
-forked from a warm one), at most `--runs-per-worker` per worker at once. Workers and the
-launcher's warm process are started before the clock starts, as in a running deployment.
+started by a warm fork server), at most `--runs-per-worker` per worker at once. Workers and the
+launcher's fork server are started before the clock starts, as in a running deployment.
 
     .venv/bin/python bench/bench_distributed.py --files 1000 --s3
 
