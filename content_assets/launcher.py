@@ -62,7 +62,8 @@ _ANSWER_TIMEOUT_S = 300.0
 
 
 class ForkingRunLauncher(RunLauncher, ConfigurableClass):
-    """Launch each run in a process forked from a process with `preload_modules` imported."""
+    """Launch each run in a process started by a fork server that has imported
+    `preload_modules` (owned by a broker process this launcher starts)."""
 
     def __init__(
         self,
