@@ -57,6 +57,10 @@ __all__ = ["ForkingRunLauncher", "PID_TAG", "HOST_TAG"]
 PID_TAG = "content/run_pid"
 HOST_TAG = "content/run_host"
 DEFAULT_PRELOAD = ("content_assets.definitions",)
+# The broker's program. Run as `-c`, not `-m`: the run target is then pickled as
+# content_assets.launcher._execute, and no run process imports this module a second time as
+# multiprocessing's main module.
+_BROKER = "import sys; from content_assets.launcher import serve; serve(sys.argv[1:])"
 # How long a launch waits for the broker to answer (its fork server may be importing).
 _ANSWER_TIMEOUT_S = 300.0
 
@@ -120,7 +124,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
 
     def _ask(self, request: Mapping[str, str]) -> dict[str, Any]:
         """Send one request to the broker (started, or restarted, as needed); its reply."""
-        for attempt in range(2):
+        for _ in range(2):
             broker = self._running_broker()
             assert broker.stdin is not None and broker.stdout is not None
             try:
@@ -135,8 +139,6 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
                 reply: dict[str, Any] = json.loads(line)
                 return reply
             self._stop_broker()
-            if attempt:
-                break
         raise RuntimeError(
             f"the run launcher's broker exited or did not answer in {_ANSWER_TIMEOUT_S:g} s; "
             "see the launcher's stderr"
@@ -145,7 +147,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
     def _running_broker(self) -> subprocess.Popen[bytes]:
         if self._broker is None or self._broker.poll() is not None:
             self._broker = subprocess.Popen(
-                [sys.executable, "-m", "content_assets.launcher", *self._preload],
+                [sys.executable, "-c", _BROKER, *self._preload],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 start_new_session=True,
@@ -247,7 +249,3 @@ def serve(preload: Sequence[str]) -> None:
     replies.close()
     # Not Python's usual exit, which would wait for every run still going.
     os._exit(0)
-
-
-if __name__ == "__main__":
-    serve(sys.argv[1:])
