@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,7 +32,7 @@ from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.pdf_handoff import discard_opened_pdf
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
-from content_core.ocr import OcrConfig, OcrRun
+from content_core.ocr import OcrConfig, OcrRun, PageClaimed
 from content_core.sandbox import TaskFailure, run_task, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
@@ -117,6 +117,14 @@ class _Task:
     timeout_s: float = ProcessingConfig().timeout_s
     # The object-store root the blobs are PUT to (`s3://...`), when the store is on one.
     blob_remote: str | None = None
+    # Come back to the file later (`_Deferred`) rather than wait for a page another process
+    # is reading (OcrRun.defer_claimed).
+    defer_claimed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Deferred:
+    """A task's answer when its file met a page that another process was reading."""
 
 
 def process_files(
@@ -135,7 +143,8 @@ def process_files(
     """
     binary = _within_file_limit(config)
     remote = blob_store.remote.location if blob_store.remote is not None else None
-    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote)
+    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote,
+                   defer_claimed=True)
              for item in inputs]
     if not tasks:
         return []
@@ -144,12 +153,11 @@ def process_files(
         # A daemonic process may not start children; run in this process instead.
         _log.warning("process_files called from a daemonic process: running without isolation")
         isolate = False
-    if not isolate:
-        # The same boundary as a worker process: what a file raises becomes its failure.
-        results: list[list[ArtifactRecord] | TaskFailure] = [
-            run_task(_process_task, task) for task in tasks
-        ]
-    else:
+
+    def run(todo: list[_Task]) -> list[list[ArtifactRecord] | _Deferred | TaskFailure]:
+        if not isolate:
+            # The same boundary as a worker process: what a file raises becomes its failure.
+            return [run_task(_process_task, task) for task in todo]
         pool = shared_pool(
             workers=config.workers,
             memory_mb=config.memory_mb,
@@ -157,9 +165,19 @@ def process_files(
         )
         # In input order, not largest first: copies of one scan sit apart, so the second
         # finds the first's OCR readings in the cache instead of reading the pages alongside.
-        results = pool.map(_process_task, tasks, timeout_s=config.timeout_s)
+        return pool.map(_process_task, todo, timeout_s=config.timeout_s)
+
+    results = run(tasks)
+    # A file with a page that another process (a worker of another batch) was reading went
+    # to the back; by now that reading is usually in the cache. This time it waits for it.
+    again = [index for index, result in enumerate(results) if isinstance(result, _Deferred)]
+    if again:
+        retried = run([replace(tasks[index], defer_claimed=False) for index in again])
+        for index, result in zip(again, retried, strict=True):
+            results[index] = result
     out: list[list[ArtifactRecord]] = []
     for task, result in zip(tasks, results, strict=True):
+        assert not isinstance(result, _Deferred), "a file is deferred once at most"
         if isinstance(result, TaskFailure):
             out.append([_worker_failure(task.item, result)])
         else:
@@ -194,7 +212,7 @@ def _converter(config: BinaryConfig) -> OfficeConverter:
     return _CONVERTERS[key]
 
 
-def _process_task(task: _Task) -> list[ArtifactRecord]:
+def _process_task(task: _Task) -> list[ArtifactRecord] | _Deferred:
     """Process one raw file (runs in a worker); raises only for errors about the raw file
     that leave nothing to record but the error."""
     try:
@@ -204,7 +222,7 @@ def _process_task(task: _Task) -> list[ArtifactRecord]:
         discard_opened_pdf()
 
 
-def _process_file(task: _Task) -> list[ArtifactRecord]:
+def _process_file(task: _Task) -> list[ArtifactRecord] | _Deferred:
     started = time.monotonic()
     item = task.item
     try:
@@ -247,8 +265,11 @@ def _process_file(task: _Task) -> list[ArtifactRecord]:
     # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
     # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
     ocr = OcrRun(task.ocr, task.blob_root.parent / "cache" / "ocr",
-                 started + 0.75 * task.timeout_s)
-    return records_of(artifacts, store, raw_id, task.binary, ocr)
+                 started + 0.75 * task.timeout_s, defer_claimed=task.defer_claimed)
+    try:
+        return records_of(artifacts, store, raw_id, task.binary, ocr)
+    except PageClaimed:
+        return _Deferred()
 
 
 # Any: what a coroutine yields to and is sent by its loop, which only the loop sees.

@@ -3,15 +3,24 @@
 Layout: `<root>/<key[:2]>/<key>.json`. A writer writes a temporary file beside the target and
 renames it into place (`os.replace` is atomic on one filesystem), so a reader sees no file or
 a whole one, and two processes caching the same key both succeed with identical content.
+
+An entry that is costly to make (an OCR reading) can be claimed first (`claim`): a process
+that misses the cache while another one holds the key's claim waits for that entry instead of
+making it a second time. A claim is an `flock` on `<root>/<key[:2]>/.<key>.claim`, so a
+process that dies holding one never leaves it held.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
 import os
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 # Part of every key: bump it to invalidate all entries when the key recipe changes.
 CACHE_FORMAT = "extraction-cache-v1"
+# How often a process waiting for another one's claim looks again.
+_CLAIM_POLL_S = 0.02
 
 
 def cache_key(*, chunk_text: str, schema: str, model: str, prompt: str) -> str:
@@ -99,8 +110,51 @@ class ExtractionCache:
             Path(tmp).unlink(missing_ok=True)
             raise
 
+    @contextmanager
+    def claim(self, key: str, *, deadline: float) -> Iterator[bool]:
+        """Hold the claim on `key` while making its entry: True once held, False when
+        another process still held it at `deadline` (a `time.monotonic()` value; make the
+        entry anyway). Look the key up again once this yields: the holder that was waited
+        for has usually stored it.
+
+        The claim file goes when its holder is done. A process that was waiting on the
+        removed file finds it gone and claims afresh, so two processes never both hold one."""
+        path = self._path(key)
+        claim_path = path.with_name(f".{key}.claim")
+        claim_path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(claim_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                if not _lock_until(fd, deadline):
+                    yield False
+                    return
+                try:
+                    current = os.stat(claim_path).st_ino
+                except FileNotFoundError:
+                    current = None
+                if current == os.fstat(fd).st_ino:
+                    try:
+                        yield True
+                    finally:
+                        claim_path.unlink(missing_ok=True)
+                    return
+            finally:
+                os.close(fd)  # releases the flock
+
     def __contains__(self, key: str) -> bool:
         return self._path(key).is_file()
 
     def __len__(self) -> int:
         return sum(1 for _ in self.root.glob("??/*.json")) if self.root.is_dir() else 0
+
+
+def _lock_until(fd: int, deadline: float) -> bool:
+    """Take an exclusive flock on `fd`, polling until `deadline`; False if it never came."""
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_CLAIM_POLL_S)

@@ -11,7 +11,14 @@ from content_core.ocr.engines import (
     tessdata_dir,
 )
 from content_core.ocr.orientation import rotation_candidates
-from content_core.ocr.pages import OcrOutcome, OcrPage, ocr_image, ocr_pdf, read_upright
+from content_core.ocr.pages import (
+    OcrOutcome,
+    OcrPage,
+    PageClaimed,
+    ocr_image,
+    ocr_pdf,
+    read_upright,
+)
 from content_core.ocr.run import OcrRun, is_picture
 
 __all__ = [
@@ -23,6 +30,7 @@ __all__ = [
     "OcrPage",
     "OcrResult",
     "OcrRun",
+    "PageClaimed",
     "RapidOcrEngine",
     "TesseractEngine",
     "build_engine",

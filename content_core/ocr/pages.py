@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import logging
+import math
 import time
 import unicodedata
 from collections import Counter
@@ -31,7 +32,9 @@ from content_core.ocr.orientation import orient, rotated
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["OcrOutcome", "OcrPage", "ocr_image", "ocr_pdf", "read_upright"]
+    from content_core.agents.cache import ExtractionCache
+
+__all__ = ["OcrOutcome", "OcrPage", "PageClaimed", "ocr_image", "ocr_pdf", "read_upright"]
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +44,13 @@ _MAX_PAGE_PIXELS = 40_000_000
 # A scan coarser than this is still rendered at this resolution: engines read small text
 # badly below it.
 _MIN_DPI = 150.0
+# The longest wait for another process reading the same page, when no deadline is nearer.
+_CLAIM_WAIT_S = 300.0
+
+
+class PageClaimed(Exception):  # noqa: N818 (not an error: a reason to come back later)
+    """Another process is reading this page now (raised instead of waiting for it when the
+    caller asked to defer, so that the file can be processed again after the others)."""
 _OCR_ERRORS = (RuntimeError, ValueError, OSError, MemoryError)
 
 
@@ -100,12 +110,14 @@ def ocr_pdf(
     *,
     cache_dir: Path | None,
     deadline: float | None = None,
+    defer_claimed: bool = False,
 ) -> OcrOutcome:
     """OCR the pages of the PDF `data` whose text layer in `extracted` is missing or
     unusable; keep the others as they are.
 
     No page is started after `deadline` (a `time.monotonic()` value): the pages left are
-    named in a note, and a rerun reads them after the cached ones.
+    named in a note, and a rerun reads them after the cached ones. A page another process is
+    reading is waited for, or with `defer_claimed` raises `PageClaimed`.
 
     A page that needs OCR while `config.mode` names an engine that cannot run makes the
     outcome `unavailable`; with "auto", or when OCR is off, a note names the pages.
@@ -161,7 +173,8 @@ def ocr_pdf(
                     image = _render(page, _page_dpi(pdfium, page, config))
                 finally:
                     page.close()
-                result, rotation = _cached_read(engine, image, config, cache_dir)
+                result, rotation = _cached_read(engine, image, config, cache_dir, deadline,
+                                                defer_claimed)
             # PdfiumError is a RuntimeError: a page that cannot be rendered is noted like one
             # the engine failed on, and the other pages are still read.
             except _OCR_ERRORS as exc:
@@ -177,8 +190,17 @@ def ocr_pdf(
                       pages=tuple(read), notes=tuple(notes))
 
 
-def ocr_image(data: bytes, config: OcrConfig, *, cache_dir: Path | None) -> OcrOutcome:
-    """OCR one still image (any format Pillow opens); the text has no page spans.
+def ocr_image(
+    data: bytes,
+    config: OcrConfig,
+    *,
+    cache_dir: Path | None,
+    deadline: float | None = None,
+    defer_claimed: bool = False,
+) -> OcrOutcome:
+    """OCR one still image (any format Pillow opens); the text has no page spans. Another
+    process reading the same pixels is waited for until `deadline` at most, or with
+    `defer_claimed` raises `PageClaimed`.
 
     An engine named in `config.mode` that cannot run comes back as `unavailable`; with
     "auto", or when OCR is off, a note says that the image was not read.
@@ -203,7 +225,8 @@ def ocr_image(data: bytes, config: OcrConfig, *, cache_dir: Path | None) -> OcrO
         image.thumbnail((int((_MAX_PAGE_PIXELS * image.width / image.height) ** 0.5),
                          int((_MAX_PAGE_PIXELS * image.height / image.width) ** 0.5)))
     try:
-        result, rotation = _cached_read(engine, image, config, cache_dir)
+        result, rotation = _cached_read(engine, image, config, cache_dir, deadline,
+                                        defer_claimed)
     except _OCR_ERRORS as exc:
         return OcrOutcome(extracted=empty, notes=(f"OCR failed ({type(exc).__name__}: {exc})",))
     page = OcrPage(page=1, confidence=round(result.confidence, 4), rotation=rotation,
@@ -292,29 +315,61 @@ def _render(page: Any, dpi: float) -> PilImage:
 
 
 def _cached_read(
-    engine: OcrEngine, image: PilImage, config: OcrConfig, cache_dir: Path | None
+    engine: OcrEngine,
+    image: PilImage,
+    config: OcrConfig,
+    cache_dir: Path | None,
+    deadline: float | None = None,
+    defer_claimed: bool = False,
 ) -> tuple[OcrResult, int]:
+    """The reading of `image`, from the cache when it holds one. On a miss the page's claim
+    is taken first: a process (another batch's worker) already reading the same pixels is
+    waited for, until `deadline` or at most `_CLAIM_WAIT_S`, instead of read a second time;
+    with `defer_claimed` that process is not waited for: `PageClaimed` is raised."""
     # Imported here: the agents package pulls in HTTP clients a worker without OCR never uses.
-    from content_core.agents.cache import CachedOutput, ExtractionCache
+    from content_core.agents.cache import ExtractionCache
 
-    cache = ExtractionCache(cache_dir) if cache_dir is not None else None
+    if cache_dir is None:
+        return read_upright(engine, image, min_confidence=config.min_confidence)
+    cache = ExtractionCache(cache_dir)
     key = _cache_key(engine, image, config)
-    if cache is not None and (hit := cache.get(key)) is not None:
-        try:
-            stored = json.loads(hit.output_json)
-            return OcrResult(text=str(stored["text"]), confidence=float(stored["confidence"])), (
-                int(stored["rotation"])
-            )
-        except (ValueError, KeyError, TypeError):
-            logger.warning("ignoring unreadable OCR cache entry %s", key)
-    result, rotation = read_upright(engine, image, min_confidence=config.min_confidence)
-    if cache is not None:
-        payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
-        try:
-            cache.put(key, CachedOutput(output_json=json.dumps(payload), model=engine.name))
-        except OSError as exc:  # a full or read-only disk costs a re-read later, not the page
-            logger.warning("cannot cache an OCR reading: %s", exc)
+    if (hit := _cached(cache, key)) is not None:
+        return hit
+    now = time.monotonic()
+    wait_until = now if defer_claimed else min(now + _CLAIM_WAIT_S, deadline or math.inf)
+    with cache.claim(key, deadline=wait_until) as held:
+        if not held and defer_claimed:
+            raise PageClaimed(key)
+        if (hit := _cached(cache, key)) is not None:
+            return hit
+        result, rotation = read_upright(engine, image, min_confidence=config.min_confidence)
+        _store(cache, key, engine, result, rotation)
     return result, rotation
+
+
+def _cached(cache: ExtractionCache, key: str) -> tuple[OcrResult, int] | None:
+    if (hit := cache.get(key)) is None:
+        return None
+    try:
+        stored = json.loads(hit.output_json)
+        return OcrResult(text=str(stored["text"]), confidence=float(stored["confidence"])), (
+            int(stored["rotation"])
+        )
+    except (ValueError, KeyError, TypeError):
+        logger.warning("ignoring unreadable OCR cache entry %s", key)
+        return None
+
+
+def _store(
+    cache: ExtractionCache, key: str, engine: OcrEngine, result: OcrResult, rotation: int
+) -> None:
+    from content_core.agents.cache import CachedOutput
+
+    payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
+    try:
+        cache.put(key, CachedOutput(output_json=json.dumps(payload), model=engine.name))
+    except OSError as exc:  # a full or read-only disk costs a re-read later, not the page
+        logger.warning("cannot cache an OCR reading: %s", exc)
 
 
 def _cache_key(engine: OcrEngine, image: PilImage, config: OcrConfig) -> str:

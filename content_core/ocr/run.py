@@ -37,16 +37,18 @@ def is_picture(artifact: BinaryArtifact) -> bool:
 @dataclass(frozen=True, slots=True)
 class OcrRun:
     """OCR settings for one raw file: readings are cached in `cache_dir`, and no page is
-    started after `deadline` (a `time.monotonic()` value)."""
+    started after `deadline` (a `time.monotonic()` value). A page another process is reading
+    is waited for, or with `defer_claimed` raises `PageClaimed`."""
 
     config: OcrConfig
     cache_dir: Path
     deadline: float | None = None
+    defer_claimed: bool = False
 
     def read_pdf(self, data: bytes, extracted: ExtractedText) -> OcrOutcome:
         """`extracted` with the pages of the PDF `data` that need OCR read by it."""
         return ocr_pdf(data, extracted, self.config, cache_dir=self.cache_dir,
-                       deadline=self.deadline)
+                       deadline=self.deadline, defer_claimed=self.defer_claimed)
 
     def read_picture(
         self, artifact: BinaryArtifact, renditions: Sequence[BinaryArtifact]
@@ -58,4 +60,5 @@ class OcrRun:
         if source.media_type == mt.PDF:
             blank = build_text([""] * (source.page_count or 1), handler="ocr", paged=True)
             return self.read_pdf(source.bytes, blank)
-        return ocr_image(source.bytes, self.config, cache_dir=self.cache_dir)
+        return ocr_image(source.bytes, self.config, cache_dir=self.cache_dir,
+                         deadline=self.deadline, defer_claimed=self.defer_claimed)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +121,86 @@ def test_identical_chunks_cost_one_call(tmp_path: Path) -> None:
         assert run.prompt_tokens == run.records[0].prompt_tokens > 0
         rerun = run_extractions(items, config, cache_dir=tmp_path)
         assert rerun.calls == 0 and rerun.cache_hits == 5 and len(server.calls) == 1
+
+
+def _hold_claim(root: str, key: str, held: Any, release: Any) -> None:
+    with ExtractionCache(Path(root)).claim(key, deadline=time.monotonic() + 60) as got:
+        assert got
+        held.set()
+        release.wait(60)
+
+
+def test_a_claim_is_held_by_one_process_at_a_time(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    held, release = context.Event(), context.Event()
+    key = _key(1)
+    holder = context.Process(target=_hold_claim, args=(str(tmp_path), key, held, release))
+    holder.start()
+    try:
+        assert held.wait(120)
+        cache = ExtractionCache(tmp_path)
+        with cache.claim(key, deadline=time.monotonic() + 0.2) as got:
+            assert got is False  # still held past the deadline: the caller makes the entry
+        release.set()
+        holder.join(timeout=60)
+        assert holder.exitcode == 0
+        with cache.claim(key, deadline=time.monotonic() + 60) as got:
+            assert got is True
+        # A claim leaves no file behind, and is not counted as an entry.
+        assert not list(tmp_path.rglob("*.claim")) and len(cache) == 0
+    finally:
+        release.set()
+        if holder.is_alive():
+            holder.kill()
+            holder.join(timeout=10)
+
+
+def test_a_claim_dies_with_the_process_that_held_it(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    held, release = context.Event(), context.Event()
+    key = _key(2)
+    holder = context.Process(target=_hold_claim, args=(str(tmp_path), key, held, release))
+    holder.start()
+    try:
+        assert held.wait(120)
+        os.kill(holder.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        holder.join(timeout=60)
+        assert list(tmp_path.rglob("*.claim"))  # killed: its file stays, its flock does not
+        with ExtractionCache(tmp_path).claim(key, deadline=time.monotonic() + 60) as got:
+            assert got is True
+    finally:
+        if holder.is_alive():
+            holder.kill()
+            holder.join(timeout=10)
+
+
+def test_waiters_on_one_claim_take_it_one_after_another(tmp_path: Path) -> None:
+    """Threads stand for processes here (an flock belongs to an open file, not a process):
+    however the claim file comes and goes, no two of them ever hold it together."""
+    cache = ExtractionCache(tmp_path)
+    key = _key(3)
+    inside: list[int] = []
+    overlaps: list[int] = []
+    held: list[bool] = []
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        for _ in range(20):
+            with cache.claim(key, deadline=time.monotonic() + 60) as got:
+                with lock:
+                    held.append(got)
+                    inside.append(n)
+                    if len(inside) > 1:
+                        overlaps.append(n)
+                time.sleep(0.001)
+                with lock:
+                    inside.remove(n)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(t.is_alive() for t in threads) and overlaps == []
+    assert held == [True] * 80
+    assert not list(tmp_path.rglob("*.claim"))

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from content_core.agents.cache import CachedOutput, ExtractionCache
 from content_core.binary.textpdf import assemble_pdf
 from content_core.errors import OcrUnavailableError
 from content_core.ingest import PipelineConfig, discover_pending, run_batch
@@ -244,6 +247,46 @@ def test_a_page_is_never_read_twice(tmp_path: Path) -> None:
     assert second.text == "from the cache QO103"
     assert second.ocr_pages == first.ocr_pages
     assert len(list(cache.glob("??/*.json"))) == 1
+
+
+def test_a_page_another_worker_is_reading_sends_its_file_to_the_back(tmp_path: Path) -> None:
+    """Two batches on two workers meeting the same scan: the second neither reads it too nor
+    idles. Its file goes to the back of the batch, and when it comes round again it waits
+    for the first's reading (the page's claim in the shared cache)."""
+    scan = scanned_pdf([render_page(page_lines(9, count=5))])
+    (tmp_path / "first").mkdir()
+    _process(tmp_path / "first", "a.pdf", scan, TESSERACT)
+    [entry] = (tmp_path / "first" / "store" / "cache" / "ocr").glob("??/*.json")
+    reading = json.loads(json.loads(entry.read_text(encoding="utf-8"))["output_json"])
+    folder = tmp_path / "second"
+    folder.mkdir()
+    (folder / "scan.pdf").write_bytes(scan)
+    text = render_page(page_lines(6, count=5), dpi=200).crop((0, 0, 1654, 900))
+    (folder / "text.png").write_bytes(_image_bytes(text, "PNG"))
+    inputs = [FileInput(key=name, path=folder / name, filename=name)
+              for name in ("scan.pdf", "text.png")]
+    config = ProcessingConfig(ocr=TESSERACT, workers=1, timeout_s=240)
+    cache = ExtractionCache(folder / "store" / "cache" / "ocr")
+    done: list[list[list[ArtifactRecord]]] = []
+    worker = threading.Thread(target=lambda: done.append(
+        process_files(inputs, config, blob_store=BlobStore(folder / "store" / "blobs"))))
+    with cache.claim(entry.stem, deadline=time.monotonic() + 60) as held:
+        assert held
+        worker.start()
+        # One pool process, the scan first: the image's reading appears while the scan's
+        # page is still claimed, so the scan did not hold the batch up.
+        deadline = time.monotonic() + 120
+        while len(cache) == 0 and time.monotonic() < deadline and worker.is_alive():
+            time.sleep(0.05)
+        assert len(cache) == 1 and worker.is_alive()
+        cache.put(entry.stem, CachedOutput(
+            output_json=json.dumps({**reading, "text": "read by the claimant QO104"}),
+            model="tesseract"))
+    worker.join(timeout=240)
+    [[[scanned], [image]]] = done
+    assert _page(scanned, 1) == "read by the claimant QO104"
+    assert scanned.ocr_engine == "tesseract" and scanned.error_type is None
+    assert image.ocr_engine == "tesseract" and image.text_status == "ok"
 
 
 def test_pages_past_the_time_budget_are_named_not_lost(tmp_path: Path) -> None:
