@@ -103,7 +103,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
 
     def start(self) -> None:
         """Start the broker and its fork server now, not on the first launch (the fork server
-        imports for a second or two)."""
+        imports for a second or two); return when it is ready."""
         with self._lock:
             self._running_broker()
 
@@ -126,18 +126,15 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
         """Send one request to the broker (started, or restarted, as needed); its reply."""
         for _ in range(2):
             broker = self._running_broker()
-            assert broker.stdin is not None and broker.stdout is not None
+            assert broker.stdin is not None
             try:
                 broker.stdin.write(json.dumps(request).encode() + b"\n")
                 broker.stdin.flush()
-                # The first answer waits for the fork server's imports; later ones come at once.
-                answered, _, _ = select.select([broker.stdout], [], [], _ANSWER_TIMEOUT_S)
-                line = broker.stdout.readline() if answered else b""
             except (BrokenPipeError, ValueError):
-                line = b""
-            if line:
-                reply: dict[str, Any] = json.loads(line)
-                return reply
+                pass
+            else:
+                if (reply := _reply(broker)) is not None:
+                    return reply
             self._stop_broker()
         raise RuntimeError(
             f"the run launcher's broker exited or did not answer in {_ANSWER_TIMEOUT_S:g} s; "
@@ -145,6 +142,7 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
         )
 
     def _running_broker(self) -> subprocess.Popen[bytes]:
+        """The broker, started (and ready: its fork server has imported) if it was not."""
         if self._broker is None or self._broker.poll() is not None:
             self._broker = subprocess.Popen(
                 [sys.executable, "-c", _BROKER, *self._preload],
@@ -152,6 +150,12 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
                 stdout=subprocess.PIPE,
                 start_new_session=True,
             )
+            if _reply(self._broker) != {"ready": True}:
+                self._stop_broker()
+                raise RuntimeError(
+                    f"the run launcher's broker did not start in {_ANSWER_TIMEOUT_S:g} s; "
+                    "see the launcher's stderr"
+                )
         return self._broker
 
     def _stop_broker(self) -> None:
@@ -205,6 +209,21 @@ class ForkingRunLauncher(RunLauncher, ConfigurableClass):
             self._stop_broker()
 
 
+def _reply(broker: subprocess.Popen[bytes]) -> dict[str, Any] | None:
+    """The broker's next reply line; None when it exited or said nothing in time."""
+    assert broker.stdout is not None
+    try:
+        answered, _, _ = select.select([broker.stdout], [], [], _ANSWER_TIMEOUT_S)
+        line = broker.stdout.readline() if answered else b""
+    except ValueError:  # its pipe was closed
+        return None
+    return json.loads(line) if line else None
+
+
+def _nothing() -> None:
+    """The fork server's first process, which shows that it has imported its preload."""
+
+
 def _execute(request: Mapping[str, str]) -> None:
     """In a process the fork server started: run the requested run to its end, as
     `dagster api execute_run` does."""
@@ -235,6 +254,12 @@ def serve(preload: Sequence[str]) -> None:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))
     forkserver.ensure_running()  # it imports `preload` now, not on the first launch
+    # The fork server starts a first process once it has imported `preload`: then say ready.
+    probe = context.Process(target=_nothing)
+    probe.start()
+    probe.join(timeout=_ANSWER_TIMEOUT_S)
+    replies.write(json.dumps({"ready": True}).encode() + b"\n")
+    replies.flush()
     for line in stdin:
         request = json.loads(line)
         process = context.Process(target=_execute, args=(request,), name=request["run_id"])

@@ -20,6 +20,7 @@ PostgreSQL dropped (a restart) fails the operation that finds it, and SQLAlchemy
 one for the next; the step's retry covers the failed one.
 """
 
+import importlib
 import logging
 import os
 import time
@@ -28,7 +29,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_ready
 from dagster import DagsterInstance
-from dagster._core.definitions.reconstruct import ReconstructableJob
+from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.events import EngineEventData
 from dagster._core.execution.api import create_execution_plan, execute_plan_iterator
 from dagster._core.instance.ref import InstanceRef
@@ -42,6 +43,7 @@ from dagster_celery.make_app import make_app
 from content_assets.definitions import build_resources
 from content_assets.executors import keep_connections, worker_app_args
 from content_assets.resources import EmbedderResource, NormaliserResource
+from content_core.formats import default_formats
 from content_core.ingest.bounded import warm_pool
 
 # dagster-celery's functions carry no annotations; these are the calls its own `app` module makes.
@@ -53,9 +55,12 @@ _log = logging.getLogger(__name__)
 
 
 @worker_ready.connect  # type: ignore[untyped-decorator]
-def start_pool(**_signal: Any) -> None:
-    """Start the pool the steps will use (the resources' settings from this environment). A
-    pool that cannot start is logged: the steps then fail with their own errors."""
+def warm_up(**_signal: Any) -> None:
+    """Before the first task: start the pool the steps will use (the resources' settings from
+    this environment), and load what a worker's first step used to load on its own (about a
+    second of CPU): the instance and its database connection, the job through Dagster's own
+    loading path, the format registry and the table reader. What fails here is logged: the
+    first step then loads it, or fails with its own error."""
     resources = build_resources(os.environ)
     normaliser, embedder = resources["normaliser"], resources["embedder"]
     assert isinstance(normaliser, NormaliserResource) and isinstance(embedder, EmbedderResource)
@@ -65,6 +70,17 @@ def start_pool(**_signal: Any) -> None:
         _log.info("the worker's pool started in %.1f s", time.perf_counter() - started)
     except Exception:
         _log.exception("the worker's pool did not start; its first step will start it")
+    started = time.perf_counter()
+    try:
+        if home := os.environ.get("DAGSTER_HOME"):
+            # The ref a run sends is its instance's, read from the same folder.
+            worker_instance(InstanceRef.from_dir(home))
+        ReconstructableRepository.for_module("content_assets.definitions", "defs").get_definition()
+        default_formats()
+        importlib.import_module("pyarrow.dataset")
+        _log.info("the worker's instance and job loaded in %.1f s", time.perf_counter() - started)
+    except Exception:
+        _log.exception("the worker's instance or job did not load; its first step will load it")
 
 
 def worker_instance(ref: InstanceRef) -> DagsterInstance:
