@@ -20,6 +20,7 @@ lost or duplicated row, for two reasons that hold together:
 """
 
 import warnings
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,11 +37,13 @@ DEFAULT_BROKER = "redis://localhost:6379/0"
 # How often a run's orchestrator asks whether its submitted steps are done. dagster-celery
 # sleeps a whole second between looks (TICK_SECONDS), so every step of a batch ended up to a
 # second after its work did; a look is one Redis read per step in flight.
-POLL_INTERVAL_S = 0.05
+POLL_INTERVAL_S = 0.1
 # Kept Postgres connections: recycled after an hour, and a few more while several threads
 # (the run's log capture, the orchestrator) write at once.
 _POOL_RECYCLE_S = 3600
 _POOL_OVERFLOW = 4
+# The instances whose storages keep their connections already.
+_KEPT: weakref.WeakSet[dg.DagsterInstance] = weakref.WeakSet()
 DEFAULT_VISIBILITY_TIMEOUT_S = 3600.0
 EXECUTORS = ("in_process", "celery")
 
@@ -81,11 +84,15 @@ def keep_connections(instance: dg.DagsterInstance) -> None:
     Postgres backend process, which made connecting the largest cost of a distributed step.
     A Celery worker and a run's orchestrator write all the time, so they keep one, as
     Dagster's webserver does (the same call). No statement timeout: a step's writes must
-    not be cut short. A SQLite instance is left as it is.
+    not be cut short. A SQLite instance is left as it is. A second call for one instance does
+    nothing (each call would replace the storages' engines, and their connections, again).
     """
+    if instance in _KEPT:
+        return
     instance.optimize_for_webserver(
         statement_timeout=0, pool_recycle=_POOL_RECYCLE_S, max_overflow=_POOL_OVERFLOW
     )
+    _KEPT.add(instance)
 
 
 def _broker(environ: Mapping[str, str]) -> str:

@@ -15,7 +15,7 @@ standard library's (the same mechanism as the normaliser's worker pool).
       module: content_assets.launcher
       class: ForkingRunLauncher
       config:
-        preload_modules: [dagster_postgres, kombu.transport.redis, content_assets.definitions]
+        preload_modules: [content_assets.run_preload]
 
 Runs execute on the launcher's host (the daemon's, for runs the daemon launches), with its
 environment, as with the default launcher on a local code location. The fork server imports

@@ -26,6 +26,7 @@ from content_assets.executors import (
     EXECUTOR_ENV,
     build_executor,
     celery_settings,
+    keep_connections,
     worker_app_args,
 )
 from content_core.store.storage import split_uri
@@ -188,3 +189,20 @@ def test_helm_s3_values_put_the_store_on_object_storage() -> None:
     # Keys come from a Kubernetes secret, never from the values.
     assert not {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} & set(env)
     assert "content-pipeline-s3" in {s["name"] for s in deployment["envSecrets"]}
+
+
+def test_keep_connections_replaces_an_instances_engines_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A run's process keeps its instance's connections when it starts (the launcher) and
+    # again when its executor is built: the second call must not open a second set.
+    with dg.instance_for_test() as instance:
+        calls: list[dict[str, Any]] = []
+        monkeypatch.setattr(instance, "optimize_for_webserver", lambda **kw: calls.append(kw))
+        keep_connections(instance)
+        keep_connections(instance)
+        assert len(calls) == 1 and calls[0]["statement_timeout"] == 0
+    with dg.instance_for_test() as other:
+        monkeypatch.setattr(other, "optimize_for_webserver", lambda **kw: calls.append(kw))
+        keep_connections(other)
+        assert len(calls) == 2

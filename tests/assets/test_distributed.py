@@ -169,9 +169,10 @@ def _distributed(
             assert not runs.is_alive() and not errors, errors
             for worker in workers:
                 # The normaliser's pool ran in the worker, with its time budget, started
-                # when the worker was ready.
+                # when the worker was ready, as were its instance and job.
                 log = worker.log.read_text(errors="replace")
                 assert "daemonic" not in log and "the worker's pool started" in log
+                assert "the worker's instance and job loaded" in log
         statuses = {r.status for r in instance.get_runs()}
         assert statuses == {dg.DagsterRunStatus.SUCCESS}
         executions = _executions(instance)

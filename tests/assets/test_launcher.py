@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import Any
 
 import dagster as dg
 import pytest
+import yaml
 from dagster._core.definitions.reconstruct import ReconstructableRepository
 from dagster._core.launcher import WorkerStatus
 
@@ -82,6 +85,39 @@ def _fork_server_of(pid: int) -> int:
     assert "multiprocessing.forkserver" in command, command
     stat = Path(f"/proc/{pid}/stat").read_text()
     return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def test_start_returns_once_the_fork_server_has_imported_its_preload(
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = tmp_path / "imported"
+    monkeypatch.setenv("CONTENT_TEST_IMPORT_NOTE", str(note))  # the broker inherits it
+    _launcher(instance).start()
+    assert note.exists()  # no wait: start() waited for it
+    assert _fork_server_of(int(note.read_text())) == _broker_pid(instance)
+
+
+def test_the_deployments_preload_loads_what_runs_need_and_starts_no_thread() -> None:
+    config = yaml.safe_load((REPO / "deploy" / "dagster-postgres.yaml").read_text())
+    preload = config["run_launcher"]["config"]["preload_modules"]
+    assert preload == ["content_assets.run_preload"]
+    from content_assets import run_preload
+
+    code = (
+        "import json, sys, threading\n"
+        "import content_assets.run_preload\n"
+        f"modules = {[*run_preload._MODULES, 'content_assets.definitions']!r}\n"  # noqa: SLF001
+        "missing = [m for m in modules if m not in sys.modules]\n"
+        "print(json.dumps([threading.active_count(), missing]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "CONTENT_EXECUTOR": "celery"}, check=True,
+    )
+    threads, missing = json.loads(done.stdout.splitlines()[-1])
+    # A fork server must not run threads (a forked run would inherit their locks).
+    assert threads == 1 and missing == []
+    assert "could not load" not in done.stderr
 
 
 def test_a_launched_run_runs_in_a_process_of_the_brokers_fork_server(

@@ -10,6 +10,11 @@ from pathlib import Path
 
 import dagster as dg
 
+# A process that imports this module with CONTENT_TEST_IMPORT_NOTE set writes its pid there
+# (test_launcher: the fork server, which imports it before the launcher's start() returns).
+if _note := os.environ.get("CONTENT_TEST_IMPORT_NOTE"):
+    Path(_note).write_text(str(os.getpid()))
+
 
 @dg.op(config_schema={"note": str, "wait_s": dg.Field(float, default_value=0.0)})
 def note_and_wait(context: dg.OpExecutionContext) -> None:
