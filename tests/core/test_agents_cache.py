@@ -7,6 +7,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -130,48 +132,47 @@ def _hold_claim(root: str, key: str, held: Any, release: Any) -> None:
         release.wait(60)
 
 
-def test_a_claim_is_held_by_one_process_at_a_time(tmp_path: Path) -> None:
+@contextmanager
+def _claim_holder(root: Path, key: str) -> Iterator[tuple[Any, Any]]:
+    """Another process holding `key`'s claim (spawned: no fork from pytest's threads); its
+    process and the event that lets it go."""
     context = multiprocessing.get_context("spawn")
     held, release = context.Event(), context.Event()
-    key = _key(1)
-    holder = context.Process(target=_hold_claim, args=(str(tmp_path), key, held, release))
+    holder = context.Process(target=_hold_claim, args=(str(root), key, held, release))
     holder.start()
     try:
         assert held.wait(120)
-        cache = ExtractionCache(tmp_path)
+        yield holder, release
+    finally:
+        release.set()
+        if holder.is_alive():
+            holder.kill()
+            holder.join(timeout=10)
+
+
+def test_a_claim_is_held_by_one_process_at_a_time(tmp_path: Path) -> None:
+    key = _key(1)
+    cache = ExtractionCache(tmp_path)
+    with _claim_holder(tmp_path, key) as (holder, release):
         with cache.claim(key, deadline=time.monotonic() + 0.2) as got:
             assert got is False  # still held past the deadline: the caller makes the entry
         release.set()
         holder.join(timeout=60)
         assert holder.exitcode == 0
-        with cache.claim(key, deadline=time.monotonic() + 60) as got:
-            assert got is True
-        # A claim leaves no file behind, and is not counted as an entry.
-        assert not list(tmp_path.rglob("*.claim")) and len(cache) == 0
-    finally:
-        release.set()
-        if holder.is_alive():
-            holder.kill()
-            holder.join(timeout=10)
+    with cache.claim(key, deadline=time.monotonic() + 60) as got:
+        assert got is True
+    # A claim leaves no file behind, and is not counted as an entry.
+    assert not list(tmp_path.rglob("*.claim")) and len(cache) == 0
 
 
 def test_a_claim_dies_with_the_process_that_held_it(tmp_path: Path) -> None:
-    context = multiprocessing.get_context("spawn")
-    held, release = context.Event(), context.Event()
     key = _key(2)
-    holder = context.Process(target=_hold_claim, args=(str(tmp_path), key, held, release))
-    holder.start()
-    try:
-        assert held.wait(120)
-        os.kill(holder.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    with _claim_holder(tmp_path, key) as (holder, _release):
+        os.kill(holder.pid, signal.SIGKILL)
         holder.join(timeout=60)
         assert list(tmp_path.rglob("*.claim"))  # killed: its file stays, its flock does not
         with ExtractionCache(tmp_path).claim(key, deadline=time.monotonic() + 60) as got:
             assert got is True
-    finally:
-        if holder.is_alive():
-            holder.kill()
-            holder.join(timeout=10)
 
 
 def test_waiters_on_one_claim_take_it_one_after_another(tmp_path: Path) -> None:
