@@ -144,7 +144,12 @@ def _claim_holder(root: Path, key: str) -> Iterator[tuple[Any, Any]]:
         assert held.wait(120)
         yield holder, release
     finally:
-        release.set()
+        # Never set the event after the holder was killed: a process killed while waiting on
+        # it leaves its condition counting a sleeper that never wakes, and `set` would wait
+        # for it for ever.
+        if holder.is_alive():
+            release.set()
+            holder.join(timeout=10)
         if holder.is_alive():
             holder.kill()
             holder.join(timeout=10)
