@@ -29,7 +29,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_ready
 from dagster import DagsterInstance
-from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
+from dagster._core.definitions.reconstruct import ReconstructableJob
 from dagster._core.events import EngineEventData
 from dagster._core.execution.api import create_execution_plan, execute_plan_iterator
 from dagster._core.instance.ref import InstanceRef
@@ -75,7 +75,9 @@ def warm_up(**_signal: Any) -> None:
         if home := os.environ.get("DAGSTER_HOME"):
             # The ref a run sends is its instance's, read from the same folder.
             worker_instance(InstanceRef.from_dir(home))
-        ReconstructableRepository.for_module("content_assets.definitions", "defs").get_definition()
+        # What a run's process inherits from its fork server: the clients, and the job loaded
+        # through Dagster's own loading path.
+        importlib.import_module("content_assets.run_preload")
         default_formats()
         importlib.import_module("pyarrow.dataset")
         _log.info("the worker's instance and job loaded in %.1f s", time.perf_counter() - started)
