@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import dagster as dg
 import pytest
 
+from tests.support.services import RedisServer, redis_server_bin, running_redis
+
 
 @pytest.fixture
 def instance() -> Iterator[dg.DagsterInstance]:
@@ -34,3 +36,12 @@ def _fresh_defs_state_storage() -> Iterator[None]:
     with set_defs_state_storage(None):
         yield
         gc.collect()
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """A private `redis-server` on 127.0.0.1 for the module's tests."""
+    if redis_server_bin() is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
+    with running_redis() as server:
+        yield server

@@ -35,9 +35,7 @@ from tests.support.services import (
     PostgresServer,
     RedisServer,
     postgres_bin,
-    redis_server_bin,
     running_postgres,
-    running_redis,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,14 +63,6 @@ def postgres() -> Iterator[PostgresServer]:
     if postgres_bin() is None:
         pytest.skip("PostgreSQL is not installed (apt-get install postgresql; .ci/run does)")
     with running_postgres() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    if redis_server_bin() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
-    with running_redis() as server:
         yield server
 
 

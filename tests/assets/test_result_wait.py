@@ -5,25 +5,16 @@ real Redis server with Celery's own clients on both sides."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 import redis
 
 from content_assets.executors import BROKER_ENV, TICK_S, ResultWait, worker_app_args
-from tests.support.services import RedisServer, redis_server_bin, running_redis
+from tests.support.services import RedisServer
 
 pytestmark = pytest.mark.timeout(120)
 
 _WAIT_S = 30.0
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    if redis_server_bin() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
-    with running_redis() as server:
-        yield server
 
 
 def _get_calls(client: redis.Redis) -> int:
