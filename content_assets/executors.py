@@ -101,7 +101,7 @@ class ResultWait:
         self._apps = threading.local()
 
     # Any: a Celery app, typed loosely in dagster-celery.
-    def remembering(self, make_app: Callable[..., Any]) -> Callable[..., Any]:
+    def _remembering(self, make_app: Callable[..., Any]) -> Callable[..., Any]:
         """`make_app`, noting the app it returns as this thread's."""
 
         def make(*args: Any, **kwargs: Any) -> Any:
@@ -132,7 +132,7 @@ class ResultWait:
             return current
         wait = cls()
         make_app = core_execution_loop.make_app  # type: ignore[attr-defined]
-        core_execution_loop.make_app = wait.remembering(make_app)  # type: ignore[attr-defined]
+        core_execution_loop.make_app = wait._remembering(make_app)  # type: ignore[attr-defined]
         core_execution_loop.time = wait  # type: ignore[attr-defined,assignment]
         # The module's longest wait; declared an int there, any number works.
         core_execution_loop.TICK_SECONDS = TICK_S  # type: ignore[assignment]
