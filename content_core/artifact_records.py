@@ -47,7 +47,9 @@ class ArtifactRecord(BaseModel):
     happened: "sniff", "normalise", "extract" or "worker". `notes` are facts about the row that
     are not its error (an SVG whose drawing could not be rendered but whose text was read).
     `ocr_engine` names the engine that read some of its pages or its image, `ocr_confidence`
-    is their mean confidence (0..1) and `ocr_pages` has one entry per page read.
+    is their mean confidence (0..1) and `ocr_pages` has one entry per page read. `title` is
+    the title a document declares in its own metadata (HTML `<title>`, DOCX/ODF `dc:title`,
+    PDF `/Title` or XMP), never one guessed from its name or first heading.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -67,6 +69,7 @@ class ArtifactRecord(BaseModel):
     ocr_engine: str | None = None
     ocr_confidence: float | None = None
     ocr_pages: tuple[OcrPage, ...] = ()
+    title: str | None = None
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
@@ -191,6 +194,7 @@ def _with_text(
             "error_message": f"input nests too deeply for the parser ({exc})",
             "stage": "extract",
         })
+    base = base.model_copy(update={"title": extracted.title})
     if pdf is not None and extracted.pages:
         return _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})

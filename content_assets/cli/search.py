@@ -1,5 +1,6 @@
 """`content-pipeline search`: the store's chunks that best match a query, by BM25, vectors or
-both, printed with path, page, breadcrumb, score and a highlighted snippet, or as JSON lines.
+both, printed with path, page, document title, breadcrumb, score and a highlighted snippet, or
+as JSON lines.
 
 Like `query`, this path imports no Dagster: it reads the store's files and its search index.
 Queries are embedded by the embedder the `chunk_embeddings` asset is configured with, from the
@@ -24,7 +25,14 @@ from content_assets.cli.query import (
 )
 from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
 from content_core.errors import ContentError
-from content_core.search import SEARCH_MODES, Searcher, SearchFilters, SearchHit, snippet
+from content_core.search import (
+    SEARCH_MODES,
+    Searcher,
+    SearchFilters,
+    SearchHit,
+    highlight,
+    snippet,
+)
 from content_core.search.highlight import ANSI_MARKS, PLAIN_MARKS
 
 __all__ = ["SEARCH_FORMATS", "add_search_parser", "search_command"]
@@ -67,6 +75,7 @@ def _json_line(hit: SearchHit) -> str:
         {
             "source_id": hit.source_id,
             "path": hit.path,
+            "title": hit.title,
             "page_start": hit.page_start,
             "page_end": hit.page_end,
             "breadcrumb": hit.breadcrumb,
@@ -87,6 +96,8 @@ def _block(number: int, hit: SearchHit, query: str, searcher: Searcher, ansi: bo
         same = hit.page_end in (None, hit.page_start)
         page = f"  p.{hit.page_start}" if same else f"  pp.{hit.page_start}-{hit.page_end}"
     lines = [f"{number}. {hit.source_id}:{hit.path}{page}  score {hit.score:.4f}"]
+    if hit.title:
+        lines.append("   title: " + highlight(hit.title, query, marks, searcher.stem))
     if hit.breadcrumb:
         lines.append(f"   {hit.breadcrumb}")
     lines.append("   " + snippet(hit.content, query, marks, searcher.stem))

@@ -36,6 +36,9 @@ PAGE_SEPARATOR = "\n\n"
 # (PDFium marks a hyphen it removed at a line break with U+FFFE; dropping it rejoins the word).
 _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 _NEWLINES = re.compile("\r\n?")
+# A title is a line, not a document: a longer one (a hostile file's) is cut, since every
+# chunk of the document carries it into the search index.
+_MAX_TITLE_CHARS = 1_000
 
 
 class PageSpan(BaseModel):
@@ -60,6 +63,8 @@ class ExtractedText(BaseModel):
     A "page" is a PDF page, a slide (PPTX, PPT, ODP) or a worksheet (XLSX, XLS, ODS), in
     document order; pages are joined by `PAGE_SEPARATOR`. `pages` is empty for formats
     without pages (plain text, DOCX, HTML, ...). `handler` names the extractor that answered.
+    `title` is the title the document declares in its own metadata (HTML `<title>`, the
+    `dc:title` of DOCX and ODF, the PDF's `/Title`), on one line; None when it declares none.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -67,6 +72,7 @@ class ExtractedText(BaseModel):
     text: str
     pages: tuple[PageSpan, ...] = ()
     handler: str
+    title: str | None = None
 
 
 # One set of limits: extraction reads the limits normalisation runs under (the old separate
@@ -131,19 +137,34 @@ def clean_text(text: str) -> str:
     return _BAD_CHARS.sub(_replacement, text)
 
 
+def _clean_title(title: str | None) -> str | None:
+    """Return `title` cleaned as text is, on one line (white space runs become one space) and
+    cut at 1,000 characters; None when nothing is left."""
+    if title is None:
+        return None
+    line = " ".join(clean_text(title).split())[:_MAX_TITLE_CHARS].rstrip()
+    return line or None
+
+
 def _replacement(match: re.Match[str]) -> str:
     return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else ""
 
 
-def build_text(parts: Sequence[str], *, handler: str, paged: bool) -> ExtractedText:
-    """Clean `parts`, join them with `PAGE_SEPARATOR` and record one span per part if `paged`.
+def build_text(
+    parts: Sequence[str], *, handler: str, paged: bool, title: str | None = None
+) -> ExtractedText:
+    """Clean `parts`, join them with `PAGE_SEPARATOR` and record one span per part if `paged`;
+    `title` (the document's declared title) is put on one line and cut (`_clean_title`).
 
     Parts are stripped of surrounding blank lines; an empty page still gets its (empty) span
     so that page numbers keep matching the document.
     """
     cleaned = [clean_text(part).strip("\n") for part in parts]
+    title = _clean_title(title)
     if not paged:
-        return ExtractedText(text=PAGE_SEPARATOR.join(p for p in cleaned if p), handler=handler)
+        return ExtractedText(
+            text=PAGE_SEPARATOR.join(p for p in cleaned if p), handler=handler, title=title
+        )
     spans: list[PageSpan] = []
     pieces: list[str] = []
     offset = 0
@@ -154,4 +175,4 @@ def build_text(parts: Sequence[str], *, handler: str, paged: bool) -> ExtractedT
         pieces.append(part)
         spans.append(PageSpan(page=number, start=offset, end=offset + len(part)))
         offset += len(part)
-    return ExtractedText(text="".join(pieces), pages=tuple(spans), handler=handler)
+    return ExtractedText(text="".join(pieces), pages=tuple(spans), handler=handler, title=title)

@@ -8,7 +8,8 @@ Word 6/95 (nFib 101-105): no table stream and no Unicode. The text is 8-bit in t
 of the document's language, from fcMin in one run, or, after a fast save (fComplex), through a
 piece table at fcClx in the `WordDocument` stream itself.
 In both, the main story is the first `ccpText` characters; field instructions (between 0x13
-and 0x14) are dropped and field results kept.
+and 0x14) are dropped and field results kept. The title is the Title property (PIDSI_TITLE) of
+the `\x05SummaryInformation` property set stream.
 """
 
 from __future__ import annotations
@@ -60,6 +61,13 @@ _WORD6_OFFSET_CCP_TEXT = 0x34
 _WORD6_OFFSET_FC_CLX = 0x0160
 # Word 6/95 stores 8-bit text in the ANSI code page of the document language (primary
 # language id -> code page); everything else is Western (cp1252).
+# The SummaryInformation property set: where its first section starts, the Title and CodePage
+# properties and their types. A section lists at most this many properties (Word writes ~20).
+_SUMMARY_STREAM = "\x05SummaryInformation"
+_OFFSET_SECTION = 44
+_PID_CODEPAGE, _PID_TITLE = 1, 2
+_VT_I2, _VT_LPSTR = 0x02, 0x1E
+_MAX_PROPERTIES = 1_000
 _WORD6_CODE_PAGES = {
     0x01: "cp1256", 0x02: "cp1251", 0x05: "cp1250", 0x08: "cp1253", 0x0D: "cp1255",
     0x0E: "cp1250", 0x11: "cp932", 0x12: "cp949", 0x15: "cp1250", 0x18: "cp1250",
@@ -202,6 +210,40 @@ def _clean_story(raw: str) -> str:
     return text.translate(_CHAR_MAP)
 
 
+def _doc_title(data: bytes) -> str | None:
+    """The Title property of the document's SummaryInformation; None when there is none or it
+    cannot be read (a title is optional: the text was read on its own terms)."""
+    try:
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            if not ole.exists(_SUMMARY_STREAM):
+                return None
+            stream: bytes = ole.openstream(_SUMMARY_STREAM).read()
+        (start,) = struct.unpack_from("<I", stream, _OFFSET_SECTION)
+        (count,) = struct.unpack_from("<I", stream, start + 4)
+        found: dict[int, int] = {}
+        for index in range(min(count, _MAX_PROPERTIES)):
+            pid, offset = struct.unpack_from("<II", stream, start + 8 + 8 * index)
+            found[pid] = start + offset
+        if _PID_TITLE not in found:
+            return None
+        codepage = 1252
+        if _PID_CODEPAGE in found:
+            kind, value = struct.unpack_from("<H2xh", stream, found[_PID_CODEPAGE])
+            codepage = value & 0xFFFF if kind == _VT_I2 else codepage
+        kind, size = struct.unpack_from("<H2xI", stream, found[_PID_TITLE])
+    except (OSError, ValueError, IndexError, struct.error):
+        return None
+    if kind != _VT_LPSTR:
+        return None
+    raw = stream[found[_PID_TITLE] + 8 : found[_PID_TITLE] + 8 + size]
+    encoding = {1200: "utf-16-le", 65001: "utf-8"}.get(codepage, f"cp{codepage}")
+    try:
+        text = raw.decode(encoding, errors="replace")
+    except LookupError:  # a code page Python has no codec for
+        text = raw.decode("cp1252", errors="replace")
+    return text.split("\x00", 1)[0]
+
+
 class DocExtractor:
     """Word 6.0/95 and Word 97-2003 binary documents (plain text of the main story)."""
 
@@ -212,7 +254,7 @@ class DocExtractor:
         return info.media_type == mt.DOC
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
-        """Return the document's main text.
+        """Return the document's main text and its title.
 
         Raises:
             EncryptedFileError: the document is password-protected.
@@ -222,7 +264,7 @@ class DocExtractor:
             text = read_doc_text(blob.data)
         except struct.error as exc:
             raise _fail(f"truncated structure: {exc}") from exc
-        return build_text([text], handler=self.name, paged=False)
+        return build_text([text], handler=self.name, paged=False, title=_doc_title(blob.data))
 
 
 FORMATS = office_formats(Handler(DocExtractor()), "doc", (".doc", mt.DOC), package=None)

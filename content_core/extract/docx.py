@@ -17,6 +17,7 @@ import docx
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._charts import CHART_REL, render_chart_part
+from content_core.extract._docprops import ooxml_title
 from content_core.extract._numbering import Numbering
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
@@ -366,7 +367,12 @@ class DocxExtractor:
                 continue
             seen_headers.add(text)
             (before if kind == "header" else after).append(text)
-        return build_text([join_blocks(before + body + after)], handler=self.name, paged=False)
+        return build_text(
+            [join_blocks(before + body + after)],
+            handler=self.name,
+            paged=False,
+            title=ooxml_title(archive, media_type=blob.info.media_type),
+        )
 
 
 FORMATS = office_formats(

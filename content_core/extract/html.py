@@ -34,6 +34,8 @@ _DROPPED_TAGS = (
     "embed",
     "svg",
 )
+# Inline foreign content: a `<title>` inside names the drawing or formula.
+_FOREIGN_TAGS = ["svg", "math"]
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _MAX_SRC_CHARS = 2048
 
@@ -51,11 +53,28 @@ class _Converter(MarkdownConverter):
 
 def html_to_markdown(html: str) -> str:
     """Return Markdown for `html`, with scripts, styles and embedded objects removed."""
+    return _markdown(_soup(html))
+
+
+def _soup(html: str) -> BeautifulSoup:
     with warnings.catch_warnings():
         # XHTML (an XML declaration first) is read with the HTML parser on purpose: the
         # converter needs HTML tag names, and lxml's HTML parser copes with both.
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
-        soup = BeautifulSoup(html, "lxml")
+        return BeautifulSoup(html, "lxml")
+
+
+def _title(soup: BeautifulSoup) -> str | None:
+    """The text of the page's title element: the first `<title>` outside inline SVG and
+    MathML, whose own `<title>` elements name a drawing, not the page (as browsers read it)."""
+    for tag in soup.find_all("title"):
+        if tag.find_parent(_FOREIGN_TAGS) is None:
+            return str(tag.get_text())
+    return None
+
+
+def _markdown(soup: BeautifulSoup) -> str:
+    """Markdown for a parsed page (which loses its non-content elements)."""
     for tag in soup(_DROPPED_TAGS):
         tag.decompose()
     converter = _Converter(heading_style="ATX", bullets="-", escape_misc=False)
@@ -78,9 +97,11 @@ class HtmlExtractor:
         return info.media_type in _HTML_TYPES
 
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
-        """Return the page as Markdown (headings, lists, links, tables)."""
-        html = decode_html(blob.data, transport=blob.info.charset)
-        return build_text([html_to_markdown(html)], handler=self.name, paged=False)
+        """Return the page as Markdown (headings, lists, links, tables), titled by its
+        `<title>`."""
+        soup = _soup(decode_html(blob.data, transport=blob.info.charset))
+        title = _title(soup)  # before the head is dropped
+        return build_text([_markdown(soup)], handler=self.name, paged=False, title=title)
 
 
 FORMATS = (

@@ -14,6 +14,7 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
+from content_core.extract._docprops import odf_title
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract._zipguard import open_checked_zip
@@ -262,24 +263,27 @@ class OdfExtractor:
         if body is None:
             raise ExtractionError("content.xml has no office:body", media_type=media_type)
         walker = _Walker(CellBudget(options.max_table_cells), _objects(archive, media_type))
+        title = odf_title(archive, media_type=media_type)
         presentation = body.find(f"{_OFFICE}presentation")
         if presentation is not None:
-            return self._slides(presentation, walker, options)
+            return self._slides(presentation, walker, options, title)
         spreadsheet = body.find(f"{_OFFICE}spreadsheet")
         if spreadsheet is not None:
             sheets = [
                 join_blocks([self._sheet(table, walker), *walker.charts(table)])
                 for table in spreadsheet.iter(f"{_TABLE}table")
             ]
-            return build_text(sheets, handler=self.name, paged=True)
+            return build_text(sheets, handler=self.name, paged=True, title=title)
         text = join_blocks(list(walker.blocks(body)))
-        return build_text([text], handler=self.name, paged=False)
+        return build_text([text], handler=self.name, paged=False, title=title)
 
     @staticmethod
     def _sheet(table: Any, walker: _Walker) -> str:
         return sheet_markdown(table.get(f"{_TABLE}name"), walker.rows(table), walker.budget)
 
-    def _slides(self, presentation: Any, walker: _Walker, options: ExtractOptions) -> ExtractedText:
+    def _slides(
+        self, presentation: Any, walker: _Walker, options: ExtractOptions, title: str | None
+    ) -> ExtractedText:
         pages: list[str] = []
         for number, page in enumerate(presentation.iter(f"{_DRAW}page"), start=1):
             if number > options.max_pdf_pages:
@@ -291,7 +295,7 @@ class OdfExtractor:
                 if text:
                     blocks.append("Notes:\n" + text)
             pages.append(join_blocks(blocks))
-        return build_text(pages, handler=self.name, paged=True)
+        return build_text(pages, handler=self.name, paged=True, title=title)
 
 
 _HANDLER = Handler(OdfExtractor())

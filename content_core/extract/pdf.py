@@ -16,7 +16,7 @@ from content_core.binary.pdf_handoff import take_over
 from content_core.errors import CorruptPdfError, EncryptedPdfError
 from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
-from content_core.extract.pdf_fallback import PDF_TYPES, PypdfExtractor
+from content_core.extract.pdf_fallback import PDF_TYPES, PypdfExtractor, xmp_title
 from content_core.extract.pdf_layout import PageLayout, read_layout, read_outline
 from content_core.extract.pdf_structure import structure_pages
 from content_core.formats import PRIORITY_FALLBACK, Format, Handler, NormaliseStep, Signature
@@ -82,13 +82,17 @@ class PdfiumExtractor:
             # Headings and tables need the whole document (body size, bookmarks).
             texts = structure_pages([layout for layout, _ in read], read_outline(document))
             pages = [text + fields for text, (_, fields) in zip(texts, read, strict=True)]
+            # The document information dictionary's /Title; PDFium does not read XMP.
+            title = document.get_metadata_value("Title")
         except pdfium.PdfiumError as exc:
             raise CorruptPdfError(
                 f"PDFium failed while reading a page: {exc}", media_type=blob.info.media_type
             ) from exc
         finally:
             document.close()
-        return build_text(pages, handler=self.name, paged=True)
+        return build_text(
+            pages, handler=self.name, paged=True, title=title or xmp_title(blob.data)
+        )
 
 
 def _page_text(

@@ -1,4 +1,5 @@
-"""PDF text per page through pypdf: slower than PDFium, tried when PDFium fails."""
+"""PDF text per page through pypdf: slower than PDFium, tried when PDFium fails; and a PDF's
+XMP title, which PDFium cannot read."""
 
 from __future__ import annotations
 
@@ -8,15 +9,56 @@ import logging
 import pypdf
 
 from content_core.binary import media_types as mt
-from content_core.errors import CorruptPdfError, EncryptedPdfError
+from content_core.errors import CorruptPdfError, EncryptedPdfError, ExtractionError
+from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PDF_TYPES", "PypdfExtractor"]
+__all__ = ["PDF_TYPES", "PypdfExtractor", "xmp_title"]
 
 # The sniffed type and the alias older senders declare.
 PDF_TYPES = frozenset({mt.PDF, "application/x-pdf"})
+_DC = b"http://purl.org/dc/elements/1.1/"
+_DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+_RDF_LI = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}li"
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+def xmp_title(data: bytes, reader: pypdf.PdfReader | None = None) -> str | None:
+    """The `dc:title` of the PDF's XMP metadata (its `x-default` entry, else its first); None
+    when it has none or it cannot be read. `reader` is the PDF opened already, if it is.
+
+    XMP is stored unfiltered by every common producer (PDF/A requires it), so a PDF whose
+    bytes never name the Dublin Core namespace is not parsed at all.
+
+    Raises:
+        UnsafeInputError: the XMP declares dangerous entities.
+    """
+    if _DC not in data:
+        return None
+    from lxml import etree
+
+    try:
+        reader = reader or pypdf.PdfReader(io.BytesIO(data))
+        stream = reader.root_object.get("/Metadata")
+        stream = stream.get_object() if stream is not None else None
+        xmp = stream.get_data() if isinstance(stream, pypdf.generic.StreamObject) else b""
+    except (pypdf.errors.PyPdfError, ValueError, KeyError, TypeError, OSError, AttributeError):
+        return None  # a title is optional: the text is read (or refused) on its own terms
+    if not xmp:
+        return None
+    try:
+        check_xml_declarations(xmp, media_type=mt.PDF)
+        root = parse_checked(xmp)
+    except (ExtractionError, ValueError, etree.XMLSyntaxError):
+        return None
+    title = next(root.iter(_DC_TITLE), None)
+    if title is None:
+        return None
+    items = list(title.iter(_RDF_LI)) or [title]
+    chosen = next((i for i in items if i.get(_XML_LANG) == "x-default"), items[0])
+    return "".join(chosen.itertext())
 
 
 
@@ -56,4 +98,15 @@ class PypdfExtractor:
             raise CorruptPdfError(
                 f"pypdf cannot read the PDF: {exc}", media_type=media_type
             ) from exc
-        return build_text(pages, handler=self.name, paged=True)
+        title = _info_title(reader) or xmp_title(blob.data, reader)
+        return build_text(pages, handler=self.name, paged=True, title=title)
+
+
+def _info_title(reader: pypdf.PdfReader) -> str | None:
+    """The document information dictionary's /Title; None when it has none or a broken one."""
+    try:
+        info = reader.metadata
+        title = info.title if info is not None else None
+    except (pypdf.errors.PyPdfError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return str(title) if title else None

@@ -53,6 +53,7 @@ def _artifact_row(
         kind=record.kind,
         media_type=record.media_type,
         filename=record.filename,
+        title=record.title,
         page_count=record.page_count,
         text=record.text,
         pages=tuple(PageRange(p.page, p.start, p.end) for p in record.pages),

@@ -164,6 +164,8 @@ def build_chunks(
         pages = doc["pages"] or []
         for chunk in chunks:
             metadata = dict(chunk.metadata)
+            if doc["title"]:  # searched with every chunk (search.terms)
+                metadata["title"] = doc["title"]
             rows.append(
                 ChunkRow(
                     **_doc_keys(batch_id, doc),

@@ -52,7 +52,8 @@ INDEX_FILE = "search.duckdb"
 _BATCHES_TABLE = "index_batches"  # batch_id, signature: what each batch was applied from
 _META_TABLE = "index_meta"  # one row: format, compacted (the compacted files seen)
 # Part of the state: an index laid out by another version of this module is built anew.
-_INDEX_FORMAT = "terms-v1"
+# v2: chunks are indexed with their document's title (a `title` column in the documents).
+_INDEX_FORMAT = "terms-v2"
 # The tables whose rows decide what current_chunks shows, hence the index.
 _KEY_TABLES = ("chunks", "raw_files")
 _COMPACTED = "compacted"

@@ -10,12 +10,21 @@ parses on DuckDB 1.2.
 
 from __future__ import annotations
 
-__all__ = ["IGNORE", "MACRO_NAME", "STEMMER", "search_macro_statements", "terms_sql"]
+__all__ = [
+    "IGNORE",
+    "MACRO_NAME",
+    "STEMMER",
+    "indexed_text_sql",
+    "search_macro_statements",
+    "terms_sql",
+]
 
 MACRO_NAME = "search_chunks"
 # The fts tokenizer's settings, shared by the index (`search.terms`) and the macro.
 IGNORE = r"(\.|[^a-z0-9])+"
 STEMMER = "porter"
+# A chunk's document title, which the chunks stage puts in its metadata.
+_TITLE = "json_extract_string(metadata, '$.title')"
 
 
 def terms_sql(text: str) -> str:
@@ -27,6 +36,13 @@ def terms_sql(text: str) -> str:
     )
 
 
+def indexed_text_sql(title: str, content: str) -> str:
+    """The SQL expression of the text a chunk is indexed by, from the SQL expressions of its
+    document's title (null for none) and its content: the title, then the content. Every
+    chunk carries its document's title, so a search by title words finds the document."""
+    return f"concat_ws(' ', {title}, {content})"
+
+
 def search_macro_statements() -> list[str]:
     """The DDL of the `search_chunks(query, k := 10)` table macro (columns chunk_id,
     source_id, path, page_start, page_end, breadcrumb, score, content; best first)."""
@@ -36,7 +52,8 @@ def search_macro_statements() -> list[str]:
         # chunk: its best-scoring path.
         "WITH docs AS MATERIALIZED ("
         "SELECT row_number() OVER () AS doc, chunk_id, source_id, path, page_start, page_end, "
-        f"breadcrumb, content, {terms_sql('content')} AS terms FROM current_chunks "
+        "breadcrumb, content, "
+        f"{terms_sql(indexed_text_sql(_TITLE, 'content'))} AS terms FROM current_chunks "
         "WHERE content IS NOT NULL AND error_type IS NULL "
         "AND coalesce(json_extract_string(metadata, '$.hierarchy'), '') <> 'parent' "
         "QUALIFY row_number() OVER (PARTITION BY source_id, path, chunk_id) = 1), "

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from content_core.search.sql import terms_sql
+from content_core.search.sql import indexed_text_sql, terms_sql
 from content_core.store.extensions import load_extension
 
 __all__ = [
@@ -56,12 +56,17 @@ INDEX_COLUMNS = (
     "breadcrumb",
     "content",
     "parent_content",
+    "title",
 )
 # Postings appended since the table was last sorted by term: a query reads the sorted part by
 # zone map and scans the appended tail, so the tail is folded in (one sort of the postings,
 # no tokenizing) when it passes this many rows and this share of all postings.
 _RESORT_MIN_ROWS = 2_000_000
 _RESORT_SHARE = 0.2
+# A chunk's document title (the chunks stage puts it in the chunk's metadata) is indexed
+# with the chunk's content; DOCS_TABLE keeps it, so a removal tokenizes what was added.
+_CHUNK_TITLE = "json_extract_string(c.metadata, '$.title')"
+_INDEXED = indexed_text_sql("title", "content")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +86,7 @@ def create_tables(connection: duckdb.DuckDBPyConnection) -> None:
         f"CREATE TABLE {DOCS_TABLE} (docid BIGINT, chunk_id VARCHAR, batch_id VARCHAR, "
         "source_id VARCHAR, path VARCHAR, media_type VARCHAR, page_start INTEGER, "
         "page_end INTEGER, breadcrumb VARCHAR, content VARCHAR, parent_content VARCHAR, "
-        "doc_len INTEGER)"
+        "title VARCHAR, doc_len INTEGER)"
     )
     connection.execute(f"CREATE TABLE {TERMS_TABLE} (termid INTEGER, term VARCHAR, df BIGINT)")
     connection.execute(
@@ -118,7 +123,7 @@ def _remove(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     connection.execute(
         "CREATE OR REPLACE TEMP TABLE _gone_terms AS SELECT t.termid, count(*) AS n FROM "
         "(SELECT DISTINCT docid, term FROM (SELECT docid, "
-        f"unnest({terms_sql('content')}) AS term FROM {DOCS_TABLE} SEMI JOIN _gone USING (docid))) "
+        f"unnest({terms_sql(_INDEXED)}) AS term FROM {DOCS_TABLE} SEMI JOIN _gone USING (docid))) "
         f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid"
     )
     postings = _count(connection, "SELECT sum(n) FROM _gone_terms")
@@ -145,7 +150,8 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
         "c.chunk_id, c.batch_id, c.source_id, c.path, w.media_type, c.page_start, c.page_end, "
         "c.breadcrumb, c.content, "
         "json_extract_string(c.metadata, '$.parent_content') AS parent_content, "
-        f"{terms_sql('c.content')} AS terms "
+        f"{_CHUNK_TITLE} AS title, "
+        f"{terms_sql(indexed_text_sql(_CHUNK_TITLE, 'c.content'))} AS terms "
         f"FROM {chunks} c JOIN _won w ON c.batch_id = w.batch_id "
         "AND c.source_id = w.source_id AND c.path = w.path "
         "WHERE w.change <> 'deleted' AND c.content IS NOT NULL AND c.error_type IS NULL "
@@ -179,7 +185,7 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
     )
     connection.execute(
         f"INSERT INTO {DOCS_TABLE} SELECT docid, chunk_id, batch_id, source_id, path, "
-        "media_type, page_start, page_end, breadcrumb, content, parent_content, "
+        "media_type, page_start, page_end, breadcrumb, content, parent_content, title, "
         "len(terms)::INTEGER FROM _fresh ORDER BY docid"
     )
     connection.execute(

@@ -52,7 +52,8 @@ class SearchFilters:
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     """One chunk a search returned, best first; `parent_content` is the enclosing section's
-    text when the hierarchical chunker made the chunk, else None."""
+    text when the hierarchical chunker made the chunk, else None; `title` is its document's
+    declared title (indexed with the chunk), if it has one."""
 
     chunk_id: str
     score: float
@@ -65,6 +66,7 @@ class SearchHit:
     breadcrumb: str | None = None
     parent_content: str | None = None
     batch_id: str | None = None
+    title: str | None = None
 
     @property
     def source(self) -> str:

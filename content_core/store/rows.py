@@ -169,6 +169,14 @@ class NormalisedArtifactRow(ArtifactRow):
     kind: str
     media_type: Annotated[str, Col("sniffed from the bytes")]
     filename: str
+    # Null in rows written before the column existed, as in rows of documents without one.
+    title: Annotated[
+        str | None,
+        Col(
+            "the title the document declares in its own metadata: HTML `<title>`, DOCX and "
+            "ODF `dc:title`, PDF `/Title` or XMP `dc:title`"
+        ),
+    ] = None
     page_count: OptInt32
     text: OptLongText
     pages: Annotated[
@@ -215,7 +223,9 @@ class ChunkRow(ArtifactRow):
     breadcrumb: str | None
     chunker: str
     chunker_fingerprint: str
-    metadata: Annotated[str | None, Col("JSON")]
+    metadata: Annotated[
+        str | None, Col("JSON: the chunker's fields, and `title`, the document's title")
+    ]
     error_type: str | None = None
     error_message: Annotated[
         str | None,

@@ -250,3 +250,35 @@ def test_rag_searches_with_its_embedder_and_loads_the_vectors_once(stores: Store
     other = RAG(embed=WordLlamaEmbedder(64), store=stores.store, mode="vector")
     assert other.search(ZEBRA) == []
     other.close()
+
+
+def test_a_document_is_found_by_its_title_alone(tmp_path: Path) -> None:
+    """Each format's declared title is a normalised_artifacts column, and `search` finds the
+    document by a title word its body does not hold (the title is indexed with its chunks)."""
+    from content_core.store import ContentStore
+    from tests.fixtures.titled import titled_doc, titled_docx, titled_html, titled_odt, titled_pdf
+
+    folder, store, home = tmp_path / "inbox", tmp_path / "store", tmp_path / "home"
+    folder.mkdir()
+    body = "Minutes of the meeting about the budget and the delivery dates"
+    titles = {
+        "page.html": ("Marzipan harbour survey", titled_html),
+        "report.docx": ("Quokka census ledger", titled_docx),
+        "notes.odt": ("Xylophone repair notebook", titled_odt),
+        "scan.pdf": ("Pelican railway timetable", titled_pdf),
+        "old.doc": ("Wombat weather diary", titled_doc),
+    }
+    for name, (title, build) in titles.items():
+        (folder / name).write_bytes(build(title, body))
+    _ingest(folder, home, store)
+    rows = ContentStore(store).query(
+        "SELECT path, title, text FROM current_normalised_artifacts"
+    ).to_pylist()
+    assert {r["path"]: r["title"] for r in rows} == {n: t for n, (t, _) in titles.items()}
+    assert all(body in r["text"] for r in rows)
+    for name, (title, _) in titles.items():
+        word = title.split()[0]
+        hits = _bm25(store, home, word.lower())
+        assert [(h["path"], h["title"]) for h in hits] == [(name, title)], word
+    printed = _search(store, home, "quokka", "--mode", "bm25").stdout
+    assert "report.docx" in printed and "title: **Quokka** census ledger" in printed

@@ -189,3 +189,37 @@ def test_rank_vectors_gives_one_hit_per_chunk_as_a_full_grouping_does() -> None:
     filtered = rank_vectors(connection, query, 5, SearchFilters(path_prefix="p1"))
     assert [c for c, _ in filtered] == [c for c, _ in grouped("path LIKE 'p1%'", 5)]
     assert rank_vectors(connection, query, 5, SearchFilters(source_id="none")) == []
+
+
+def _titled(connection: duckdb.DuckDBPyConnection, batch: int, title: str, content: str) -> None:
+    """Apply one chunk of `a/doc.html` whose metadata carries its document's `title`."""
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE _c AS SELECT 'b{batch}' AS batch_id, 'c{batch}' AS "
+        "chunk_id, 's1' AS source_id, 'a/doc.html' AS path, 'text/html' AS media_type, "
+        "NULL::INTEGER AS page_start, NULL::INTEGER AS page_end, NULL::VARCHAR AS breadcrumb, "
+        "json_object('title', ?::VARCHAR) AS metadata, ?::VARCHAR AS content, "
+        "NULL::VARCHAR AS error_type",
+        [title, content],
+    )
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE _r AS SELECT DISTINCT batch_id, source_id, path, "
+        f"{batch}::BIGINT AS batch_seq, 'added' AS change, media_type FROM _c"
+    )
+    apply_rows(connection, "_r", "_c")
+
+
+def test_a_chunk_is_found_by_its_documents_title_until_the_title_changes() -> None:
+    """The title in a chunk's metadata is indexed with its content; a new version of the file
+    removes the old title's postings and df as it removes the old content's."""
+    connection = duckdb.connect()
+    create_tables(connection)
+    _titled(connection, 1, "Marmalade almanac", "weather tables for the harbour")
+    assert [k for k, _ in bm25_ranking(connection, "almanac", 10, SearchFilters())] == ["c1"]
+    _titled(connection, 2, "Quince gazette", "weather tables for the harbour")
+    assert bm25_ranking(connection, "almanac", 10, SearchFilters()) == []
+    assert [k for k, _ in bm25_ranking(connection, "quince", 10, SearchFilters())] == ["c2"]
+    df = dict(connection.execute("SELECT term, df FROM index_terms").fetchall())
+    assert (df["almanac"], df["quinc"], df["harbour"]) == (0, 1, 1)
+    title = connection.execute("SELECT title FROM chunk_index").fetchall()
+    assert title == [("Quince gazette",)]
+    assert index_counts(connection) == (1, 7)  # two title terms and five of the content

@@ -14,12 +14,14 @@ import pytest
 
 from content_core.store import (
     CHUNKS,
+    NORMALISED_ARTIFACTS,
     PIPELINE_TABLES,
     RAW_FILES,
     ROW_MODELS,
     SCHEMAS,
     ChunkRow,
     ContentStore,
+    NormalisedArtifactRow,
     RawFileRow,
     compact_store,
     rows_from_table,
@@ -265,3 +267,30 @@ def test_duckdb_type_names_types_as_duckdb_does() -> None:
     assert [duckdb_type(field.type) for field in schema] == expected
     with pytest.raises(TypeError, match="no DuckDB type name"):
         duckdb_type(pa.dictionary(pa.int8(), pa.string()))
+
+
+def test_artifact_rows_written_before_the_title_column_read_back_untitled(
+    store: ContentStore,
+) -> None:
+    """normalised_artifacts.title came after rows were written: an older batch's rows read
+    back (views, current views, row models) with a null title beside the new rows' titles."""
+    def artifact(batch: str, path: str, title: str | None) -> NormalisedArtifactRow:
+        return NormalisedArtifactRow(
+            batch_id=batch, source_id="src", path=path, path_bytes=path.encode(),
+            artifact_id=path, derived_from=(), kind="html", media_type="text/html",
+            filename=path, title=title, page_count=None, text="t", pages=(), text_status="ok",
+            raw_sha256=path, fingerprint="f",
+        )
+
+    store.write_rows(RAW_FILES, "b1", [_raw_row("b1", "old.html", 1)])
+    store.write_rows(RAW_FILES, "b2", [_raw_row("b2", "new.html", 2)])
+    store.write_rows(NORMALISED_ARTIFACTS, "b1", [artifact("b1", "old.html", "dropped")])
+    for path in (store.root / "tables" / NORMALISED_ARTIFACTS).rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["title"]), path)
+    reopened = ContentStore(store.root)
+    reopened.write_rows(NORMALISED_ARTIFACTS, "b2", [artifact("b2", "new.html", "Kept")])
+    for view in (NORMALISED_ARTIFACTS, f"current_{NORMALISED_ARTIFACTS}"):
+        rows = reopened.query(f"SELECT path, title FROM {view} ORDER BY path").to_pylist()
+        assert rows == [{"path": "new.html", "title": "Kept"}, {"path": "old.html", "title": None}]
+    (old,) = rows_from_table(NormalisedArtifactRow, reopened.read_rows(NORMALISED_ARTIFACTS, "b1"))
+    assert old.title is None and old.text == "t"
