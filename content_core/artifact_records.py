@@ -12,7 +12,7 @@ import re
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from content_core.binary import media_types as mt
-from content_core.binary.artifact import BinaryArtifact
+from content_core.binary.artifact import BinaryArtifact, Damage
 from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import failure_id
 from content_core.errors import ContentError
@@ -28,7 +28,7 @@ _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 TEXT_STATUSES = (
     "ok",  # text came out
     "empty",  # a document whose text is empty or only white space
-    "no_text_layer",  # pages or pixels without text: a scan or a picture (needs OCR)
+    "no_text_layer",  # pages or pixels without text: a scan, a picture that decodes (needs OCR)
     "container",  # an archive or an email: its text is in its member and body rows
     "rendition",  # the same content in another format, as a sibling row (no double counting)
     "unsupported",  # bytes of no format we read
@@ -115,7 +115,12 @@ def records_of(
     for index, artifact in enumerate(artifacts):
         if artifact.rendition and artifact.error_type is None and artifact.derived_from:
             renditions.setdefault(artifact.derived_from[-1], []).append(index)
+    # Damaged pictures that became errors (by id): what was decoded of them is no rendition of
+    # anything readable, so it gets no row (a rendition always comes after its source).
+    unreadable: set[str] = set()
     for index, artifact in enumerate(artifacts):
+        if artifact.rendition and artifact.derived_from and artifact.derived_from[-1] in unreadable:
+            continue
         base = ArtifactRecord(
             artifact_id=ids[index],
             derived_from=artifact.derived_from,
@@ -140,13 +145,17 @@ def records_of(
             outcome = ocr.read_picture(artifact, own)
             # A picture in which OCR found nothing keeps no text, as before OCR.
             found = outcome.engine is not None and bool(outcome.extracted.text.strip())
-            records[index] = _with_ocr(base, outcome, text=found)
-            continue
-        if artifact.rendition or not default_formats().yields_text(artifact.media_type):
-            records[index] = base
-            continue
-        fallbacks = [rendition for rendition in own if rendition.media_type == mt.PDF]
-        records[index] = _with_text(artifact, base, fallbacks, limits, ocr)
+            made = _with_ocr(base, outcome, text=found)
+        elif artifact.rendition or not default_formats().yields_text(artifact.media_type):
+            made = base
+        else:
+            fallbacks = [rendition for rendition in own if rendition.media_type == mt.PDF]
+            made = _with_text(artifact, base, fallbacks, limits, ocr)
+        if artifact.damage is not None:
+            if not _read_anyway(made):
+                unreadable.add(ids[index])
+            made = _with_damage(made, artifact.damage)
+        records[index] = made
     unique: list[ArtifactRecord] = []
     emitted: set[str] = set()
     for record in records:
@@ -198,6 +207,25 @@ def _with_text(
     if pdf is not None and extracted.pages:
         return _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
+
+
+def _read_anyway(record: ArtifactRecord) -> bool:
+    """Whether a damaged picture's row has text all the same (or fails for a reason of its
+    own, which stays its error)."""
+    return record.error_type is not None or bool((record.text or "").strip())
+
+
+def _with_damage(record: ArtifactRecord, damage: Damage) -> ArtifactRecord:
+    """`record` of a picture decoded or drawn only in part: text read from it all the same
+    (OCR of the part decoded, an SVG's XML) is kept with the damage as a note; without text the
+    damage is the row's error, never a clean-looking `no_text_layer`."""
+    if _read_anyway(record):
+        return record.model_copy(update={"notes": (*record.notes, _clean(damage.note))})
+    return record.model_copy(update={
+        "error_type": damage.error_type,
+        "error_message": _clean(damage.message),
+        "stage": "normalise",
+    })
 
 
 def _with_ocr(base: ArtifactRecord, outcome: OcrOutcome, *, text: bool) -> ArtifactRecord:

@@ -6,9 +6,36 @@ import builtins
 
 from pydantic import BaseModel, ConfigDict
 
+from content_core.errors import ContentError
 from content_core.formats import default_formats
 
-__all__ = ["BinaryArtifact", "kind_for"]
+__all__ = ["BinaryArtifact", "Damage", "kind_for"]
+
+
+class Damage(BaseModel):
+    """Why a picture was decoded or drawn only in part (a JPEG cut short, an SVG that cannot be
+    drawn): the cause as `error_type` records it, the specific class and the message.
+
+    It is the row's error unless text was still read (by OCR, or from an SVG's XML); then it
+    is a note on the row (`note`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    error_type: str
+    error_class: str
+    message: str
+
+    @classmethod
+    def of(cls, error: ContentError) -> Damage:
+        """The damage `error` describes."""
+        return cls(error_type=error.error_type, error_class=error.error_class,
+                   message=error.message)
+
+    @property
+    def note(self) -> str:
+        """The damage as a note on a row that still has text."""
+        return f"{self.error_class}: {self.message}"
 
 
 class BinaryArtifact(BaseModel):
@@ -20,8 +47,9 @@ class BinaryArtifact(BaseModel):
     `error_message`; its `bytes` are empty when the member could not even be read.
     `rendition` marks bytes derived from a sibling document by conversion (an Office file
     rendered to PDF, a HEIC image re-encoded as PNG): the same content in another format.
-    `notes` are facts about the artifact that are not failures of the row, such as a drawing
-    that could not be rendered while its text is still read.
+    `notes` are facts about the artifact that are not failures of the row. `damage` marks a
+    picture that could be decoded or drawn only in part: whether the row is that error or keeps
+    it as a note depends on the text read afterwards (`content_core.artifact_records`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -37,6 +65,7 @@ class BinaryArtifact(BaseModel):
     error_type: str | None = None
     error_message: str | None = None
     notes: tuple[str, ...] = ()
+    damage: Damage | None = None
 
 
 def kind_for(media_type: str) -> str:

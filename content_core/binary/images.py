@@ -5,6 +5,14 @@ multi-frame TIFF and a HEIF holding several images become a multi-page PDF, and 
 to PNG by resvg with no network, no external files and no DTD (`svg_render`). The pixel limit is
 an error, not Pillow's warning.
 
+Every image is decoded in full, pass-through formats too: a picture that does not decode
+completely is an `ImageConversionError`, never a clean-looking row. The one exception is a JPEG
+cut short (its bytes end before the end-of-image marker): it is decoded once more with that
+marker added, which is what Pillow's `LOAD_TRUNCATED_IMAGES` does for JPEG but for this image
+only, and the rows before the cut come back as a PNG with `damage` saying what was lost (OCR may
+still read them). A TIFF whose directory chain loops or leads out of the file is refused before
+Pillow, which would stop there quietly (`tiff`).
+
 HEIF (HEIC, and every flavour libheif reads: collections, Live Photo stills, images with depth
 maps or other auxiliary images, whose primary image is taken) is decoded by pillow-heif; AVIF by
 Pillow's own AVIF plugin (Pillow >= 11.3 wheels ship libavif; an animated AVIF gives its first
@@ -27,6 +35,7 @@ from content_core.binary import media_types as mt
 from content_core.binary.isobmff import ContainerSummary, read_container
 from content_core.binary.sequences import first_sequence_frame
 from content_core.binary.svg_render import render_svg
+from content_core.binary.tiff import count_ifds
 from content_core.errors import BinaryTooLargeError, ImageConversionError, MissingDependencyError
 from content_core.formats import Format, NormaliseStep, Signature
 
@@ -40,6 +49,7 @@ _HEIF_FAMILY = frozenset({mt.HEIC, mt.HEIF, mt.AVIF})
 # Formats whose frames are separate pictures (pages), not an animation.
 _PAGED = frozenset({mt.TIFF, mt.HEIC, mt.HEIF})
 _MAX_NOTE_CHARS = 2000
+_JPEG_END = b"\xff\xd9"
 
 
 def _is_webp(data: bytes) -> bool:
@@ -86,7 +96,9 @@ class NormalisedImage(BaseModel):
     """The result of normalising one image.
 
     `converted` is False when `data` is the input unchanged (a pass-through format).
-    `page_count` is the number of frames for a multi-page PDF, 1 otherwise.
+    `page_count` is the number of frames for a multi-page PDF, 1 otherwise. `damage` says why
+    only part of the picture could be decoded (a truncated JPEG); `data` is then a PNG of that
+    part, the rest filled in by the decoder.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -97,14 +109,23 @@ class NormalisedImage(BaseModel):
     height: int
     page_count: int = 1
     converted: bool = False
+    damage: str | None = None
 
 
 class ImageNormalizer:
     """Convert an image to PNG (or multi-page PDF) within a pixel budget."""
 
-    def __init__(self, *, max_pixels: int = 89_478_485, max_svg_bytes: int = 8 * 1024 * 1024):
+    def __init__(
+        self,
+        *,
+        max_pixels: int = 89_478_485,
+        max_svg_bytes: int = 8 * 1024 * 1024,
+        max_pages: int = 5000,
+    ) -> None:
         self.max_pixels = max_pixels
         self.max_svg_bytes = max_svg_bytes
+        # A multi-page TIFF becomes a PDF of one page per directory: BinaryConfig.max_pdf_pages.
+        self.max_pages = max_pages
 
     def normalise(self, data: bytes, media_type: str, *, filename: str | None = None) -> (
         NormalisedImage
@@ -112,11 +133,15 @@ class ImageNormalizer:
         """Return the consumer-ready form of the image `data` of type `media_type`.
 
         Raises:
-            BinaryTooLargeError: more pixels than `max_pixels` (or an SVG over its byte limit).
-            ImageConversionError: the image cannot be decoded or re-encoded.
+            BinaryTooLargeError: more pixels than `max_pixels` (an SVG canvas too), an SVG over
+                its byte limit, or a TIFF of more than `max_pages` pages.
+            ImageConversionError: the image cannot be decoded completely (save a JPEG cut
+                short, see `NormalisedImage.damage`) or re-encoded.
             MissingDependencyError: the decoder for this format is not installed.
         """
         name = filename or "<image>"
+        if media_type == mt.TIFF:
+            count_ifds(data, name, max_pages=self.max_pages)
         if media_type == mt.SVG:
             svg = render_svg(data, name, max_pixels=self.max_pixels, max_bytes=self.max_svg_bytes)
             return NormalisedImage(
@@ -132,14 +157,7 @@ class ImageNormalizer:
                     self._check_pixels(image.size, name, media_type)
                     frames = getattr(image, "n_frames", 1)
                     if media_type in _PASS_THROUGH:
-                        image.verify()
-                        return NormalisedImage(
-                            data=data,
-                            media_type=media_type,
-                            width=image.size[0],
-                            height=image.size[1],
-                            page_count=1,
-                        )
+                        return _pass_through(image, data, name, media_type)
                     if media_type in _PAGED and frames > 1:
                         return self._frames_to_pdf(image, name, media_type)
                     return _to_png(image, name, media_type)
@@ -306,6 +324,49 @@ def _exif_note(tiff: bytes) -> str:
         if not isinstance(value, (bytes, dict)) and tag != ExifTags.IFD.Exif
     ]
     return ("EXIF: " + "; ".join(parts))[:_MAX_NOTE_CHARS]
+
+
+def _pass_through(image: PilImage, data: bytes, name: str, media_type: str) -> NormalisedImage:
+    """`data` unchanged once its first frame decodes in full (and a PNG's checksums hold); a
+    JPEG cut short is the PNG of the part before the cut, with its damage named."""
+    from PIL import Image
+
+    width, height = image.size
+    try:
+        image.load()
+    except OSError as exc:
+        if media_type != mt.JPEG or data.endswith(_JPEG_END):
+            raise
+        try:
+            return _truncated_jpeg(data, name, f"{type(exc).__name__}: {exc}")
+        except (OSError, ValueError, SyntaxError, EOFError):
+            raise exc from None  # the first reason is the one to report
+    # verify() reads what load() does not check (a PNG's chunk checksums); it needs a fresh
+    # image and leaves it unusable.
+    with Image.open(io.BytesIO(data)) as fresh:
+        fresh.verify()
+    return NormalisedImage(data=data, media_type=media_type, width=width, height=height)
+
+
+def _truncated_jpeg(data: bytes, name: str, reason: str) -> NormalisedImage:
+    """The decodable part of a JPEG whose bytes stop before its end-of-image marker: the bytes
+    with the marker added decode as far as they go (libjpeg fills the rest with grey, a
+    progressive JPEG comes out at the detail its complete scans carry).
+
+    Raises:
+        OSError: even the completed stream does not decode (or ValueError, SyntaxError,
+            EOFError, as Pillow's JPEG plug-in raises them).
+    """
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data + _JPEG_END)) as image:
+        image.load()
+        png = _to_png(image, name, mt.JPEG)
+    damage = (
+        f"{name}: JPEG is truncated ({len(data)} bytes, no end-of-image marker; {reason}): "
+        "only the part before the cut was decoded"
+    )
+    return png.model_copy(update={"damage": damage})
 
 
 def _pdf_ready(frame: PilImage) -> PilImage:

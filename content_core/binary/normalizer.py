@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 
 from content_core.binary import media_types as mt
 from content_core.binary.archives import ArchiveUnpacker
-from content_core.binary.artifact import BinaryArtifact
+from content_core.binary.artifact import BinaryArtifact, Damage
 from content_core.binary.budget import ExpansionBudget
 from content_core.binary.config import BinaryConfig
 from content_core.binary.email import EmailUnpacker
@@ -58,6 +58,8 @@ class _Walk:
     seen: set[str] = field(default_factory=set)
     # Notes for the artifact of these bytes (by id), set while it is handled.
     notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # What could not be decoded or drawn of a picture (by id), set while it is handled.
+    damage: dict[str, Damage] = field(default_factory=dict)
 
 
 class BinaryNormalizer:
@@ -83,7 +85,9 @@ class BinaryNormalizer:
             max_pages=self.config.max_pdf_pages, passwords=self.config.passwords
         )
         self.images = ImageNormalizer(
-            max_pixels=self.config.max_image_pixels, max_svg_bytes=self.config.max_svg_bytes
+            max_pixels=self.config.max_image_pixels,
+            max_svg_bytes=self.config.max_svg_bytes,
+            max_pages=self.config.max_pdf_pages,
         )
         self.archives = ArchiveUnpacker(passwords=self.config.passwords)
         self.emails = EmailUnpacker(
@@ -166,6 +170,7 @@ class BinaryNormalizer:
             page_count = await self._handle(walk, artifact, depth, digest)
         except ContentError as exc:
             notes = walk.notes.pop(digest, ())
+            walk.damage.pop(digest, None)
             if depth == 0 and not notes:
                 del walk.out[index:]
                 raise
@@ -189,9 +194,10 @@ class BinaryNormalizer:
             )
             return
         notes = walk.notes.pop(digest, ())
-        if page_count is not None or notes:
+        damage = walk.damage.pop(digest, None)
+        if page_count is not None or notes or damage is not None:
             walk.out[index] = walk.out[index].model_copy(
-                update={"page_count": page_count, "notes": notes}
+                update={"page_count": page_count, "notes": notes, "damage": damage}
             )
 
     async def _handle(
@@ -249,15 +255,20 @@ class BinaryNormalizer:
         data, media_type, name = artifact.bytes, artifact.media_type, artifact.filename
         try:
             image = self.images.normalise(data, media_type, filename=name)
-        except ImageConversionError as exc:
+        except (ImageConversionError, BinaryTooLargeError) as exc:
             if not keeps_text:
-                # What the container still declares (sizes, EXIF) stays on the failed row.
-                walk.notes[digest] = self.images.describe(data, media_type)
+                if isinstance(exc, ImageConversionError):
+                    # What the container still declares (sizes, EXIF) stays on the failed row.
+                    walk.notes[digest] = self.images.describe(data, media_type)
                 raise
-            # A picture with text of its own (SVG) cannot be rendered, but its text is still
-            # read: the failed render is a note on the row, not the row's error.
-            walk.notes[digest] = (f"{exc.error_class}: {exc.message}",)
+            # A picture with text of its own (SVG) cannot be drawn, but its text is still
+            # read: the row is this error only if no text comes out (artifact_records).
+            walk.damage[digest] = Damage.of(exc)
             return None
+        if image.damage is not None:
+            # A picture decoded in part: an error unless OCR reads text in the part decoded.
+            walk.damage[digest] = Damage.of(ImageConversionError(image.damage,
+                                                                 media_type=media_type))
         if image.converted:
             suffix = ".pdf" if image.media_type == mt.PDF else ".png"
             self._rendition(walk, artifact, digest, image.data, image.media_type, suffix,

@@ -6,9 +6,12 @@ an internal subset and small internal entities (Illustrator's namespace entities
 References to anything but the document itself (`#id`) or inline `data:` are removed before
 rendering, so no file or URL is ever read.
 
-An SVG that is safe but cannot be drawn (a size in units resvg rejects, markup it does not
-accept) raises `ImageConversionError`: the normaliser keeps that as a note on the row, and the
-text of the drawing is still extracted from the XML.
+An SVG that is safe but cannot be drawn completely (a size in units resvg rejects, markup it
+does not accept, a `<use>` that refers back to itself, which resvg would skip quietly) raises
+`ImageConversionError`; a declared canvas over the pixel limit raises `BinaryTooLargeError`
+(not scaled down: the limit is `max_image_pixels`, as for any picture, and a trusted drawing
+that large passes once it is raised). Either is the row's error, unless the drawing's text was
+still read from the XML: then it is a note.
 """
 
 from __future__ import annotations
@@ -46,13 +49,14 @@ class RenderedSvg:
 
 
 def render_svg(data: bytes, name: str, *, max_pixels: int, max_bytes: int) -> RenderedSvg:
-    """Render the SVG `data` to PNG within `max_pixels` (a larger canvas is scaled down).
+    """Render the SVG `data` to PNG at its declared size.
 
     Raises:
-        BinaryTooLargeError: over `max_bytes`, or too many elements.
+        BinaryTooLargeError: over `max_bytes`, too many elements, or a declared canvas of more
+            than `max_pixels`.
         UnsafeInputError: dangerous entity declarations or external entity references.
-        ImageConversionError: not well-formed, not an SVG, an absurd declared size, or resvg
-            cannot render it.
+        ImageConversionError: not well-formed, not an SVG, an absurd declared size, a `<use>`
+            that refers back to itself, or resvg cannot render it.
         MissingDependencyError: resvg-py is not installed.
     """
     if len(data) > max_bytes:
@@ -61,12 +65,15 @@ def render_svg(data: bytes, name: str, *, max_pixels: int, max_bytes: int) -> Re
             media_type=mt.SVG,
         )
     text, (width, height) = _safe_svg_text(data, name)
-    scale = 1.0
-    if width * height > max_pixels:
-        # A huge declared canvas is rendered smaller, not refused: the picture is the point.
-        scale = (max_pixels / (width * height)) ** 0.5
-    out_w = max(1, int(width * scale))
-    out_h = max(1, int(height * scale))
+    out_w = max(1, int(width))
+    out_h = max(1, int(height))
+    if out_w * out_h > max_pixels:
+        raise BinaryTooLargeError(
+            f"{name}: SVG declares a {out_w}x{out_h} canvas, over the pixel limit of "
+            f"{max_pixels} (max_image_pixels)",
+            limit="max_image_pixels", value=out_w * out_h, maximum=max_pixels,
+            media_type=mt.SVG,
+        )
     try:
         import resvg_py
     except ImportError as exc:
@@ -117,7 +124,70 @@ def _safe_svg_text(data: bytes, name: str) -> tuple[str, tuple[float, float]]:
                 f"{name}: SVG has over {_SVG_MAX_ELEMENTS} elements or {_SVG_MAX_USE} <use>",
                 media_type=mt.SVG,
             )
+    looped = _use_loop(root) if uses else None
+    if looped is not None:
+        raise ImageConversionError(
+            f"{name}: SVG <use> refers back to itself (through {looped}): the drawing "
+            "never ends, and a renderer leaves that part out",
+            media_type=mt.SVG,
+        )
     return ElementTree.tostring(root, encoding="unicode"), _svg_size(root, name)
+
+
+def _use_loop(root: ElementTree.Element) -> str | None:
+    """The reference (`#id`) through which a `<use>` reaches itself again, None if none does.
+
+    A `<use>` draws the element it refers to, with everything inside it: a loop is a cycle in
+    the graph of parent-to-child edges plus `<use>`-to-target edges (every cycle takes at least
+    one `<use>` edge, a tree having none). One depth-first walk finds it, linear in the
+    elements, without recursion (the nesting may be as deep as the element limit).
+    """
+    targets: dict[str, ElementTree.Element] = {}
+    for element in root.iter():
+        ident = element.get("id")
+        if ident is not None:
+            targets.setdefault(ident, element)  # the first of duplicated ids, as browsers do
+
+    def reference(element: ElementTree.Element) -> str | None:
+        if not (isinstance(element.tag, str) and element.tag.rsplit("}", 1)[-1] == "use"):
+            return None
+        for attr, value in element.attrib.items():
+            if attr.rsplit("}", 1)[-1] == "href" and value.startswith("#"):
+                return value
+        return None
+
+    def edges(element: ElementTree.Element) -> list[ElementTree.Element]:
+        out = list(element)
+        ref = reference(element)
+        if ref is not None and ref[1:] in targets:
+            out.append(targets[ref[1:]])
+        return out
+
+    done: set[int] = set()
+    for start in root.iter():
+        if id(start) in done or reference(start) is None:
+            continue
+        on_path = {id(start)}
+        path: list[tuple[ElementTree.Element, list[ElementTree.Element]]] = [
+            (start, edges(start))
+        ]
+        while path:
+            element, pending = path[-1]
+            if not pending:
+                path.pop()
+                on_path.discard(id(element))
+                done.add(id(element))
+                continue
+            child = pending.pop()
+            if id(child) in on_path:
+                # The loop closes here: name the first <use> on it.
+                at = next(i for i, (above, _) in enumerate(path) if above is child)
+                refs = [ref for above, _ in path[at:] if (ref := reference(above)) is not None]
+                return refs[0] if refs else f"#{child.get('id')}"
+            if id(child) not in done:
+                on_path.add(id(child))
+                path.append((child, edges(child)))
+    return None
 
 
 def _svg_size(root: ElementTree.Element, name: str) -> tuple[float, float]:
