@@ -15,6 +15,7 @@ from content_core.errors import EmailParseError
 
 __all__ = [
     "attachment_name",
+    "body_index",
     "choose_body",
     "clip",
     "decode_header_value",
@@ -126,14 +127,22 @@ def decode_part(payload: bytes, charset: str | None) -> str:
     return payload.decode("cp1252", errors="replace")
 
 
+def body_index(bodies: list[tuple[str, str]]) -> int | None:
+    """Return the position of the body among `(media type, text)` candidates: the first plain
+    text that is not blank, else the first HTML that is not blank; None when all are blank."""
+    for kind in (mt.PLAIN, mt.HTML):
+        for index, (ctype, text) in enumerate(bodies):
+            if ctype == kind and text.strip():
+                return index
+    return None
+
+
 def choose_body(bodies: list[tuple[str, str]]) -> tuple[str, str]:
-    for ctype, text in bodies:
-        if ctype == mt.PLAIN and text.strip():
-            return text.replace("\r\n", "\n"), mt.PLAIN
-    for ctype, text in bodies:
-        if ctype == mt.HTML and text.strip():
-            return text, mt.HTML
-    return "", mt.PLAIN
+    index = body_index(bodies)
+    if index is None:
+        return "", mt.PLAIN
+    ctype, text = bodies[index]
+    return (text.replace("\r\n", "\n") if ctype == mt.PLAIN else text), ctype
 
 
 def extension(ctype: str) -> str:

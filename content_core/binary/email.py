@@ -8,7 +8,9 @@ reduced to display names, never paths.
 
 An HTML or XHTML body (`application/xhtml+xml` too) is the body, not an attachment; the inline
 images it shows (`multipart/related` parts with a Content-ID) become child artifacts, and the
-body's `cid:` references are rewritten to their names so the text points at them.
+body's `cid:` references are rewritten to their names so the text points at them. A text or
+(X)HTML part that is neither the body nor an alternative rendering of it (a multipart/mixed
+message with a plain note and an XHTML report) becomes an attachment, so its text is kept.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from urllib.parse import unquote
 from content_core.binary import media_types as mt
 from content_core.binary._mime import (
     attachment_name,
+    body_index,
     choose_body,
     clip,
     decode_part,
@@ -70,6 +73,19 @@ _HTML_BODY_TYPES = frozenset({mt.HTML, mt.XHTML, "application/xhtml"})
 _BODY_TAG = re.compile(r"<body\b[^<>]{0,2000}>", re.IGNORECASE)
 _HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
 _CID_REF = re.compile(r"""(?<=["'(=])cid:([^"'()<>\s]{1,500})""", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _BodyPart:
+    """A part that may be the body: its kind (plain or HTML), text, own type, name, bytes and
+    the multipart/alternative parts it belongs to."""
+
+    kind: str
+    text: str
+    ctype: str
+    label: str | None
+    payload: bytes
+    alternatives: frozenset[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +167,16 @@ class EmailUnpacker:
         except (ValueError, TypeError, LookupError, IndexError, email.errors.MessageError) as exc:
             raise EmailParseError(f"{name}: unparseable message ({exc})") from exc
         header = render_header(message)
-        bodies: list[tuple[str, str]] = []
+        bodies: list[_BodyPart] = []
         attachments: list[ArchiveMember] = []
         content_ids: dict[str, str] = {}
-        stack: list[tuple[email.message.Message, int]] = [(message, 0)]
+        # Each part with the multipart/alternative parts it sits in (numbered in walk order).
+        stack: list[tuple[email.message.Message, int, frozenset[int]]] = [
+            (message, 0, frozenset())
+        ]
         parts = 0
         while stack:
-            part, depth = stack.pop()
+            part, depth, alternatives = stack.pop()
             parts += 1
             if parts > self.max_parts:
                 raise BinaryFanoutError(
@@ -172,9 +191,11 @@ class EmailUnpacker:
             ctype = part.get_content_type()
             if part.is_multipart() and ctype != "message/rfc822":
                 payload = part.get_payload()
+                if ctype == "multipart/alternative":
+                    alternatives = alternatives | {parts}
                 if isinstance(payload, list):
                     stack.extend(
-                        (child, depth + 1)
+                        (child, depth + 1, alternatives)
                         for child in reversed(payload)
                         if isinstance(child, email.message.Message)
                     )
@@ -183,7 +204,7 @@ class EmailUnpacker:
             disposition = (part.get("Content-Disposition") or "").lower()
             is_attachment = label is not None or disposition.startswith("attachment")
             if ctype in _HTML_BODY_TYPES and not disposition.startswith("attachment") and not any(
-                kind == mt.HTML for kind, _ in bodies
+                body.kind == mt.HTML for body in bodies
             ):
                 is_attachment = False  # the (first) HTML body, even when it carries a name
             if ctype == "message/rfc822":
@@ -193,10 +214,12 @@ class EmailUnpacker:
             budget.charge_bytes(len(payload_bytes), name)
             if not is_attachment and (ctype == mt.PLAIN or ctype in _HTML_BODY_TYPES):
                 kind = mt.PLAIN if ctype == mt.PLAIN else mt.HTML
-                bodies.append((kind, decode_part(payload_bytes, part.get_content_charset())))
+                text = decode_part(payload_bytes, part.get_content_charset())
+                bodies.append(_BodyPart(kind, text, ctype, label, payload_bytes, alternatives))
                 continue
             if part is message and not is_attachment and ctype.startswith("text/"):
-                bodies.append(("text/plain", decode_part(payload_bytes, None)))
+                text = decode_part(payload_bytes, None)
+                bodies.append(_BodyPart(mt.PLAIN, text, mt.PLAIN, None, payload_bytes, frozenset()))
                 continue
             budget.charge_file(name)
             content_id = part_content_id(part)
@@ -206,12 +229,33 @@ class EmailUnpacker:
             attachments.append(member)
             if content_id:
                 content_ids.setdefault(content_id, member.name)
-        body, body_type = choose_body(bodies)
+        body, body_type = choose_body([(part.kind, part.text) for part in bodies])
+        attachments.extend(self._other_bodies(bodies, budget, name, len(attachments)))
         if body_type == mt.HTML and content_ids:
             body = _CID_REF.sub(
                 lambda m: content_ids.get(unquote(m.group(1)).lower(), m.group(0)), body
             )
         return UnpackedEmail(header, body, body_type, tuple(attachments))
+
+    @staticmethod
+    def _other_bodies(
+        bodies: list[_BodyPart], budget: ExpansionBudget, name: str, count: int
+    ) -> list[ArchiveMember]:
+        """The text and (X)HTML parts that are not the body nor an alternative rendering of it
+        (a second HTML part of a multipart/mixed message): attachments, so that their text
+        is extracted rather than lost."""
+        chosen = body_index([(part.kind, part.text) for part in bodies])
+        if chosen is None:
+            return []
+        body = bodies[chosen]
+        members: list[ArchiveMember] = []
+        for part in bodies:
+            if part is body or not part.text.strip() or part.alternatives & body.alternatives:
+                continue
+            budget.charge_file(name)
+            fallback = f"part-{count + len(members) + 1}{extension(part.ctype)}"
+            members.append(_member(name, safe_name(part.label or "", fallback), part.payload))
+        return members
 
     def _embedded_message(
         self, part: email.message.Message, budget: ExpansionBudget, name: str, index: int

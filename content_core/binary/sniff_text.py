@@ -39,16 +39,17 @@ _EMAIL_KEY_HEADERS = frozenset(
         b"reply-to",
     }
 )
-_HTML_START = re.compile(
-    r"^(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title|div|p|table|span|a|"
-    r"h[1-6]|ul|ol|br|link|script|style|section|article|header|nav|form|img)[\s>/]",
-    re.IGNORECASE | re.DOTALL,
+_HTML_TAGS = (
+    r"(?:!doctype\s+html|html|head|body|meta|title|div|p|table|span|a|h[1-6]|ul|ol|br|link|"
+    r"script|style|section|article|header|nav|form|img)[\s>/]"
 )
+_HTML_START = re.compile(r"^(?:<!--.*?-->\s*)*<" + _HTML_TAGS, re.IGNORECASE | re.DOTALL)
 # EBCDIC: "<" is 0x4C in every EBCDIC code page (an ASCII "L"); whitespace is 0x40 (space),
 # 0x05 (tab), 0x0D (CR), 0x15 and 0x25 (NL and LF, swapped between cp037/cp500 and cp1047).
 _EBCDIC_LT = 0x4C
 _EBCDIC_SPACE = b"\x40\x05\x0d\x15\x25"
-_EBCDIC_MARKUP = re.compile(r"<(?:\?xml|!doctype\s+html|!--|html|head|meta|title|body)[\s>/]", re.I)
+# The openings that make text markup (as `_HTML_START` has them), read in cp037 or cp500.
+_EBCDIC_MARKUP = re.compile(r"<(?:\?xml[\s?]|!--|" + _HTML_TAGS + ")", re.IGNORECASE)
 _XML_ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
 # Office 2003 XML files name the application that opens them in a processing instruction
 # before the root; the root then says which flavour (Word 2007+ "flat OPC" is a pkg:package).
@@ -103,16 +104,24 @@ def ebcdic_markup_codec(data: bytes) -> str | None:
     cp500 (they differ in where "!" lies: 0x5A or 0x4F); line ends in 0x15 rather than 0x25
     mean cp1047 (z/OS). A label in the document can still name the exact code page.
     """
-    head = data[:1024].lstrip(_EBCDIC_SPACE)
+    window = data[:1024]
+    head = window.lstrip(_EBCDIC_SPACE)
     if not head or head[0] != _EBCDIC_LT:
         return None
     for codec in ("cp037", "cp500"):
-        if _EBCDIC_MARKUP.match(head[:64].decode(codec)):
-            if codec == "cp037" and head.count(b"\x15") > head.count(b"\x25"):
+        if _EBCDIC_MARKUP.match(head[:64].decode(codec)) and _mostly_ascii(head.decode(codec)):
+            if codec == "cp037" and window.count(b"\x15") > window.count(b"\x25"):
                 register_ebcdic_codecs()
                 return "cp1047"
             return codec
     return None
+
+
+def _mostly_ascii(text: str) -> bool:
+    """True when nine in ten characters of `text` are printable ASCII or line ends, as in
+    EBCDIC markup read in its code page (and not in 8-bit text that merely starts with "L")."""
+    ascii_chars = sum(1 for ch in text if " " <= ch <= "~" or ch in "\t\r\n\x85")
+    return ascii_chars * 10 >= len(text) * 9
 
 
 def register_ebcdic_codecs() -> None:
@@ -169,7 +178,7 @@ def _cp1252_ok(sample: bytes) -> bool:
 
 def sniff_text(text: str, data: bytes, filename: str | None) -> str:
     """Return the media type of text `text` (a decoded prefix of `data`)."""
-    stripped = text.lstrip("\ufeff \t\r\n")
+    stripped = text.lstrip("\ufeff \t\r\n\x85")  # U+0085: an EBCDIC line end
     suffix = file_suffix(filename)
     if stripped.startswith("<"):
         return _sniff_markup(stripped)

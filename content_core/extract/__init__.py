@@ -18,7 +18,7 @@ from them. Built-in handlers, in dispatch order (priority, then registration):
 | odf      | ODT / ODS / ODP / ODG        | lxml                | slides, sheets |
 | epub     | EPUB                         | lxml + html handler | -          |
 | doc      | Word 6.0/95, Word 97-2003    | olefile             | -          |
-| wordperfect | WordPerfect 5.x, 6.x-X9   | -                   | -          |
+| wordperfect | WordPerfect 4.x, 5.x, 6.x-X9 | -                | -          |
 | xls      | Excel 97-2003                | xlrd                | worksheets |
 | ppt      | PowerPoint 97-2003           | olefile             | slides     |
 | wordml   | Word 2003 XML, Word flat XML | expat check + lxml  | -          |

@@ -5,8 +5,9 @@ Order: byte-order marks; UTF-16/32 without a BOM recognised by where the NUL byt
 that decodes cleanly; charset-normalizer on a sample; cp1252 with replacement as the last word.
 
 Markup (`decode_html`) follows the WHATWG order instead: BOM, then the charset its own
-`<meta>` (or XML declaration) names in the first 1024 bytes, then detection. EBCDIC markup,
-whose `<meta` an ASCII prescan cannot see, is recognised by its first bytes.
+`<meta>` (or XML declaration) names in the first 1024 bytes, then detection (also when the
+named charset leaves the bytes undecodable). EBCDIC markup, whose `<meta` an ASCII prescan
+cannot see, is recognised by its first bytes.
 Charset labels are read as browsers read them (WHATWG Encoding): Shift_JIS is cp932, GB2312 is
 GB18030, EUC-KR is cp949, Latin-1 and ASCII are cp1252, and so on.
 """
@@ -54,6 +55,13 @@ _EXTRA_LABELS = {"windows-31j": "cp932", "x-sjis": "cp932", "x-gbk": "gb18030",
                  "x-user-defined": _WESTERN_DEFAULT, "ibm1047": "cp1047", "ibm-1047": "cp1047"}
 # The WHATWG prescan window.
 _PRESCAN_BYTES = 1024
+# Codecs (as `_known` names them) whose characters span several bytes; the others map each
+# byte to one character.
+_MULTIBYTE = frozenset({"utf-8", "cp932", "shift_jis", "euc_jp", "iso2022_jp", "gb18030", "gbk",
+                        "big5hkscs", "big5", "cp949", "euc_kr", "johab", "cp950"})
+_REPLACEMENT = "\ufffd"
+_UTF8_REPLACEMENT = _REPLACEMENT.encode("utf-8")
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 _COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.DOTALL)
 _XML_DECL = re.compile(rb"""\s*<\?xml[^>]{0,200}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""")
 _META = re.compile(rb"<meta[\s/][^>]{0,512}>", re.IGNORECASE)
@@ -194,8 +202,9 @@ def decode_html(data: bytes, *, transport: str | None = None) -> str:
     """Decode an HTML or XHTML document the way a browser picks its encoding.
 
     BOM first; then EBCDIC markup (its label, if any, read from the EBCDIC-decoded head);
-    then the charset the document declares (`markup_charset`); then `transport` (a charset
-    given beside the bytes) and detection as in `decode_bytes`. One deviation from WHATWG: a
+    then the charset the document declares (`markup_charset`), unless the bytes do not decode
+    in it (then the label is wrong and is ignored); then `transport` (a charset given beside
+    the bytes) and detection as in `decode_bytes`. One deviation from WHATWG: a
     declared legacy charset loses to UTF-8 when the bytes are valid UTF-8 with non-ASCII
     characters, because a mislabelled UTF-8 page is common and a legacy-encoded page that is
     also valid UTF-8 is practically unknown.
@@ -218,9 +227,28 @@ def decode_html(data: bytes, *, transport: str | None = None) -> str:
         except UnicodeDecodeError:
             pass
     if declared is not None:
-        logger.debug("decoding %d bytes of markup as declared %s", len(data), declared)
-        return data.decode(declared, errors="replace")
+        text = data.decode(declared, errors="replace")
+        if not _mislabelled(data, text, declared):
+            logger.debug("decoding %d bytes of markup as declared %s", len(data), declared)
+            return text
+        # The label is wrong for these bytes (a page saved in one code page and declared as
+        # another): detection reads them instead of turning the text into U+FFFD.
+        logger.debug("markup declared %s does not decode; detecting its charset", declared)
     return decode_bytes(data, declared=transport)
+
+
+def _mislabelled(data: bytes, text: str, codec: str) -> bool:
+    """True when `text`, decoded from `data` as `codec` with replacement, shows that the
+    bytes are not in `codec`: any undecodable byte for a single-byte code page (a real page
+    in one holds none), at least one undecodable byte in 20 high bytes for a multi-byte one
+    (where a damaged but genuine page may hold a few)."""
+    bad = text.count(_REPLACEMENT) - (data.count(_UTF8_REPLACEMENT) if codec == "utf-8" else 0)
+    if bad <= 0:
+        return False
+    if codec not in _MULTIBYTE:
+        return True
+    high = len(data) - len(data.translate(None, _HIGH_BYTES))
+    return bad * 20 >= high
 
 
 def _is_ebcdic(codec: str) -> bool:

@@ -60,7 +60,14 @@ _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id
 _NOTE_TAGS = frozenset({f"{_W}footnote", f"{_W}endnote"})
 _MAX_BASED_ON = 16
 _PART_ORDER = ("header", "footnotes", "endnotes", "comments", "footer")
+# What may follow an image without a space: nothing, white space, closing punctuation.
+_AFTER_IMAGE = frozenset({" ", "\t", "\n", ".", ",", ";", ":", "!", "?", ")"})
 
+
+class _Image(str):
+    """The Markdown of an inline image among the text pieces of a paragraph."""
+
+    __slots__ = ()
 
 
 def _inline_text(element: Any, out: list[str]) -> None:
@@ -68,7 +75,12 @@ def _inline_text(element: Any, out: list[str]) -> None:
     for child in element:
         tag = child.tag
         if tag in _TEXT_TAGS:
-            out.append(child.text or "")
+            text = child.text or ""
+            if not text:
+                continue
+            if out and isinstance(out[-1], _Image) and text[0] not in _AFTER_IMAGE:
+                out.append(" ")  # the image stands apart from the words after it
+            out.append(text)
         elif tag == f"{_W}tab":
             out.append("\t")
         elif tag in _BREAK_TAGS:
@@ -78,9 +90,13 @@ def _inline_text(element: Any, out: list[str]) -> None:
         elif tag in _SKIP_TAGS or not isinstance(tag, str):
             continue
         elif tag == _DOC_PROPERTIES:
-            description = " ".join((child.get("descr") or "").split())
+            # The alt text is `descr` (Word 2007 put the inserted file's path there); Word
+            # 2010+ may add a `title`; `name` ("Picture 1") says nothing.
+            description = " ".join((child.get("descr") or child.get("title") or "").split())
             if description:
-                out.append(f"![{description}]")
+                if out and out[-1][-1:] not in ("", " ", "\t", "\n"):
+                    out.append(" ")  # and from the words before it
+                out.append(_Image(f"![{description}]"))
         elif tag == f"{_W}txbxContent":
             out.append("\n" + "\n".join(_paragraph_texts(child)) + "\n")
         else:

@@ -255,3 +255,54 @@ def test_html_body_header_goes_inside_the_body() -> None:
     text = document.decode("utf-8-sig")
     assert media_type == mt.HTML and document.startswith(codecs.BOM_UTF8)
     assert text.startswith("<?xml") and text.index("<pre>From:") > text.index("<body>")
+
+
+# ------------------------------------ (X)HTML parts beside a plain body (not alternatives)
+
+_MIXED_XHTML = """From: a@example.org
+To: b@example.org
+Subject: report
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="outer"
+
+--outer
+Content-Type: multipart/alternative; boundary="alt"
+
+--alt
+Content-Type: text/plain; charset=us-ascii
+
+Cover note QX7301
+--alt
+Content-Type: text/html; charset=us-ascii
+
+<p>Cover note QX7301</p>
+--alt--
+--outer
+Content-Type: application/xhtml+xml; charset=utf-8{name}
+
+<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>t</title></head>
+<body><h1>Rapport QX7302</h1><p>Détails QX7303</p></body></html>
+--outer--
+"""
+
+
+@pytest.mark.parametrize(
+    ("name_param", "filename"),
+    [("", "part-1.xhtml"), ('; name="rapport.xhtml"', "rapport.xhtml")],
+    ids=["unnamed", "named-inline"],
+)
+def test_xhtml_part_beside_a_plain_body_is_extracted(
+    tmp_path: Path, name_param: str, filename: str
+) -> None:
+    data = _MIXED_XHTML.format(name=name_param).replace("\n", "\r\n").encode()
+    email = EmailUnpacker().unpack(data, mt.EML, _budget())
+    assert email.body_media_type == mt.PLAIN and "Cover note QX7301" in email.body
+    assert [a.name for a in email.attachments] == [filename]
+    records = _process(tmp_path, "report.eml", data)
+    [part] = [r for r in records if r.filename == filename]
+    assert (part.media_type, part.error_type) == (mt.XHTML, None)
+    assert "# Rapport QX7302" in (part.text or "") and "Détails QX7303" in (part.text or "")
+    assert part.derived_from == (records[0].artifact_id,)
+    # The HTML alternative of the plain body is the same text: it is not kept twice.
+    assert sum((r.text or "").count("QX7301") for r in records) == 1

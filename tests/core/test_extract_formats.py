@@ -19,7 +19,7 @@ from tests.core import extract_inputs as inputs
 from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.ole2 import word6_document
-from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text
+from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text, wp42_document
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -262,6 +262,16 @@ VECTORS = [
         ("Memo QGZ11 café\nSecond QGZ12 straße",),
     ),
     Case(
+        # No header: read as a WordPerfect 4.2 document area; the header group's text is not
+        # part of the body.
+        "wordperfect_42",
+        lambda: wp42_document(["Memo QGZ21 café", "Second QGZ22 Straße über"]),
+        "application/vnd.wordperfect",
+        "wordperfect",
+        ("Memo QGZ21 café\nSecond QGZ22 Straße über",),
+        absent=("Running head",),
+    ),
+    Case(
         # cp1252 declared in <meta>; script text dropped; data: image keeps its alt only.
         "html_page",
         _const(inputs.HTML_PAGE),
@@ -481,3 +491,47 @@ def test_macro_template_and_slideshow_variants(
     data = formats.with_main_type(build(), plain, variant)
     assert marker in extract_text(data, media_type).text
 
+
+
+def _docx_with_inline_image(alt: dict[str, str], after: str) -> bytes:
+    """A paragraph "This is a " + an inline picture + `after`, the picture's `wp:docPr`
+    carrying the attributes `alt` (descr, title) besides its name."""
+    import io
+
+    import docx
+    from docx.oxml.ns import qn
+    from PIL import Image
+
+    picture = io.BytesIO()
+    Image.new("RGB", (8, 6), "teal").save(picture, "PNG")
+    document = docx.Document()
+    paragraph = document.add_paragraph("This is a ")
+    paragraph.add_run().add_picture(picture)
+    paragraph.add_run(after)
+    [properties] = paragraph._p.iter(qn("wp:docPr"))
+    for key, value in alt.items():
+        properties.set(key, value)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("alt", "after", "expected"),
+    [
+        # Word 2007 leaves the inserted file's path in descr.
+        ({"descr": "C:\\Users\\ana\\chart QGI1.png"}, "paragraph QGI2.",
+         "This is a ![C:\\Users\\ana\\chart QGI1.png] paragraph QGI2."),
+        ({"title": "Sales chart QGI3"}, "paragraph QGI4",
+         "This is a ![Sales chart QGI3] paragraph QGI4"),
+        ({"descr": "Logo QGI5", "title": "Title QGI6"}, ", then more",
+         "This is a ![Logo QGI5], then more"),
+    ],
+    ids=["descr-path", "title-only", "descr-before-title"],
+)
+def test_docx_inline_image_alt_text_stands_apart(
+    alt: dict[str, str], after: str, expected: str
+) -> None:
+    text = extract_text(_docx_with_inline_image(alt, after), inputs.DOCX).text
+    assert expected in text, text
+    assert "Picture" not in text  # the docPr name says nothing

@@ -328,8 +328,12 @@ def test_word6_hostile_fib_fields_give_bounded_text_or_typed_error(
         (wp6_document(wp6_text(["Locked QGH11"]), encryption=0x1234), "EncryptedFileError"),
         (b"\xffWPC\x10\x00\x00\x00\x01\x0a\x09\x00\x00\x00\x00\x00text", "CorruptFileError"),
         (b"\xffWPC\xff\xff\x00\x00\x01\x0a\x02\x01\x00\x00\x00\x00", "CorruptFileError"),
+        # WordPerfect 4.2: encrypted (a non-zero checksum after FE FF 61 61), or no 4.2 structure.
+        (b"\xfe\xff\x61\x61\x12\x34Locked QGH12", "EncryptedFileError"),
+        (b"Plain \xc0 text \xff QGH13", "CorruptFileError"),
     ],
-    ids=["encrypted", "unknown-version", "document-area-outside"],
+    ids=["encrypted", "unknown-version", "document-area-outside", "wp42-encrypted",
+         "wp42-broken"],
 )
 def test_wordperfect_refusals_are_typed(data: bytes, error: str) -> None:
     with pytest.raises(ContentError) as raised:

@@ -67,6 +67,30 @@ CASES = [
         mt.XHTML,
         "Señor Müller QH7206",
     ),
+    (
+        # EBCDIC pages open with any tag an ASCII page may open with, not just <html>.
+        "ebcdic_cp037_paragraph",
+        "<p>Grüße aus Zürich QH7207</p>\n<p>Zweite Zeile</p>\n",
+        "cp037",
+        mt.HTML,
+        "Grüße aus Zürich QH7207",
+    ),
+    (
+        "ebcdic_cp1047_heading",
+        "\n\n<H1>Bericht QH7208</H1>\n<P>Ärger über Öl [z]\n"
+        "<TABLE><TR><TD>Zelle</TD></TR></TABLE>\n",
+        "cp1047",
+        mt.HTML,
+        "Ärger über Öl [z]",
+    ),
+    (
+        # Unlabelled cp500 reads as cp037, which differs only in "!" and brackets.
+        "ebcdic_cp500_table",
+        "<TABLE>\n<TR><TD>Crème brûlée QH7209</TD></TR>\n</TABLE>\n",
+        "cp500",
+        mt.HTML,
+        "Crème brûlée QH7209",
+    ),
 ]
 
 
@@ -144,3 +168,52 @@ def test_ebcdic_and_shift_jis_pages_through_process_files(tmp_path: Path) -> Non
         [record] = records
         assert (record.media_type, record.error_type) == (sniffed, None), case
         assert marker in (record.text or ""), case
+
+
+# (case id, page, codec that writes the bytes, marker): the <meta> names a charset in which
+# these bytes do not decode, so the page's charset is detected from the bytes.
+MISLABELLED = [
+    (
+        "arabic_cp1256_declared_utf8",
+        '<html><head><meta charset="utf-8"><title>t</title></head><body>'
+        "<p>مرحبا بالعالم، هذه صفحة عربية للاختبار QH7221</p>"
+        "<p>اللغة العربية جميلة جدا وهي لغة القرآن</p></body></html>",
+        "cp1256",
+        "مرحبا بالعالم، هذه صفحة عربية للاختبار QH7221",
+    ),
+    (
+        # cp1252 leaves 0x81, 0x8D and 0x90 (Persian پ چ گ in cp1256) undefined.
+        "persian_cp1256_declared_windows_1252",
+        '<html><head><meta http-equiv="Content-Type" content="text/html; '
+        'charset=windows-1252"></head><body><p>پدر و مادر من چگونه هستند؟ QH7222</p>'
+        "<p>گل‌هاي باغ بسيار زيبا هستند و چاي مي‌نوشيم</p></body></html>",
+        "cp1256",
+        "پدر و مادر من چگونه هستند؟ QH7222",
+    ),
+    (
+        "cyrillic_cp1251_declared_utf8",
+        '<!DOCTYPE html><html><head><meta charset="UTF-8"></head><body>'
+        "<p>Съешь же ещё этих мягких французских булок QH7223</p></body></html>",
+        "cp1251",
+        "Съешь же ещё этих мягких французских булок QH7223",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "html", "codec", "marker"), MISLABELLED,
+                         ids=[c[0] for c in MISLABELLED])
+def test_a_wrong_meta_charset_gives_way_to_detection(case: str, html: str, codec: str,
+                                                     marker: str) -> None:
+    data = html.encode(codec)
+    assert "\ufffd" not in decode_html(data)
+    result = extract_text(data, sniff_media_type(data), filename=f"{case}.html")
+    assert marker in result.text, result.text
+
+
+def test_a_few_broken_bytes_keep_a_declared_multibyte_charset() -> None:
+    # A genuine UTF-8 page with one damaged byte: still UTF-8, not re-detected as 8-bit.
+    text = "<meta charset='utf-8'><p>" + "日本語のテキスト QH7224 " * 20 + "</p>"
+    data = text.encode("utf-8")
+    damaged = data[:60] + b"\xff" + data[60:]
+    decoded = decode_html(damaged)
+    assert decoded.count("\ufffd") == 1 and "日本語のテキスト QH7224" in decoded

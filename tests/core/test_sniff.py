@@ -16,7 +16,7 @@ from tests.core import format_inputs as formats
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.hostile import minimal_docx, pdf_with_text, utf16_without_bom
 from tests.fixtures.ole2 import word6_document
-from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text
+from tests.fixtures.wordperfect import wp5_document, wp6_document, wp6_text, wp42_document
 
 
 def _zip(entries: dict[str, bytes], *, stored_first: str | None = None) -> bytes:
@@ -110,6 +110,14 @@ VECTORS = [
     ("doc-word95", word6_document(["Word 95"]), None, mt.DOC),
     ("wordperfect-6", wp6_document(wp6_text(["WP6 text"])), None, mt.WORDPERFECT),
     ("wordperfect-5", wp5_document(["WP5 text"]), "x.txt", mt.WORDPERFECT),
+    # WordPerfect 4.2 has no header: told by its structure (groups closed by their own code).
+    ("wordperfect-4.2", wp42_document(["WP4.2 text, café"]), None, mt.WORDPERFECT),
+    ("wordperfect-4.2-encrypted", b"\xfe\xff\x61\x61\x12\x34" + bytes(range(1, 200)), None,
+     mt.WORDPERFECT),
+    # 8-bit text with the same shape: two "ü" bracket a variable group, "àbcà" a fixed one
+    # (but with text, not binary, between them); UTF-8 "ééé" closes a fixed group too.
+    ("cp1252-paired-letters", "Grüße aus München, àbcà.\n".encode("cp1252"), None, mt.PLAIN),
+    ("utf8-paired-letters", "ééé naïve\n".encode(), None, mt.PLAIN),
     # WordPerfect Corp's other files (here a WPG graphic, file type 0x16) are not documents.
     ("wordperfect-graphic", b"\xffWPC\x10\x00\x00\x00\x01\x16\x01\x00" + bytes(range(256)),
      None, mt.OCTET_STREAM),
