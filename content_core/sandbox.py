@@ -5,12 +5,19 @@ interpreter without the caller's threads or open files). Each task runs in one w
 worker's address space is capped with RLIMIT_AS. A task that passes its time limit, or whose
 worker dies (out of memory, a segfault in a C parser), becomes a typed error for that task only:
 the worker is replaced and the other tasks go on.
+
+A task's time limit is a budget per step, not per task: a task made of many steps (the chunks
+of a long document) calls `report_progress()` after each, and each call gives it its limit
+again. So no budget is ever multiplied by a count, and every wait and limit is clamped to
+`MAX_TASK_S`, whatever a caller asks for.
 """
 
 from __future__ import annotations
 
+import ast
 import atexit
 import contextlib
+import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -31,15 +38,50 @@ __all__ = [
     "WorkerCrashedError",
     "WorkerPool",
     "WorkerTimeoutError",
+    "MAX_TASK_S",
     "is_process_alive",
+    "report_progress",
     "run_isolated",
     "run_task",
+    "workers_can_start",
 ]
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+# The longest any one step of a task may be given (a day), whatever a caller configures; and
+# the longest one look at the workers waits before the pool looks at its clocks again
+# (`multiprocessing.connection.wait` turns its timeout into milliseconds for poll(), which
+# overflows past about 24 days).
+MAX_TASK_S = 86_400.0
+_MAX_LOOK_S = 60.0
+# A worker's progress reports closer together than this are one report: a task of many
+# tiny steps does not flood the pipe; its limit is renewed at most this late.
+_PROGRESS_EVERY_S = 0.2
+
+# In a worker process: the pipe to the pool, for `report_progress`.
+_progress_pipe: multiprocessing.connection.Connection | None = None
+_progress_lock = threading.Lock()
+_progress_sent = 0.0
+
+
+def report_progress() -> None:
+    """Tell the pool that the task running in this worker finished one step, which gives the
+    task its time limit again from now. Outside a pool's worker it does nothing, so code that
+    runs both in a worker and in the caller's process can call it freely."""
+    global _progress_sent
+    pipe = _progress_pipe
+    if pipe is None:
+        return
+    now = time.monotonic()
+    with _progress_lock:
+        if now - _progress_sent < _PROGRESS_EVERY_S:
+            return
+        _progress_sent = now
+        with contextlib.suppress(OSError, ValueError):
+            pipe.send(("beat", None))
 
 
 class WorkerTimeoutError(LimitExceededError):
@@ -78,7 +120,10 @@ def run_task(function: Callable[[T], R], argument: T) -> R | TaskFailure:
 def _worker_main(
     connection: multiprocessing.connection.Connection, memory_bytes: int | None
 ) -> None:
-    """Worker loop: receive (function, argument), send back ("ok", value) or ("err", ...)."""
+    """Worker loop: receive (function, argument), send back ("ok", value) or ("err", ...),
+    after any number of ("beat", None) progress reports."""
+    global _progress_pipe
+    _progress_pipe = connection
     if memory_bytes is not None:
         import resource
 
@@ -141,7 +186,8 @@ class WorkerPool:
     Args:
         workers: number of processes.
         memory_mb: address-space cap per worker, or None for none.
-        timeout_s: wall-clock limit per task.
+        timeout_s: wall-clock limit per task, renewed by each `report_progress()` of the task
+            (at most `MAX_TASK_S`).
         preload: modules the forkserver imports once, so new workers start warm.
     """
 
@@ -180,13 +226,18 @@ class WorkerPool:
         """Run `function(item)` for every item; return results in input order, a
         `TaskFailure` where a task raised, timed out or lost its worker.
 
+        `timeout_s` bounds each task from its start and again from each of its
+        `report_progress()` calls; it is clamped to `MAX_TASK_S`.
+
         With `sizes` (one per item, a guess of its cost), the largest tasks start first, so
         that the workers finish together instead of one running the last big task alone.
         `function` must be a module-level callable; items and results must be picklable.
         """
         if self._closed:
             raise RuntimeError("the pool is closed")
-        limit = self.timeout_s if timeout_s is None else timeout_s
+        limit = min(self.timeout_s if timeout_s is None else timeout_s, MAX_TASK_S)
+        if limit <= 0:
+            raise ValueError("timeout_s must be positive")
         order = list(range(len(items)))
         if sizes is not None:
             if len(sizes) != len(order):
@@ -224,7 +275,7 @@ class WorkerPool:
             if not busy:
                 continue
             now = time.monotonic()
-            wait_s = max(0.0, min(w.deadline for w in busy) - now)
+            wait_s = min(_MAX_LOOK_S, max(0.0, min(w.deadline for w in busy) - now))
             ready = multiprocessing.connection.wait(
                 [w.connection for w in busy] + [w.process.sentinel for w in busy],
                 timeout=wait_s,
@@ -238,6 +289,9 @@ class WorkerPool:
                         status, payload = worker.connection.recv()
                     except (EOFError, OSError):
                         status, payload = "dead", None
+                    if status == "beat":
+                        worker.deadline = now + limit
+                        continue
                     if status == "ok":
                         results[task_index] = payload
                     elif status == "err":
@@ -297,6 +351,85 @@ class WorkerPool:
 
 _POOLS: dict[tuple[int, int | None, tuple[str, ...]], WorkerPool] = {}
 _POOLS_LOCK = threading.Lock()
+
+
+def workers_can_start() -> bool:
+    """Whether this process can start worker processes that run only what they are sent.
+
+    Not in a daemonic process (it may have no children), and not under a main script without
+    an `if __name__ == "__main__":` guard: a new worker (forkserver or spawn) runs the
+    calling script again from its top, so an unguarded script would redo its own work in
+    each worker, and its call into the pool would kill the worker. Callers then run their
+    tasks in this process, without the pool's time limits and memory cap (a warning says
+    so once, and how to get them back). An interactive session, `python -c` and a module run
+    with `python -m` whose file has the guard are fine.
+    """
+    if multiprocessing.current_process().daemon:
+        _warn_once(
+            "a daemonic process may not start worker processes: running in this process, "
+            "without the per-file time limit and memory cap"
+        )
+        return False
+    return _main_is_guarded(_main_script())
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_once(message: str) -> None:
+    _log.warning("%s", message)
+
+
+def _main_script() -> str | None:
+    """The file a new worker would run as the main module, or None for none."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    if main is None:
+        return None
+    spec = getattr(main, "__spec__", None)
+    name = getattr(spec, "name", None)
+    if name is not None:
+        # `python -m package` runs `package.__main__`, which workers never run again.
+        if name == "__main__" or name.endswith(".__main__"):
+            return None
+        origin = getattr(spec, "origin", None)
+        return origin if isinstance(origin, str) else None
+    path = getattr(main, "__file__", None)
+    if not isinstance(path, str) or os.path.splitext(os.path.basename(path))[0] == "ipython":
+        return None
+    return os.path.abspath(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _main_is_guarded(path: str | None) -> bool:
+    if path is None:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return True  # nothing a worker could run again (a frozen or compiled entry point)
+    if any(_is_main_guard(node) for node in tree.body):
+        return True
+    _warn_once(
+        f"{path} has no `if __name__ == \"__main__\":` guard, so worker processes cannot be "
+        "started for it (each would run the script again): running in this process, without "
+        "the per-file time limit and memory cap. Put the script's calls under the guard to "
+        "get them."
+    )
+    return False
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    """`if __name__ == "__main__":` (either side of the comparison)."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    test = node.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    mains = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(mains) == 1
 
 
 def is_process_alive(pid: int) -> bool:

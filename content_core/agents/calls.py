@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from content_core.agents.base import Agent, usage_of
 from content_core.agents.cache import CachedOutput, ExtractionCache
 from content_core.errors import StageTimeoutError
+from content_core.sandbox import report_progress
 
 __all__ = ["BudgetedAgent", "CachingAgent", "run_sync"]
 
@@ -35,7 +36,9 @@ class BudgetedAgent:
 
     The limit applies at the call's awaits: it bounds waiting on an endpoint (retries and
     backoff included). The offline extractor awaits nothing; its time is bounded instead by
-    the size of a chunk and its linear-time rules.
+    the size of a chunk and its linear-time rules. In a pool's worker, each call that ends
+    (done or failed) renews the task's own limit (`report_progress`), so a task of many
+    chunks has the budget of one chunk per chunk.
     """
 
     def __init__(self, agent: Agent, timeout_s: float, stage: str, unit: str) -> None:
@@ -53,6 +56,8 @@ class BudgetedAgent:
             raise StageTimeoutError.past_budget(
                 self.stage, self.timeout_s, unit=self.unit, setting="chunk_timeout_s"
             ) from exc
+        finally:
+            report_progress()
 
 
 class CachingAgent:

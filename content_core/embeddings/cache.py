@@ -11,6 +11,7 @@ from pathlib import Path
 from content_core.agents.cache import CachedOutput, ExtractionCache, cache_key
 from content_core.embeddings.base import Embedder, Vector
 from content_core.errors import EmbeddingError
+from content_core.sandbox import report_progress
 
 __all__ = ["EmbeddingRun", "embed_cached", "embedding_cache_key"]
 
@@ -62,6 +63,7 @@ def embed_cached(
                 cache.put(key, CachedOutput(output_json=json.dumps(outcome), model=model))
             for i in missing[key]:
                 run.results[i] = outcome
+        report_progress()  # in a pool's worker: each batch has its own time limit
     return run
 
 

@@ -13,7 +13,6 @@ cost, and an artifact past its budget kills only its own worker. It becomes a
 from __future__ import annotations
 
 import logging
-import multiprocessing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -40,7 +39,13 @@ from content_core.embeddings import (
 )
 from content_core.errors import StageTimeoutError
 from content_core.processing import WORKER_PRELOAD, ProcessingConfig
-from content_core.sandbox import TaskFailure, WorkerTimeoutError, run_task, shared_pool
+from content_core.sandbox import (
+    TaskFailure,
+    WorkerTimeoutError,
+    run_task,
+    shared_pool,
+    workers_can_start,
+)
 
 __all__ = [
     "PartsTask",
@@ -126,7 +131,7 @@ def extract_offline(
     as in `_grouped`), so the run uses every worker.
 
     Records come back in input order and the figures are summed. A task that fails in a
-    worker (past `config.chunk_timeout_s` per chunk, a dead worker) is run again here, as
+    worker (a chunk past `config.chunk_timeout_s`, a dead worker) is run again here, as
     every document was before the pool, so no record is lost to the scheduling.
     """
     documents: dict[str, list[int]] = {}
@@ -137,13 +142,15 @@ def extract_offline(
     bundles = _grouped(lengths)
     groups = [[i for doc in bundle for i in chunks[doc]] for bundle in bundles]
     tasks = [([items[i] for i in group], config, cache_dir) for group in groups]
-    if multiprocessing.current_process().daemon or len(tasks) < 2:
+    if not workers_can_start() or len(tasks) < 2:
         return run_extractions(items, config, cache_dir=cache_dir)
     workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
     runs = workers.map(
         _extract_group,
         tasks,
-        timeout_s=config.chunk_timeout_s * max(len(group) for group in groups),
+        # Per chunk: each chunk's call renews its task's limit (`BudgetedAgent`), so a task
+        # of 25,000 chunks has 25,000 budgets, never one budget 25,000 times as long.
+        timeout_s=config.chunk_timeout_s,
         # The longest first, so that no worker is left with one at the end.
         sizes=[sum(lengths[doc] for doc in bundle) for bundle in bundles],
     )
@@ -201,14 +208,15 @@ def embed_locally(
         )
     size = min(_EMBED_TASK_MAX, max(_EMBED_TASK_MIN, -(-len(texts) // (4 * pool.workers))))
     slices = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
-    if multiprocessing.current_process().daemon or len(slices) < 2:
+    if not workers_can_start() or len(slices) < 2:
         return embed_cached(texts, embedder, cache_dir, batch_size=config.batch_size)
     workers = shared_pool(workers=pool.workers, memory_mb=pool.memory_mb, preload=_PRELOAD)
     runs = workers.map(
         _embed_slice,
         [(part, config, cache_dir) for part in slices],
-        # A slice's calls (one per batch) each within the embedder's own time limit.
-        timeout_s=_WARM_UP_S + config.timeout_s * -(-len(slices[0]) // config.batch_size),
+        # Each batch's call within the embedder's own time limit (`embed_cached` reports
+        # each batch done, which renews the limit); the first may also load the model.
+        timeout_s=_WARM_UP_S + config.timeout_s,
         sizes=[float(sum(len(text) for text in part)) for part in slices],
     )
     total = EmbeddingRun()
@@ -255,7 +263,7 @@ def warm_pool(settings: ProcessingConfig, embedder: EmbedderConfig | None = None
     """Start the worker pool of `settings` and load the stage code, the tokeniser and the local
     embedding model of `embedder` (if it names one) in each of its workers, so that a caller
     can do it while this process works on something else."""
-    if multiprocessing.current_process().daemon or not settings.isolate:
+    if not workers_can_start() or not settings.isolate:
         return
     pool = shared_pool(workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD)
     pool.map(warm_worker, [embedder] * pool.workers, timeout_s=_WARM_UP_S)
@@ -324,9 +332,10 @@ def _run_bounded(
 ) -> list[R | TaskFailure]:
     if not items:
         return []
-    if multiprocessing.current_process().daemon:
-        # A daemonic process may not start children: run here, without a time limit.
-        _log.warning("%s called from a daemonic process: running without a time budget", stage)
+    if not workers_can_start():
+        # A daemonic process or an unguarded script (see `workers_can_start`): run here,
+        # without a time limit.
+        _log.debug("%s: no worker processes here, running without a time budget", stage)
         return [run_task(function, item) for item in items]
     pool = shared_pool(
         workers=settings.workers, memory_mb=settings.memory_mb, preload=_PRELOAD

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from content_core.errors import EncryptedPdfError
-from content_core.sandbox import TaskFailure, WorkerPool, run_isolated
+from content_core.sandbox import TaskFailure, WorkerPool, report_progress, run_isolated
 
 
 # Task functions live at module level: workers import them by name.
@@ -40,6 +40,16 @@ def die_hard(_: int) -> None:
 
 def started_at(_: int) -> int:
     return time.monotonic_ns()
+
+
+def steps(task: tuple[int, float, bool]) -> int:
+    """`count` steps of `seconds` each, reporting each one done when `report` is set."""
+    count, seconds, report = task
+    for _ in range(count):
+        time.sleep(seconds)
+        if report:
+            report_progress()
+    return count
 
 
 def allocate(mebibytes: int) -> int:
@@ -85,6 +95,21 @@ def test_timeout_kills_only_that_task(pool: WorkerPool) -> None:
     results = pool.map(sleep_for, [0.0, 3600.0, 0.1, 0.0], timeout_s=10.0)
     assert isinstance(results[1], TaskFailure) and results[1].error_type == "WorkerTimeoutError"
     assert results[0] == 0.0 and results[2] == 0.1 and results[3] == 0.0
+
+
+def test_a_limit_is_per_step_for_a_task_that_reports_its_steps(pool: WorkerPool) -> None:
+    # Six steps of 1 s under a 3 s limit: the task that reports each step done is given its
+    # limit again each time and finishes; the one that does not is stopped at 3 s.
+    reported, silent = pool.map(steps, [(6, 1.0, True), (6, 1.0, False)], timeout_s=3.0)
+    assert reported == 6
+    assert isinstance(silent, TaskFailure) and silent.error_type == "WorkerTimeoutError"
+
+
+def test_any_limit_is_clamped_to_what_a_wait_can_take(pool: WorkerPool) -> None:
+    # 300 s per chunk times 16,000 chunks: a wait of millions of seconds overflowed poll()
+    # (OverflowError: timeout is too large) and failed the whole batch.
+    assert pool.map(square, [2, 3], timeout_s=300.0 * 16_000 * 1_000) == [4, 9]
+    assert report_progress() is None  # outside a worker: nothing to tell
 
 
 def test_a_dead_worker_is_replaced(pool: WorkerPool) -> None:
