@@ -331,6 +331,15 @@ def _sniff_delimited(text: str) -> str | None:
         if not counts or counts[0] < 2:
             continue
         same = sum(1 for count in counts if count == counts[0])
-        if same >= max(2, int(len(counts) * 0.9)):
+        if same >= max(2, int(len(counts) * 0.9)) and not _is_prose(lines, delimiter):
             return media_type
     return None
+
+
+def _is_prose(lines: list[str], delimiter: str) -> bool:
+    """Paragraphs that happen to hold one comma or semicolon each, not a table: in nine of ten
+    rows every field is a phrase of four words or more (a table has short cells: ids, dates,
+    numbers, names)."""
+    rows = list(csv.reader(lines, delimiter=delimiter))
+    wordy = sum(1 for row in rows if all(len(field.split()) >= 4 for field in row))
+    return wordy >= max(2, int(len(rows) * 0.9))

@@ -213,3 +213,17 @@ def test_corpus_accuracy() -> None:
     accuracy = 1 - len(misses) / len(rows)
     print(f"sniff accuracy {accuracy:.1%} over {len(rows)} corpus files; misses: {misses}")
     assert accuracy >= 0.99, misses
+
+
+def test_paragraphs_with_one_comma_each_are_prose_not_csv() -> None:
+    # A contract handed to RAG.index under a name with no extension: each paragraph holds one
+    # semicolon and one comma, which once made it a CSV (and its text a Markdown table).
+    prose = "\n\n".join(
+        f"Section {i}. The supplier ships lot {i} in the first week of each month; each crate "
+        "has its own packing list, signed by the carrier on arrival."
+        for i in range(1, 6)
+    ).encode()
+    assert sniff_media_type(prose, filename="contract") == mt.PLAIN
+    # A table without an extension is still one: short cells beside the long ones.
+    table = b"id,name,comment\n1,Ada,first of the list and the longest comment here\n2,Bo,ok\n"
+    assert sniff_media_type(table, filename="export") == mt.CSV
