@@ -27,9 +27,13 @@ _POLL_S = 0.25
 
 
 def dagster_home() -> Path:
-    """DAGSTER_HOME, else the project folder when it holds dagster.yaml, else ./.dagster_home."""
+    """DAGSTER_HOME (made if missing), else the project folder when it holds dagster.yaml,
+    else ./.dagster_home."""
     if os.environ.get("DAGSTER_HOME"):
-        return Path(os.environ["DAGSTER_HOME"])
+        # Dagster refuses a home that does not exist yet (a traceback): make it, as below.
+        given = Path(os.environ["DAGSTER_HOME"])
+        given.mkdir(parents=True, exist_ok=True)
+        return given
     home = Path.cwd() if (Path.cwd() / "dagster.yaml").is_file() else Path.cwd() / ".dagster_home"
     home.mkdir(parents=True, exist_ok=True)
     os.environ["DAGSTER_HOME"] = str(home.resolve())

@@ -136,3 +136,15 @@ def test_retry_of_failed_batches_gives_a_clean_runs_rows(tmp_path: Path) -> None
     assert retried.returncode == 0, retried.stdout + retried.stderr
     assert "0 pending, 0 running, 0 failed, 1 done" in status_of(store, home)
     assert _tables(store) == _tables(clean)  # replaced, not duplicated
+
+
+def test_a_dagster_home_that_does_not_exist_yet_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Dagster refuses a DAGSTER_HOME that is not a folder yet: the command once ended there
+    # with Dagster's traceback.
+    from content_assets.cli.runs import dagster_home
+
+    wanted = tmp_path / "new" / "home"
+    monkeypatch.setenv("DAGSTER_HOME", str(wanted))
+    assert dagster_home() == wanted and wanted.is_dir()
