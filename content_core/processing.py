@@ -32,6 +32,7 @@ from content_core.binary.office import OfficeConverter, build_office_converter
 from content_core.binary.pdf_handoff import discard_opened_pdf
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
+from content_core.logs import configure_logging, library_notes
 from content_core.ocr import OcrConfig, OcrRun, PageClaimed
 from content_core.sandbox import TaskFailure, run_task, shared_pool
 from content_core.store.blobs import BlobStore, sha256_hex
@@ -120,6 +121,9 @@ class _Task:
     # Come back to the file later (`_Deferred`) rather than wait for a page another process
     # is reading (OcrRun.defer_claimed).
     defer_claimed: bool = False
+    # The caller's log level, which a worker process takes on (so the CLI's -v reaches it);
+    # None when the task runs in the caller's process, whose logging is the caller's.
+    log_level: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,16 +147,17 @@ def process_files(
     """
     binary = _within_file_limit(config)
     remote = blob_store.remote.location if blob_store.remote is not None else None
-    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote,
-                   defer_claimed=True)
-             for item in inputs]
-    if not tasks:
+    if not inputs:
         return []
     isolate = config.isolate
     if isolate and multiprocessing.current_process().daemon:
         # A daemonic process may not start children; run in this process instead.
         _log.warning("process_files called from a daemonic process: running without isolation")
         isolate = False
+    log_level = logging.getLogger().getEffectiveLevel() if isolate else None
+    tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote,
+                   defer_claimed=True, log_level=log_level)
+             for item in inputs]
 
     def run(todo: list[_Task]) -> list[list[ArtifactRecord] | _Deferred | TaskFailure]:
         if not isolate:
@@ -214,9 +219,17 @@ def _converter(config: BinaryConfig) -> OfficeConverter:
 
 def _process_task(task: _Task) -> list[ArtifactRecord] | _Deferred:
     """Process one raw file (runs in a worker); raises only for errors about the raw file
-    that leave nothing to record but the error."""
+    that leave nothing to record but the error. What libraries log or warn meanwhile (a
+    parser's complaints about the file) becomes notes of the raw file's record."""
+    if task.log_level is not None:
+        configure_logging(task.log_level)
     try:
-        return _process_file(task)
+        with library_notes() as heard:
+            records = _process_file(task)
+        if isinstance(records, _Deferred) or not records or not heard.notes:
+            return records  # a deferred file is heard again when it is processed
+        first = records[0]
+        return [first.model_copy(update={"notes": first.notes + heard.notes}), *records[1:]]
     finally:
         # A PDF the guard opened for an extraction that did not come (a rendition) is closed.
         discard_opened_pdf()

@@ -7,10 +7,12 @@ Only the chosen subcommand's module is imported: `query` loads neither Dagster n
 
 import argparse
 import io
+import logging
 import sys
 from pathlib import Path
 
 from content_assets.cli.query import FORMATS, query_command, store_arg, store_location
+from content_core.logs import configure_logging
 
 __all__ = ["main"]
 
@@ -52,9 +54,12 @@ def _parser() -> argparse.ArgumentParser:
 
     for command in (ingest, query, commands.choices["search"], commands.choices["status"], retry):
         command.add_argument("--store", type=store_arg, default=None, help=store_help)
-    for command in (ingest, retry):
         command.add_argument(
-            "-v", "--verbose", action="store_true", help="show Dagster's debug log"
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="show every log line: Dagster's debug log, the libraries' messages (without "
+            "it, a library's warning about a file is only in that file's row, as notes)",
         )
     return parser
 
@@ -67,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
+    # Before anything is imported that might set up logging on its own: the command prints its
+    # progress and results; libraries' records below WARNING only with -v.
+    configure_logging(logging.DEBUG if args.verbose else logging.WARNING)
     if args.command == "query":
         return query_command(args.sql, args.store, args.format, args.output, args.full)
     if args.command == "search":

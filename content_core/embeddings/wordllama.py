@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from content_core.embeddings.base import Vector
 from content_core.errors import EmbeddingError, MissingDependencyError
+from content_core.logs import root_logging_kept
 
 if TYPE_CHECKING:
     from wordllama.inference import WordLlamaInference
@@ -91,7 +92,10 @@ def _load(dimension: int) -> WordLlamaInference:
     """The model truncated to `dimension`, loaded once per process (and once for a pool's
     workers, which inherit it from the fork server: content_core._worker_preload)."""
     try:
-        import wordllama
+        # wordllama calls logging.basicConfig(level=INFO) when imported, which would print
+        # every library's INFO records in this process: its set-up is undone.
+        with root_logging_kept():
+            import wordllama
     except ImportError as exc:
         raise MissingDependencyError(
             "the wordllama embedder needs the package wordllama", extra="embeddings"

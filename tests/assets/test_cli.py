@@ -12,6 +12,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from content_core.logs import MAX_NOTES
 from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
 from tests.support.cli import LONG_TEXT, REPO, main_imports, make_folder, run_cli, status_of
@@ -280,6 +282,65 @@ def test_ingest_on_a_terminal_shows_a_bar_per_stage(tmp_path: Path) -> None:
         assert re.search(rf"{stage}\s.*{files}/{files} files .*files/s .*ETA", plain), stage
     assert "\r" in output or "\x1b[" in output  # redrawn in place
     assert "rows written" in plain and "DEBUG" not in plain
+
+
+def _malformed_folder(root: Path) -> Path:
+    """Real corpus files a parser complains about: an Outlook message cut at three quarters
+    (extract_msg logs "incomplete OLE sector"), a PDF whose startxref points nowhere and whose
+    page has no content (PDFium repairs it; pypdf, checking the empty page, logs its
+    repairs), a PDF whose objects are all gone (pypdf logs one line per missing object), and
+    a good message (extract_msg logs INFO lines about streams it does not find)."""
+    corpus = REPO / "tests" / "corpus"
+    folder = root / "malformed"
+    folder.mkdir()
+    message = (corpus / "msg" / "fake-email-attachment.msg").read_bytes()
+    (folder / "cut.msg").write_bytes(message[: len(message) * 3 // 4])
+    shutil.copy(corpus / "msg" / "fake-email.msg", folder / "good.msg")
+    memo = (corpus / "pdf" / "fake-memo.pdf").read_bytes()
+    emptied = memo.replace(b"/Contents", b"/Contentz")
+    (folder / "startxref.pdf").write_bytes(re.sub(rb"startxref\s+\d+", b"startxref\n999", emptied))
+    (folder / "no-objects.pdf").write_bytes(memo[:20] + b"\n" + memo[memo.index(b"\nxref") :])
+    return folder
+
+
+def test_library_messages_go_to_the_rows_not_the_console(tmp_path: Path) -> None:
+    """A parser's complaints about a file are that file's notes; the console shows them only
+    with -v (before, hundreds of INFO:extract_msg lines ran between the progress lines)."""
+    folder = _malformed_folder(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")  # no banner
+    quiet = run_cli("ingest", str(folder), home=home, store=tmp_path / "store")
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    assert quiet.stderr == ""
+    assert "extract_msg" not in quiet.stdout and "pypdf" not in quiet.stdout
+    assert "rows written" in quiet.stdout
+
+    rows = ContentStore(tmp_path / "store").query(
+        "SELECT path, error_type, notes FROM current_normalised_artifacts WHERE derived_from = []"
+    ).to_pylist()
+    notes = {row["path"]: row["notes"] for row in rows}
+    errors = {row["path"]: row["error_type"] for row in rows}
+    assert "extract_msg.msg_classes.msg error: incomplete OLE sector" in notes["cut.msg"]
+    assert errors["cut.msg"] == "CorruptFileError"
+    assert errors["startxref.pdf"] is None  # read all the same, with what pypdf said
+    assert "pypdf._reader warning: incorrect startxref pointer(1)" in notes["startxref.pdf"]
+    # One line per missing object: de-duplicated and capped, the rest counted.
+    lost = notes["no-objects.pdf"]
+    assert errors["no-objects.pdf"] == "CorruptFileError"
+    assert len(lost) == MAX_NOTES + 1
+    assert re.fullmatch(r"\.\.\. and \d+ more library messages", lost[-1])
+    assert all(n.startswith("pypdf.") for n in lost[:-1]) and len(set(lost)) == len(lost)
+    assert not notes["good.msg"]  # INFO is no note
+
+    loud = run_cli("ingest", "-v", str(folder), home=home, store=tmp_path / "loud")
+    assert loud.returncode == 0, loud.stdout + loud.stderr
+    for line in (
+        "ERROR:extract_msg.msg_classes.msg:incomplete OLE sector",
+        "WARNING:pypdf._reader:incorrect startxref pointer(1)",
+    ):
+        assert line in loud.stderr.splitlines()
+    assert "INFO:extract_msg" in loud.stderr and "dagster - DEBUG" in loud.stderr
 
 
 def test_verbose_ingest_shows_dagster_debug_lines(tmp_path: Path) -> None:
