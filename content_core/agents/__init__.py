@@ -32,6 +32,7 @@ from content_core.agents.messages import (
     AttachmentStore,
     ChatMessage,
     ModelCapabilities,
+    PreparedFor,
     prepare_messages,
 )
 from content_core.agents.offline import OfflineExtractor, extract_facts
@@ -63,6 +64,7 @@ __all__ = [
     "OfflineExtractor",
     "OpenAICompatibleAgent",
     "PdfHandling",
+    "PreparedFor",
     "Usage",
     "Uses",
     "amerge_results",

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from content_core.agents.attachments import Attachment, AttachmentStore
+from content_core.agents.attachments import Attachment, AttachmentStore, PreparedFor
 from content_core.agents.base import Agent
 from content_core.agents.chat import (
     ChatMessage,
@@ -47,6 +47,7 @@ __all__ = [
     "ImageURLPart",
     "InputAudioPart",
     "ModelCapabilities",
+    "PreparedFor",
     "TextPart",
     "prepare_messages",
 ]
@@ -93,6 +94,15 @@ class _Preparer:
         self.audio_agent = router.agent("audio")
         self.pdf_handling = pdf
         self.cache: dict[str, list[Part]] = {}  # file id -> prepared parts, for this call only
+        # What text saved for a file must have been made for to stand in for it here: a
+        # description made for a text-only model never reaches a vision model.
+        self.made_for = PreparedFor(
+            vision=capabilities.vision,
+            audio=capabilities.audio,
+            vision_route=router.route("vision"),
+            audio_route=router.route("audio"),
+            pdf_handling=pdf.fingerprint() if capabilities.vision or router.can_see() else None,
+        )
         self.agent_failures = 0  # a file whose agent failed is not saved as its text
 
     async def message(self, message: Mapping[str, Any]) -> ChatMessage:
@@ -150,7 +160,7 @@ class _Preparer:
         file_id = wrapper.group("id") if wrapper else _digest(ref)
         if file_id in self.cache:
             return self.cache[file_id]
-        if wrapper and (preview := self.attachments.get_text(file_id)) is not None:
+        if wrapper and (preview := self.attachments.get_text(file_id, self.made_for)) is not None:
             parts: list[Part] = [TextPart(text=preview)]
         else:
             failures = self.agent_failures
@@ -163,14 +173,14 @@ class _Preparer:
             else:
                 texts = [p.text for p in parts if isinstance(p, TextPart)]
                 if wrapper and len(texts) == len(parts) and failures == self.agent_failures:
-                    self.attachments.save_text(file_id, "\n".join(texts))
+                    self.attachments.save_text(file_id, "\n".join(texts), self.made_for)
         self.cache[file_id] = parts
         return parts
 
     async def remote(self, url: str, filename: Any, declared: Any, *, image: bool) -> list[Part]:
         """A fetched URL's parts: from this call, revalidated from `attachments`, or made."""
         kind, failures = ("image" if image else "file"), self.agent_failures
-        key = f"{kind} {url} {self.caps.model_dump_json()}"
+        key = f"{kind} {url} {self.made_for!r}"
 
         async def make(got: Fetched) -> tuple[list[Part], bool]:
             media_type = _media_type(got.data, got.declared or declared, filename)

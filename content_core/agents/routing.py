@@ -71,6 +71,12 @@ class ToolRouter:
         """The agent routed to for `kind`: the one passed, unless the route names MCP."""
         return None if self.mcp(kind) else self.agents.get(kind)
 
+    def route(self, kind: ToolKind) -> str | None:
+        """What turns `kind` into text: "mcp:<server_id>", "agent", or None (nothing)."""
+        if (server := self.mcp(kind)) is not None:
+            return f"mcp:{server}"
+        return "agent" if self.agent(kind) is not None else None
+
     def can_see(self) -> bool:
         """Whether images can be turned into descriptions (an agent or an MCP tool)."""
         return self.mcp("vision") is not None or self.agent("vision") is not None

@@ -13,6 +13,8 @@ from content_core.agents import (
     ChatMessage,
     ModelCapabilities,
     OpenAICompatibleAgent,
+    PdfHandling,
+    PreparedFor,
     prepare_messages,
 )
 from content_core.agents.messages import ImageURLPart, InputAudioPart, TextPart
@@ -158,6 +160,49 @@ async def test_images_without_vision_are_described_once_per_call() -> None:
     sent = server.calls[0].body["messages"][0]["content"]
     assert [p["type"] for p in sent] == ["text", "image_url"]
     assert sent[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+async def test_a_description_saved_for_a_text_model_never_reaches_a_vision_model() -> None:
+    """The saved text of an image is kept for the kind of model and route it was made for:
+    a vision model asking later for the same image, with the same store, gets the image."""
+    image = png()
+    store = AttachmentStore()
+    store.add("img", image, filename="red.png")
+    content = [
+        file_part("__uploader://img"),
+        {"type": "image_url", "image_url": {"url": "__uploader://img"}},
+    ]
+    with ChatServer(responder=lambda body, text: "a small red rectangle QMSG-01") as server:
+        agent = OpenAICompatibleAgent("gpt-4o", base_url=server.base_url, output_type=str)
+        described = await prepare_messages(
+            [{"role": "user", "content": content}],
+            ModelCapabilities(),
+            attachments=store,
+            vision_agent=agent,
+        )
+        seen = await prepare_messages(
+            [{"role": "user", "content": content}],
+            ModelCapabilities(vision=True),
+            attachments=store,
+            vision_agent=agent,
+        )
+        again = await prepare_messages(
+            [{"role": "user", "content": content}],
+            ModelCapabilities(),
+            attachments=store,
+            vision_agent=agent,
+        )
+        await agent.aclose()
+    description = TextPart(text="[image red.png: a small red rectangle QMSG-01]")
+    assert parts_of(described) == [description] * 2
+    for part in parts_of(seen):
+        assert isinstance(part, ImageURLPart)
+        assert part.image_url.url == data_url("image/png", image)
+    # The text model's description was saved for it and is used again, not made again.
+    assert parts_of(again) == [description] * 2 and len(server.calls) == 1
+    made_for = PreparedFor(vision_route="agent", pdf_handling=PdfHandling().fingerprint())
+    assert store.get_text("img", made_for) == description.text
+    assert store.get_text("img") is None  # not the uploader's preview: a route made it
 
 
 async def test_images_without_vision_or_agent_say_what_they_are() -> None:
@@ -370,7 +415,7 @@ async def test_a_failing_agent_is_logged_and_the_messages_are_still_prepared(
     assert any("vision agent failed on image red.png" in m for m in failures)
     assert any("audio agent failed" in m for m in failures)
     # A failed description is not saved as the attachment's text: the next call tries again.
-    assert store.get_text("img") is None
+    assert store.get_text("img") is None and not store.prepared
 
 
 def test_an_unreadable_image_part_fails_with_the_same_message_every_time() -> None:
