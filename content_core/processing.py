@@ -13,7 +13,6 @@ import asyncio
 import functools
 import hashlib
 import logging
-import multiprocessing
 import os
 import time
 from collections.abc import Coroutine, Sequence
@@ -34,7 +33,7 @@ from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.logs import configure_logging, library_notes
 from content_core.ocr import OcrConfig, OcrRun, PageClaimed
-from content_core.sandbox import TaskFailure, run_task, shared_pool
+from content_core.sandbox import TaskFailure, run_task, shared_pool, workers_can_start
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
 
@@ -150,9 +149,9 @@ def process_files(
     if not inputs:
         return []
     isolate = config.isolate
-    if isolate and multiprocessing.current_process().daemon:
-        # A daemonic process may not start children; run in this process instead.
-        _log.warning("process_files called from a daemonic process: running without isolation")
+    if isolate and not workers_can_start():
+        # A daemonic process or an unguarded script (see `workers_can_start`): run here.
+        _log.debug("process_files: no worker processes here, running without isolation")
         isolate = False
     log_level = logging.getLogger().getEffectiveLevel() if isolate else None
     tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote,

@@ -373,7 +373,7 @@ def workers_can_start() -> bool:
     return _main_is_guarded(_main_script())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _warn_once(message: str) -> None:
     _log.warning("%s", message)
 
