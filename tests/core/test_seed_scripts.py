@@ -10,10 +10,13 @@ one warning saying how to get the time limits back).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,7 +102,7 @@ def test_the_recursive_chunker_example_prints_its_documented_offsets(tmp_path: P
     done = _run(
         tmp_path,
         "recursive.py",
-        '''
+        """
         from content_core import RecursiveChunker, list_chunkers
 
         print(list_chunkers())
@@ -111,7 +114,7 @@ def test_the_recursive_chunker_example_prints_its_documented_offsets(tmp_path: P
 
         for c in chunks[:3]:
             print(f"chunk {c.chunk_index}: chars {c.start_char}-{c.end_char}, len={len(c.content)}")
-        ''',
+        """,
     )
 
     assert done.returncode == 0, done.stderr
@@ -127,7 +130,7 @@ def test_a_guarded_script_still_gets_the_worker_pool(tmp_path: Path) -> None:
     done = _run(
         tmp_path,
         "guarded.py",
-        '''
+        """
         import logging
 
         from content_core.sandbox import workers_can_start
@@ -139,8 +142,382 @@ def test_a_guarded_script_still_gets_the_worker_pool(tmp_path: Path) -> None:
 
         if __name__ == "__main__":
             main()
-        ''',
+        """,
     )
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "pool" and "guard" not in done.stderr
+
+
+# ---------------------------------------------------------------- the other seeds' examples
+#
+# Each script below is a seed's example with its import line pointed at `content_core`; a
+# preamble above it defines what the seed leaves to the reader (`long_text`, `agent`, ...),
+# and a short epilogue below it prints what the seed promises but the example does not print.
+# A top-level `await` is wrapped in `asyncio.run(...)`, as a reader does in a script. The offline
+# agent (`OfflineExtractor`) stands in for a model: it needs no network.
+
+
+def _script(*parts: str) -> str:
+    return "\n\n".join(textwrap.dedent(part).strip("\n") for part in parts) + "\n"
+
+
+def _ran(done: subprocess.CompletedProcess[str]) -> list[str]:
+    """The lines the script printed, once it ran without a traceback."""
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    return done.stdout.splitlines()
+
+
+# Prints the chunks an example built, as JSON on the last line.
+_DUMP_CHUNKS = """
+    import json
+
+    print(json.dumps([c.model_dump(mode="json") for c in {}]))
+"""
+
+# Seed 000, "TextChunker": `long_text` is twelve paragraphs of about 800 tokens.
+_LONG = "\n\n".join(
+    f"Paragraph {i}. " + " ".join(["The quick brown fox jumps over the lazy dog."] * 60)
+    for i in range(12)
+)
+_LONG_TEXT = f"long_text = {_LONG!r}"
+_TEXT_CHUNKER = """
+    from content_core import TextChunker
+
+    chunker = TextChunker(chunk_size=4000, chunk_overlap=200, strategy="token")
+    chunks = chunker.chunk(long_text)
+    for c in chunks:
+        print(f"Chunk {c.index}/{c.total_chunks}: {len(c.content)} chars")
+"""
+
+# Seed 000, "DocumentSplitter": `raw_text` holds three documents separated by a form feed, a
+# line of dashes and a line of equals signs, and a fragment under min_length between them.
+_RAW_TEXT = """
+    raw_text = (
+        "First document, long enough to pass the minimum length of fifty characters.\\f"
+        "Second document, likewise long enough to be kept by the splitter as a segment.\\n---\\n"
+        "tiny\\n===\\n"
+        "Third document after a rule of equals signs, long enough to be kept as well."
+    )
+"""
+_DOCUMENT_SPLITTER = """
+    from content_core import DocumentSplitter
+
+    splitter = DocumentSplitter(min_length=50)
+    segments = splitter.split(raw_text)
+"""
+
+# Seed 000, "MarkdownChunker": a guide of three sections, one holding a fenced `# comment`.
+_MARKDOWN_TEXT = '''
+    markdown_text = """# Guide
+
+    Intro text for the guide, long enough to be a body of its own in this test.
+
+    ## Setup
+
+    ### Install
+
+    Run pip install to install the package and all of its dependencies today.
+
+    ```python
+    # not a heading
+    print("hi")
+    ```
+
+    ## Usage
+
+    Import the package and call it with your documents to chunk them well.
+    """
+'''
+_MARKDOWN_CHUNKER = """
+    from content_core import MarkdownChunker
+
+    chunker = MarkdownChunker(
+        max_chunk_tokens=600,
+        chunk_overlap=80,
+        min_body_tokens=10,
+        breadcrumb_separator=" > ",
+    )
+    chunks = chunker.chunk(markdown_text)
+"""
+
+# Seed 000, "ImageTiler": needs nothing from the reader.
+_IMAGE_TILER = """
+    from content_core import ImageTiler
+
+    tiler = ImageTiler(tile_width=1024, tile_height=1024, overlap=128)
+    tiles = tiler.compute_tiles(image_width=4096, image_height=3072)
+"""
+
+# Any: chunks as the script printed them (JSON), checked field by field.
+_Chunks = list[dict[str, Any]]
+
+_CHUNK_FIELDS = {
+    "content",
+    "index",
+    "total_chunks",
+    "source_start",
+    "source_end",
+    "overlap_tokens",
+    "metadata",
+}
+
+
+def _text_chunks(lines: list[str], chunks: _Chunks) -> None:
+    total = len(chunks)
+    assert total > 1
+    assert lines == [f"Chunk {c['index']}/{total}: {len(c['content'])} chars" for c in chunks]
+    assert [c["index"] for c in chunks] == list(range(total))
+    # Offsets are characters of the original: each chunk ends with its slice of it (after the
+    # overlap carried from the one before), and together they reach from its start to its end.
+    assert all(c["content"].endswith(_LONG[c["source_start"] : c["source_end"]]) for c in chunks)
+    assert chunks[0]["source_start"] == 0 and chunks[-1]["source_end"] == len(_LONG)
+    assert chunks[0]["overlap_tokens"] == 0 and chunks[1]["overlap_tokens"] == 200
+
+
+def _document_segments(lines: list[str], segments: _Chunks) -> None:
+    assert lines == []
+    assert [s["content"] for s in segments] == [
+        "First document, long enough to pass the minimum length of fifty characters.",
+        "Second document, likewise long enough to be kept by the splitter as a segment.",
+        "Third document after a rule of equals signs, long enough to be kept as well.",
+    ]
+    assert all(s["metadata"] == {"type": "document_segment"} for s in segments)
+
+
+def _markdown_chunks(lines: list[str], chunks: _Chunks) -> None:
+    assert lines == []
+    crumbs = [c["metadata"]["breadcrumb"] for c in chunks]
+    # The fenced `# not a heading` is no heading: no section of that name.
+    assert crumbs == ["Guide", "Guide > Setup > Install", "Guide > Usage"]
+    assert "# not a heading" in chunks[1]["content"]
+    assert all(c["content"].startswith(b) for c, b in zip(chunks, crumbs, strict=True))
+
+
+def _image_tiles(lines: list[str], tiles: _Chunks) -> None:
+    assert lines == []
+    # A stride of 1024 - 128 = 896 pixels: five columns, four rows, the last flush with the edge.
+    geometry = [t["metadata"] for t in tiles]
+    assert len(tiles) == 20 and all(t["total_chunks"] == 20 for t in tiles)
+    assert geometry[0] == {"x": 0, "y": 0, "width": 1024, "height": 1024, "row": 0, "col": 0}
+    assert geometry[-1] == {"x": 3072, "y": 2048, "width": 1024, "height": 1024, "row": 3, "col": 4}
+
+
+@pytest.mark.parametrize(
+    ("preamble", "example", "result", "check"),
+    [
+        pytest.param(_LONG_TEXT, _TEXT_CHUNKER, "chunks", _text_chunks, id="000-TextChunker"),
+        pytest.param(
+            _RAW_TEXT, _DOCUMENT_SPLITTER, "segments", _document_segments, id="000-DocumentSplitter"
+        ),
+        pytest.param(
+            _MARKDOWN_TEXT, _MARKDOWN_CHUNKER, "chunks", _markdown_chunks, id="000-MarkdownChunker"
+        ),
+        pytest.param("", _IMAGE_TILER, "tiles", _image_tiles, id="000-ImageTiler"),
+    ],
+)
+def test_a_chunking_example_of_the_processing_guide_returns_the_documented_chunks(
+    tmp_path: Path,
+    preamble: str,
+    example: str,
+    result: str,
+    check: Callable[[list[str], _Chunks], None],
+) -> None:
+    lines = _ran(
+        _run(tmp_path, "example.py", _script(preamble, example, _DUMP_CHUNKS.format(result)))
+    )
+    chunks = json.loads(lines[-1])
+    assert all(set(c) == _CHUNK_FIELDS for c in chunks)
+    check(lines[:-1], chunks)
+
+
+def test_the_batch_processor_example_answers_every_chunk_in_order(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "batch.py",
+            _script(
+                # Seed 000, "BatchProcessor": `agent` and `chunks` are the reader's.
+                """
+                import asyncio
+
+                from content_core import OfflineExtractor, TextChunker
+
+                agent = OfflineExtractor()
+                chunks = TextChunker(chunk_size=40, chunk_overlap=0).chunk(
+                    " ".join(f"Write to desk{i}@example.org about lot {i}." for i in range(30))
+                )
+                """,
+                """
+                from content_core import BatchProcessor
+
+                processor = BatchProcessor(concurrency=4)
+
+
+                async def main():
+                    return await processor.process(agent, chunks)
+
+
+                results = asyncio.run(main())
+                """,
+                """
+                print(len(chunks), [r.index for r in results], all(r.ok for r in results))
+                print({type(r.output).__name__ for r in results})
+                print(all(e in chunks[r.index].content for r in results for e in r.output.emails))
+                """,
+            ),
+        )
+    )
+
+    count = int(lines[0].split(" ", 1)[0])
+    # One answer per chunk, in chunk order, each the facts of its own chunk.
+    assert count > 1 and lines == [
+        f"{count} {list(range(count))} True",
+        "{'ExtractedFacts'}",
+        "True",
+    ]
+
+
+# Seed 000, "TokenEstimator".
+_TOKEN_ESTIMATOR = """
+    from content_core import TokenEstimator
+
+    estimator = TokenEstimator(encoding_name="cl100k_base")  # exact, if tiktoken installed
+    tokens = estimator.estimate("Hello world, this is a test.")
+    within_budget = estimator.fits("...", max_tokens=4000)
+"""
+
+
+def test_the_token_estimator_example_counts_exactly_with_tiktoken(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "tokens.py",
+            _script(
+                _TOKEN_ESTIMATOR,
+                "print(tokens, within_budget)",
+            ),
+        )
+    )
+
+    # cl100k_base: Hello | world | , | this | is | a | test | .
+    assert lines == ["8 True"]
+
+
+def test_the_context_compressor_example_keeps_the_start_within_the_budget(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "compress.py",
+            _script(
+                # Seed 000, "ContextCompressor": `long_text` is about 8,000 tokens.
+                """
+                import asyncio
+
+                long_text = " ".join(
+                    f"Sentence {i} says something about the quarterly report." for i in range(800)
+                )
+                """,
+                """
+                from content_core import ContextCompressor, TruncationStrategy
+
+                compressor = ContextCompressor(TruncationStrategy())
+
+
+                async def main():
+                    return await compressor.compress(long_text, max_tokens=2000)
+
+
+                compressed = asyncio.run(main())
+                """,
+                """
+                from content_core import TokenEstimator
+
+                print(type(compressed).__name__, TokenEstimator().estimate(compressed) <= 2000)
+                print(long_text.startswith(compressed[:1000]), len(compressed) < len(long_text))
+                """,
+            ),
+        )
+    )
+
+    assert lines == ["str True", "True True"]
+
+
+def test_the_sliding_window_example_holds_both_messages(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "window.py",
+            _script(
+                # Seed 000, "SlidingWindowManager": needs nothing from the reader.
+                """
+                from content_core import SlidingWindowManager
+
+                window = SlidingWindowManager(max_tokens=8000)
+                window.add("First message")
+                window.add("Second message")
+                current_context = window.get_context()
+                print(window.segment_count, window.estimated_tokens)
+                """,
+                "print(repr(current_context))",
+            ),
+        )
+    )
+
+    count, tokens = lines[0].split(" ")
+    assert count == "2" and 0 < int(tokens) < 8000
+    assert "First message" in lines[1] and "Second message" in lines[1]
+    assert lines[1].index("First") < lines[1].index("Second")
+
+
+def test_the_local_folder_source_example_lists_and_fetches_every_file(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "sources.py",
+            _script(
+                # Seed 000, "Content sources": "/data/corpus" is the reader's folder; here a
+                # folder of two files and a hidden one, made next to the script.
+                """
+                import asyncio
+                from pathlib import Path
+
+                Path("corpus/sub").mkdir(parents=True)
+                Path("corpus/a.txt").write_text("alpha")
+                Path("corpus/sub/b.md").write_text("# beta")
+                Path("corpus/.hidden").write_text("secret")
+                """,
+                """
+                from content_core.sources import (
+                    LocalFolderSource,
+                    LocalFolderSourceConfig,
+                )
+
+                source = LocalFolderSource(LocalFolderSourceConfig(folder="corpus"))
+
+
+                async def main():
+                    async for raw in source.list_changed(since=None):
+                        path = await source.fetch(raw)
+
+
+                asyncio.run(main())
+                """,
+                """
+                async def listed():
+                    changed = source.list_changed(since=None)
+                    return [(raw, await source.fetch(raw)) async for raw in changed]
+
+
+                for raw, path in asyncio.run(listed()):
+                    print(raw.name, raw.mime_type, raw.size_bytes, path.read_text())
+                    print(*sorted(type(raw).model_fields))
+                """,
+            ),
+        )
+    )
+
+    # Hidden files are left out by default; each RawFile has (at least) the seed's fields.
+    assert sorted(lines[0::2]) == ["a.txt text/plain 5 alpha", "sub/b.md text/markdown 6 # beta"]
+    fields = {"source_id", "name", "mime_type", "size_bytes", "etag", "fetched_at", "metadata"}
+    assert all(fields <= set(line.split()) for line in lines[1::2])
