@@ -521,3 +521,244 @@ def test_the_local_folder_source_example_lists_and_fetches_every_file(tmp_path: 
     assert sorted(lines[0::2]) == ["a.txt text/plain 5 alpha", "sub/b.md text/markdown 6 # beta"]
     fields = {"source_id", "name", "mime_type", "size_bytes", "etag", "fetched_at", "metadata"}
     assert all(fields <= set(line.split()) for line in lines[1::2])
+
+
+# Seed 000, "Binary normalisation": `raw_bytes` is the reader's upload. Declared as a PDF either
+# way: a real PDF, and a zip of a PDF and a text file (sniffed as a zip; its members trace
+# back to it and the text is wrapped as a PDF).
+_PDF_BYTES = """
+    from pathlib import Path
+
+    raw_bytes = Path({pdf!r}).read_bytes()
+"""
+_ZIP_BYTES = """
+    import io
+    import zipfile
+    from pathlib import Path
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as bundle:
+        bundle.writestr("memo.pdf", Path({pdf!r}).read_bytes())
+        bundle.writestr("notes/readme.txt", "plain notes")
+    raw_bytes = buffer.getvalue()
+"""
+_BINARY_NORMALIZER = """
+    import asyncio
+
+    from content_core.binary import (
+        BinaryConfig,
+        BinaryNormalizer,
+        build_office_converter,
+    )
+
+    config = BinaryConfig(office_converter="gotenberg", wrap_text_as_pdf=True)
+    normalizer = BinaryNormalizer(config=config, office=build_office_converter(config))
+
+
+    async def main():
+        return await normalizer.normalise(
+            raw_bytes, declared_media_type="application/pdf", filename="report.pdf"
+        )
+
+
+    artifacts = asyncio.run(main())
+    for art in artifacts:
+        print(art.kind, art.media_type, art.page_count, art.derived_from)
+"""
+
+
+@pytest.mark.parametrize(
+    ("preamble", "expected"),
+    [
+        pytest.param(_PDF_BYTES, ["pdf application/pdf 1 ()"], id="pdf"),
+        pytest.param(
+            _ZIP_BYTES,
+            [
+                "archive application/zip None ()",
+                "pdf application/pdf 1 ('{zip}',)",
+                "text text/plain None ('{zip}',)",
+                "pdf application/pdf 1 ('{zip}', '{text}')",
+            ],
+            id="zip-declared-as-pdf",
+        ),
+    ],
+)
+def test_the_binary_normalizer_example_prints_each_artifact_with_its_ancestry(
+    tmp_path: Path, preamble: str, expected: list[str]
+) -> None:
+    pdf = REPO / "tests/corpus/pdf/fake-memo.pdf"
+    show = """
+        import hashlib
+
+        print(type(build_office_converter(config)).__name__)
+        print(hashlib.sha256(raw_bytes).hexdigest())
+        print(*(hashlib.sha256(art.bytes).hexdigest() for art in artifacts if art.kind == "text"))
+    """
+    lines = _ran(
+        _run(
+            tmp_path, "binary.py", _script(preamble.format(pdf=str(pdf)), _BINARY_NORMALIZER, show)
+        )
+    )
+
+    *printed, converter, zip_id, text_id = lines
+    assert converter == "GotenbergConverter"
+    assert printed == [line.format(zip=zip_id, text=text_id) for line in expected]
+
+
+# ---------------------------------------------------------------- seed 002: chunking strategies
+
+
+def test_the_chunker_registry_and_character_chunker_examples(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "strategies.py",
+            _script(
+                # Seed 002, "Getting a chunker" (both ways).
+                """
+                from content_core import get_chunker
+
+                chunker = get_chunker("recursive", chunk_size=500, chunk_overlap=100)
+                """,
+                "print(type(chunker).__name__, chunker.chunk_size, chunker.chunk_overlap)",
+                """
+                from content_core import RecursiveChunker
+
+                chunker = RecursiveChunker(chunk_size=500, chunk_overlap=100)
+                """,
+                "print(type(chunker).__name__, chunker.chunk_size, chunker.chunk_overlap)",
+                # "Character chunker": `text` is the one of the recursive example before it.
+                """
+                text = "Python is a programming language. " * 20
+                """,
+                """
+                from content_core import CharacterChunker
+
+                chunker = CharacterChunker(chunk_size=200, chunk_overlap=50)
+                chunks = chunker.chunk(text)
+                """,
+                """
+                for c in chunks:
+                    sliced = c.content == text[c.start_char : c.end_char]
+                    print(c.chunk_index, c.start_char, c.end_char, sliced)
+                """,
+            ),
+        )
+    )
+
+    assert lines[:2] == ["RecursiveChunker 500 100", "RecursiveChunker 500 100"]
+    # Fixed 200-character windows, each starting 150 after the one before (680 characters).
+    assert lines[2:] == [
+        "0 0 200 True",
+        "1 150 350 True",
+        "2 300 500 True",
+        "3 450 650 True",
+        "4 600 680 True",
+    ]
+
+
+def test_the_markdown_and_code_chunker_examples(tmp_path: Path) -> None:
+    # Seed 002, "Markdown chunker": the seed's text has typographic closing quotes and its last
+    # lines run together; here as a reader types it (straight quotes, one statement a line).
+    lines = _ran(
+        _run(
+            tmp_path,
+            "structure.py",
+            _script(
+                '''
+                from content_core import MarkdownChunker
+
+                md = """# Introduction
+
+                Python is versatile.
+
+                ## Setup
+
+                Install with pip.
+
+                ## Usage
+
+                Import and initialize."""
+
+                chunker = MarkdownChunker(chunk_size=500, chunk_overlap=50)
+                chunks = chunker.chunk(md)
+
+                for c in chunks:
+                    print(f"chunk {c.chunk_index}: {c.content[:50]}…")
+                ''',
+                # "Code chunker".
+                '''
+                from content_core import CodeChunker
+
+                code = """
+                def hello():
+                    return "hello"
+
+                def goodbye():
+                    return "goodbye"
+
+                class Greeter:
+                    def greet(self):
+                        return "hi"
+                """
+
+                chunker = CodeChunker(chunk_size=500, chunk_overlap=50)
+                chunks = chunker.chunk(code)
+                ''',
+                """
+                print("".join(c.content for c in chunks).split() == code.split())
+                names = ("def hello", "def goodbye", "class Greeter")
+                starts = {0} | {code.index(name) for name in names}
+                print(all(c.start_char in starts for c in chunks))
+                """,
+            ),
+        )
+    )
+
+    # Each chunk starts with its heading context, then its own section.
+    printed = "\n".join(lines[:-2])
+    assert [line.split(": ", 1)[1] for line in lines if line.startswith("chunk ")] == [
+        "Introduction",
+        "Introduction > Setup",
+        "Introduction > Usage",
+    ]
+    for section in ("# Introduction", "## Setup", "## Usage"):
+        assert section in printed
+    # The code comes back whole, cut (if at all) only where a function or class starts.
+    assert lines[-2:] == ["True", "True"]
+
+
+def test_the_rag_with_a_named_chunker_example_indexes_with_it(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "rag.py",
+            _script(
+                # Seed 002, "Using with RAG": no embedder (BM25) and a fresh store folder.
+                """
+                import tempfile
+
+                embed = None
+                store = tempfile.mkdtemp(dir=".")
+                """,
+                """
+                from content_core import RAG
+
+                rag = RAG(
+                    embed=embed,
+                    store=store,
+                    chunker="recursive",
+                    chunk_size=500,
+                    chunk_overlap=100,
+                )
+                """,
+                f"""
+                print(rag.index({_CONTRACT!r}, source="contract") >= 1)
+                hit = rag.search("termination conditions")[0]
+                print("terminated by either party" in hit.content)
+                """,
+            ),
+        )
+    )
+
+    assert lines == ["True", "True"]
