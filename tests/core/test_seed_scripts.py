@@ -984,3 +984,471 @@ def test_the_merge_strategy_examples_print_the_documented_results(tmp_path: Path
             }
         ),
     ]
+
+
+# Seed 004, "Real-World Examples": the agent factory and the loaders are the reader's (the seed
+# imports the factory from its own application, not from the chunking library). The factory
+# gives the offline agent, whose facts fill the schema named: a CV's skills are its key terms,
+# a contract's parties its e-mail addresses, its obligations its headings, its risks its amounts.
+_REAL_WORLD = """
+    import asyncio
+
+    from pydantic import computed_field
+
+    from content_core import OfflineExtractor
+    from content_core.agents import ExtractedFacts
+
+
+    class CvParser(ExtractedFacts):
+        @computed_field
+        @property
+        def skills(self) -> list[str]:
+            return self.key_terms
+
+
+    class ContractAnalyzer(ExtractedFacts):
+        @computed_field
+        @property
+        def parties(self) -> list[str]:
+            return self.emails
+
+        @computed_field
+        @property
+        def key_obligations(self) -> list[str]:
+            return self.headings
+
+        @computed_field
+        @property
+        def risk_flags(self) -> list[str]:
+            return self.amounts
+
+
+    async def create_pydantic_ai_agent(context, agent_schema_uri):
+        schemas = {"cv-parser-v1": CvParser, "contract-analyzer-v1": ContractAnalyzer}
+        return OfflineExtractor(schemas[agent_schema_uri])
+
+
+    context = None
+
+
+    def load_cv_file(name):
+        return "# John Doe\\n\\n" + "\\n".join(
+            f"{year}: built Python services with PostgreSQL, Docker and Kubernetes."
+            for year in range(2000, 2025)
+        )
+
+
+    def load_contract(name):
+        sections = [
+            f"## Obligation {i}\\n\\nThe supplier pays a penalty of ${i},000 per late lot. " * 1
+            + "Deliveries are made weekly under the terms of this agreement. " * 80
+            for i in range(1, 61)
+        ]
+        return "alice@supplier.example and bob@buyer.example agree:\\n\\n" + "\\n\\n".join(sections)
+"""
+_CV_EXAMPLE = """
+    from content_core import smart_chunk_text, merge_results, MergeStrategy
+
+    # Long CV document
+    cv_text = load_cv_file("john-doe-cv.txt")  # 5K tokens (typical CV)
+
+    # Smart chunking - automatically sizes based on model
+    # For typical CVs: will return single chunk (no splitting!)
+    chunks = smart_chunk_text(cv_text, model="gpt-4o")
+
+    print(f"Processing CV in {len(chunks)} chunk(s)")
+    # Output: Processing CV in 1 chunk(s)
+
+    # Create agent (using existing schema)
+    agent = asyncio.run(create_pydantic_ai_agent(
+        context=context,
+        agent_schema_uri="cv-parser-v1"
+    ))
+
+    # Process each chunk
+    results = []
+
+
+    async def process_chunks():
+        for i, chunk in enumerate(chunks):
+            result = await agent.run(chunk)
+            # CRITICAL: Serialize Pydantic models!
+            results.append(result.output.model_dump())
+
+
+    asyncio.run(process_chunks())
+
+    # Merge extracted skills (no-op if single chunk)
+    merged = merge_results(results, strategy=MergeStrategy.CONCATENATE_LIST)
+
+    print(f"Total skills found: {len(merged['skills'])}")
+    # Output: Total skills found: 12
+"""
+_CONTRACT_EXAMPLE = '''
+    from content_core import smart_chunk_text, merge_results, MergeStrategy
+
+    # Large contract (120 pages, 80K tokens)
+    contract_text = load_contract("partnership-agreement.pdf")
+
+    # Smart chunking with system prompt awareness
+    system_prompt = """You are a contract analyzer. Extract parties, terms,
+    obligations, and risk flags from this legal agreement."""
+
+    chunks = smart_chunk_text(
+        contract_text,
+        model="claude-sonnet-4",  # 200K context
+        system_prompt=system_prompt,
+        buffer_ratio=0.75
+    )
+
+    print(f"Contract split into {len(chunks)} chunk(s)")
+    # For 80K tokens: likely 1 chunk (Claude has 200K context)
+
+    # Create contract analyzer agent
+    agent = asyncio.run(create_pydantic_ai_agent(
+        context=context,
+        agent_schema_uri="contract-analyzer-v1"
+    ))
+
+    # Extract terms from each chunk
+    results = []
+
+
+    async def process_chunks():
+        for chunk in chunks:
+            result = await agent.run(chunk)
+            results.append(result.output.model_dump())
+
+
+    asyncio.run(process_chunks())
+
+    # Deep merge nested contract structure
+    merged = merge_results(results, strategy=MergeStrategy.MERGE_JSON)
+
+    print(f"Parties: {merged['parties']}")
+    print(f"Key obligations: {len(merged['key_obligations'])}")
+    print(f"Risk flags: {len(merged['risk_flags'])}")
+'''
+
+
+def test_the_cv_example_extracts_skills_from_one_chunk(tmp_path: Path) -> None:
+    lines = _ran(_run(tmp_path, "cv.py", _script(_REAL_WORLD, _CV_EXAMPLE)))
+
+    assert lines[0] == "Processing CV in 1 chunk(s)"
+    assert lines[1].startswith("Total skills found: ") and int(lines[1].rsplit(" ", 1)[1]) > 0
+    assert len(lines) == 2
+
+
+def test_the_contract_example_analyses_80k_tokens_in_one_chunk(tmp_path: Path) -> None:
+    show = """
+        from content_core import estimate_tokens
+
+        print(70_000 < estimate_tokens(contract_text, model="claude-sonnet-4") < 90_000)
+    """
+    lines = _ran(_run(tmp_path, "contract.py", _script(_REAL_WORLD, _CONTRACT_EXAMPLE, show)))
+
+    assert lines == [
+        "Contract split into 1 chunk(s)",
+        "Parties: ['alice@supplier.example', 'bob@buyer.example']",
+        "Key obligations: 60",
+        "Risk flags: 60",
+        "True",
+    ]
+
+
+def test_the_quick_start_examples_chunk_process_and_merge(tmp_path: Path) -> None:
+    lines = _ran(
+        _run(
+            tmp_path,
+            "quick_start.py",
+            _script(
+                _AGENT,
+                # Seed 004, "Quick Start (Recommended: Smart Chunking)": a CV of a few lines.
+                'cv_text = "# Jane Doe\\n\\nSkills: Python, SQL, Docker. Mail jane@example.org."',
+                """
+                from content_core import (
+                    smart_chunk_text,  # Recommended - auto-sizes based on model
+                    merge_results,
+                    MergeStrategy,
+                )
+
+                # Smart chunking - automatically handles sizing
+                chunks = smart_chunk_text(cv_text, model="gpt-4o")
+
+                # For most CVs/resumes: chunks = [full_cv]  (no chunking needed!)
+                # For huge documents: automatically splits optimally
+
+                # Process each chunk with agent
+                results = []
+
+
+                async def process_chunks():
+                    for chunk in chunks:
+                        result = await agent.run(chunk)
+                        results.append(result.output.model_dump())  # Always serialize!
+
+
+                asyncio.run(process_chunks())
+
+                # Merge results (no-op if single chunk)
+                merged = merge_results(results, strategy=MergeStrategy.CONCATENATE_LIST)
+                """,
+                "print(chunks == [cv_text], merged == results[0], merged['emails'])",
+                # "Quick Start (Manual Chunking)": a document of about 345,000 tokens.
+                """
+                large_document = "\\n".join(
+                    f"Line {i}: lot {i} ships to desk{i}@example.org for ${i},000 on 2024-03-01."
+                    for i in range(12000)
+                )
+                """,
+                """
+                from content_core import (
+                    chunk_text,
+                    merge_results,
+                    MergeStrategy,
+                    get_model_limits,
+                    estimate_tokens,
+                )
+
+                # Check model limits
+                limits = get_model_limits("gpt-4o")
+                print(f"Max input tokens: {limits.max_input}")  # 111616
+
+                # Estimate tokens in text
+                text_tokens = estimate_tokens(large_document, model="gpt-4o")
+                print(f"Document: {text_tokens} tokens")
+
+                # Chunk if necessary
+                if text_tokens > limits.max_input:
+                    chunks = chunk_text(large_document, max_tokens=100000, model="gpt-4o")
+                    print(f"Split into {len(chunks)} chunks")
+                else:
+                    chunks = [large_document]
+
+                # Process each chunk with agent
+                results = []
+
+
+                async def process_chunks():
+                    for i, chunk in enumerate(chunks):
+                        print(f"Processing chunk {i+1}/{len(chunks)}")
+                        result = await agent.run(chunk)
+                        results.append(result.output.model_dump())  # Always serialize!
+
+
+                asyncio.run(process_chunks())
+
+                # Merge results
+                merged = merge_results(results, strategy=MergeStrategy.CONCATENATE_LIST)
+                """,
+                "print(len(merged['emails']), merged['title'] == results[0]['title'])",
+            ),
+        )
+    )
+
+    assert lines[0] == "True True ['jane@example.org']"
+    assert lines[1] == "Max input tokens: 111616"
+    tokens = int(lines[2].removeprefix("Document: ").removesuffix(" tokens"))
+    count = -(-tokens // 100_000)  # at least this many pieces of 100,000 tokens
+    assert tokens > 111_616 and lines[3] == f"Split into {count} chunks"
+    assert lines[4:-1] == [f"Processing chunk {i}/{count}" for i in range(1, count + 1)]
+    # Every chunk's addresses, concatenated; the title is the first chunk's.
+    assert lines[-1] == "12000 True"
+
+
+def test_the_session_history_example_fits_gemini_in_one_shot(tmp_path: Path) -> None:
+    # Seed 004, "Example 3": `agent` and `load_user_sessions` are the reader's; the history is
+    # about 200,000 tokens.
+    preamble = """
+        def load_user_sessions(user_id):
+            lines = (f"{user_id} asked about order {i} on 2024-05-01." for i in range(16000))
+            return "\\n".join(lines)
+    """
+    example = """
+        from content_core import chunk_text, estimate_tokens, get_model_limits
+
+        # User's full session history (many conversations)
+        session_history = load_user_sessions(user_id="user-123")  # 200K tokens
+
+        # Get limits for Gemini (large context)
+        limits = get_model_limits("gemini-1.5-pro")  # 1.992M tokens
+
+        # Check if chunking needed
+        history_tokens = estimate_tokens(session_history, model="gemini-1.5-pro")
+
+        if history_tokens <= limits.max_input:
+            # Fits in one shot!
+            result = asyncio.run(agent.run(session_history))
+        else:
+            # Need to chunk
+            chunks = chunk_text(session_history, max_tokens=500000, model="gemini-1.5-pro")
+
+            results = []
+
+
+            async def process_chunks():
+                for chunk in chunks:
+                    result = await agent.run(chunk)
+                    results.append(result.output.model_dump())
+
+
+            asyncio.run(process_chunks())
+
+            # Merge user profile insights
+            merged = merge_results(results, strategy=MergeStrategy.CONCATENATE_LIST)
+    """
+    show = "print(limits.max_input, 150_000 < history_tokens < 250_000, result.output.dates)"
+    lines = _ran(_run(tmp_path, "sessions.py", _script(_AGENT, preamble, example, show)))
+
+    assert lines == ["1991808 True ['2024-05-01']"]
+
+
+def test_the_serialise_and_choose_strategy_practices(tmp_path: Path) -> None:
+    preamble = """
+        result1 = asyncio.run(agent.run("# One\\n\\nMail a@b.org on 2024-01-02."))
+        result2 = asyncio.run(agent.run("# Two\\n\\nPay $5 to c@d.org."))
+        skill_results = [{"skills": ["Python"]}, {"skills": ["SQL", "python"]}]
+        contract_results = [
+            {"contract": {"parties": ["Alice"], "terms": {"duration": "1 year"}}},
+            {"contract": {"parties": ["Bob", "Alice"], "terms": {"renewal": "auto"}}},
+        ]
+        summary_results = [{"summary": "First half."}, {"summary": "Second half."}]
+    """
+    # Seed 004, "Best Practices" 2 and 3.
+    example = """
+        from content_core import merge_results, MergeStrategy
+
+        # BAD: Merge Pydantic model instances directly
+        results = [result1.output, result2.output]  # Pydantic models
+        merged = merge_results(results)  # May lose fields!
+
+        models = merged
+
+        # GOOD: Serialize first
+        results = [result1.output.model_dump(), result2.output.model_dump()]
+        merged = merge_results(results)  # All fields preserved
+
+        # Extracting list of items → CONCATENATE_LIST
+        skills = merge_results(skill_results, MergeStrategy.CONCATENATE_LIST)
+
+        # Nested hierarchy → MERGE_JSON
+        contract = merge_results(contract_results, MergeStrategy.MERGE_JSON)
+
+        # Complex semantic merging → LLM_MERGE (future)
+        summary = merge_results(summary_results, MergeStrategy.LLM_MERGE)
+    """
+    show = """
+        print(sorted(merged) == sorted(result1.output.model_dump()), models == merged)
+        print(merged["emails"], merged["headings"])
+        print(skills)
+        print(contract)
+        print(summary)
+    """
+    lines = _ran(_run(tmp_path, "practices.py", _script(_AGENT, preamble, example, show)))
+
+    assert lines == [
+        "True True",
+        "['a@b.org', 'c@d.org'] ['One', 'Two']",
+        # Concatenated, repeats kept; the deep merge keeps one "Alice".
+        str({"skills": ["Python", "SQL", "python"]}),
+        str(
+            {
+                "contract": {
+                    "parties": ["Alice", "Bob"],
+                    "terms": {"duration": "1 year", "renewal": "auto"},
+                }
+            }
+        ),
+        # No agent to merge with: the first summary, as MERGE_JSON keeps it.
+        str({"summary": "First half."}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("lines_of_text", "expected"),
+    [
+        pytest.param(3, "single", id="one-chunk"),
+        pytest.param(40_000, "multi", id="several-chunks"),
+    ],
+)
+def test_the_handle_single_chunk_practice(
+    tmp_path: Path, lines_of_text: int, expected: str
+) -> None:
+    # Seed 004, "Best Practices" 4: the snippet returns, so it is a function's body (`text` its
+    # argument); a reader calls it.
+    preamble = f"""
+        items = (f"Item {{i}} goes to desk{{i}}@example.org." for i in range({lines_of_text}))
+        text = "\\n".join(items)
+    """
+    example = """
+        from content_core import chunk_text, merge_results
+
+
+        async def extract(text):
+            chunks = chunk_text(text, max_tokens=100000, model="gpt-4o")
+
+            if len(chunks) == 1:
+                # No chunking needed, faster path
+                result = await agent.run(chunks[0])
+                return result.output.model_dump()
+            else:
+                # Multi-chunk processing
+                results = [await agent.run(c) for c in chunks]
+                return merge_results([r.output.model_dump() for r in results])
+
+
+        extracted = asyncio.run(extract(text))
+    """
+    show = """
+        chunks = chunk_text(text, max_tokens=100000, model="gpt-4o")
+        print("single" if len(chunks) == 1 else "multi", len(extracted["emails"]))
+    """
+    lines = _ran(_run(tmp_path, "single.py", _script(_AGENT, preamble, example, show)))
+
+    assert lines == [f"{expected} {lines_of_text}"]
+
+
+def test_the_rate_limit_practice_waits_between_chunks(tmp_path: Path) -> None:
+    # Seed 004, "Best Practices" 5 and "Troubleshooting: Lost Fields After Merge": three chunks.
+    preamble = """
+        import time
+
+        from content_core import merge_results
+
+        chunks = [f"Chunk {i}: write to desk{i}@example.org." for i in range(3)]
+        started = time.monotonic()
+    """
+    example = """
+        import asyncio
+
+        # Process chunks with rate limiting
+        results = []
+
+
+        async def process_chunks():
+            for i, chunk in enumerate(chunks):
+                result = await agent.run(chunk)
+                results.append(result.output.model_dump())
+
+                # Wait between chunks (e.g., 1 second)
+                if i < len(chunks) - 1:
+                    await asyncio.sleep(1.0)
+
+
+        asyncio.run(process_chunks())
+
+        merged = merge_results(results)
+    """
+    lost_fields = """
+        agent_results = [asyncio.run(agent.run(chunk)) for chunk in chunks]
+        # Before merging
+        results = [r.output.model_dump() for r in agent_results]
+        merged_again = merge_results(results)
+    """
+    show = """
+        print(2.0 <= time.monotonic() - started, merged["emails"], merged == merged_again)
+    """
+    lines = _ran(_run(tmp_path, "rate.py", _script(_AGENT, preamble, example, lost_fields, show)))
+
+    emails = [f"desk{i}@example.org" for i in range(3)]
+    assert lines == [f"True {emails} True"]
