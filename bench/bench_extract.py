@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from content_core.extract import extract_text  # noqa: E402
 from content_core.ocr import OcrConfig  # noqa: E402
-from content_core.processing import FileInput, ProcessingConfig, process_files  # noqa: E402
+from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files  # noqa: E402
 from content_core.store.blobs import BlobStore  # noqa: E402
 
 

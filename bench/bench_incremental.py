@@ -19,12 +19,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from content_assets.triggers import TICK_BUDGET_S, cursor_for  # noqa: E402
-from content_core.ingest import (  # noqa: E402
+from content_core.discovery import discover_pending  # noqa: E402
+from content_core.pipeline import (  # noqa: E402
     PipelineConfig,
     build_chunks,
     build_normalised_artifacts,
     build_raw_files,
-    discover_pending,
     run_batch,
 )
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig  # noqa: E402

@@ -23,8 +23,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from content_core.ingest import PipelineConfig, discover_pending, run_batch  # noqa: E402
-from content_core.ingest.report import StageReport  # noqa: E402
+from content_core.discovery import discover_pending  # noqa: E402
+from content_core.pipeline import PipelineConfig, run_batch  # noqa: E402
+from content_core.pipeline.report import StageReport  # noqa: E402
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig  # noqa: E402
 from content_core.store import ContentStore  # noqa: E402
 

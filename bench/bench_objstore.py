@@ -157,7 +157,7 @@ def source_ticks(endpoint: S3Endpoint, prefix: str, args: argparse.Namespace) ->
 
     os.environ.update(endpoint.environ())
     from content_assets.triggers import TICK_BUDGET_S
-    from content_core.ingest import discover_pending
+    from content_core.discovery import discover_pending
     from content_core.sources import S3ObjectSource
     from content_core.store import ContentStore
 

@@ -60,7 +60,8 @@ def _import_s(module: str) -> float:
 
 
 def _build_store(root: Path) -> Path:
-    from content_core.ingest import PipelineConfig, discover_pending, run_batch
+    from content_core.discovery import discover_pending
+    from content_core.pipeline import PipelineConfig, run_batch
     from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
     from content_core.store import ContentStore
 

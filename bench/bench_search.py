@@ -74,9 +74,10 @@ def _rss_mb() -> float:
 
 def build_corpus_store(root: Path) -> Path:
     """Ingest tests/corpus in this process (each top folder of it is one batch of one source)."""
-    from content_core.ingest import PipelineConfig, discover_pending, run_batch
+    from content_core.discovery import discover_pending
     from content_core.ocr import OcrConfig
-    from content_core.processing import ProcessingConfig
+    from content_core.pipeline import PipelineConfig, run_batch
+    from content_core.pipeline.processing import ProcessingConfig
     from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
     from content_core.store import ContentStore
 

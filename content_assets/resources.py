@@ -14,7 +14,8 @@ from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.ocr import OcrConfig
-from content_core.processing import ProcessingConfig, available_cores
+from content_core.pipeline.processing import ProcessingConfig
+from content_core.sandbox import available_cores
 from content_core.sources import (
     EntrySource,
     LocalFolderSource,

@@ -14,11 +14,11 @@ import dagster as dg
 
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import ContentStoreResource, SourceResource
-from content_core import ingest
+from content_core import discovery
 from content_core.sandbox import is_process_alive
 
 if TYPE_CHECKING:
-    from content_core.ingest import PendingBatches
+    from content_core.discovery import PendingBatches
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def pending_batches(
     time_budget_s: float = TICK_BUDGET_S,
 ) -> PendingBatches:
     """Discover the watched source and list the batches that need a run."""
-    return ingest.discover_pending(
+    return discovery.discover_pending(
         source_folder.get_source(),
         store.get_store(),
         set(instance_partitions),

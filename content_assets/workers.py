@@ -44,7 +44,7 @@ from content_assets.definitions import build_resources
 from content_assets.executors import keep_connections, worker_app_args
 from content_assets.resources import EmbedderResource, NormaliserResource
 from content_core.formats import default_formats
-from content_core.ingest.bounded import warm_pool
+from content_core.pipeline.pool import warm_pool
 
 # dagster-celery's functions carry no annotations; these are the calls its own `app` module makes.
 executor = CeleryExecutor.for_cli(**worker_app_args(os.environ))  # type: ignore[no-untyped-call]

@@ -377,4 +377,4 @@ class EmbeddingUnavailableError(EmbeddingError):
 
 class McpError(ContentError):
     """An MCP server could not be started or reached, timed out, or answered a call with an
-    error (content_core.mcp)."""
+    error (content_core.chat.mcp)."""

@@ -21,11 +21,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from content_core.extract.base import Extractor
-    from content_core.extract.registry import ExtractorRegistry
+from typing import Any, Protocol
 
 __all__ = [
     "BUILTIN_FORMAT_MODULES",
@@ -35,6 +31,7 @@ __all__ = [
     "PRIORITY_SPECIFIC",
     "PRIORITY_TEXT_FORMAT",
     "Format",
+    "FormatExtractor",
     "FormatRegistry",
     "Handler",
     "NormaliseStep",
@@ -124,11 +121,27 @@ class Signature:
         return data[self.offset : self.offset + len(self.magic)] == self.magic
 
 
+class FormatExtractor(Protocol):
+    """What a format declares as its extractor: `content_core.extract.base.Extractor` is the
+    full contract (typed with extract's own values, a floor above this module)."""
+
+    name: str
+
+    # Any: the sniff result, blob and options are extract's types (content_core.extract.base).
+    def accepts(self, info: Any) -> bool:
+        """Whether this handler can try the blob `info` describes."""
+        ...
+
+    def extract(self, blob: Any, options: Any) -> Any:  # Any: as above
+        """The blob's text."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Handler:
     """An extractor with its dispatch priority (higher is tried first)."""
 
-    extractor: Extractor
+    extractor: FormatExtractor
     priority: int = PRIORITY_SPECIFIC
 
 
@@ -266,20 +279,6 @@ class FormatRegistry:
             except Exception:  # noqa: BLE001
                 logger.warning("sniff test of format %s failed", fmt.name, exc_info=True)
         return None
-
-    def extractor_registry(self) -> ExtractorRegistry:
-        """Return an `ExtractorRegistry` with every format's extractors (each once)."""
-        from content_core.extract.registry import ExtractorRegistry
-
-        registry = ExtractorRegistry()
-        seen: set[int] = set()
-        for fmt in self._formats:
-            for handler in fmt.handlers:
-                if id(handler.extractor) not in seen:
-                    seen.add(id(handler.extractor))
-                    registry.register(handler.extractor, priority=handler.priority)
-        return registry
-
 
 @functools.cache
 def default_formats() -> FormatRegistry:

@@ -35,6 +35,7 @@ from content_core.errors import ContentError, ConversionError, LimitExceededErro
 
 __all__ = [
     "TaskFailure",
+    "available_cores",
     "WorkerCrashedError",
     "WorkerPool",
     "WorkerTimeoutError",
@@ -430,6 +431,15 @@ def _is_main_guard(node: ast.stmt) -> bool:
     names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
     mains = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
     return len(names) == 1 and len(mains) == 1
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a container's cpuset, `taskset`),
+    which is what a worker pool can use; all of the machine's where affinity is unknown."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        return os.cpu_count() or 1
 
 
 def is_process_alive(pid: int) -> bool:

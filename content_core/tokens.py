@@ -15,6 +15,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_ENCODING",
+    "default_estimator",
     "ModelLimits",
     "TokenCounter",
     "TokenEstimator",
@@ -365,3 +366,9 @@ def estimate_tokens(text: str, model: str = "gpt-4o") -> int:
 def heuristic_chars_for_tokens(max_tokens: int) -> int:
     """The longest text (in characters) whose heuristic estimate stays within `max_tokens`."""
     return max(1, math.floor((max_tokens + 1) * _CHARS_PER_TOKEN / _HEURISTIC_OVERHEAD) - 1)
+
+
+@functools.lru_cache(maxsize=1)
+def default_estimator() -> TokenEstimator:
+    """The exact cl100k_base counter (falls back to the word heuristic if tiktoken is absent)."""
+    return TokenEstimator(encoding_name="cl100k_base")

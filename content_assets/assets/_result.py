@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
-from content_core.ingest.report import StageReport
+from content_core.pipeline.report import StageReport
 
 if TYPE_CHECKING:
     AssetResult = dg.MaterializeResult[None]

@@ -13,7 +13,7 @@ from content_assets.assets._result import to_result
 from content_assets.assets.checks import BatchChecksConfig, check_results, check_specs
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core.ingest.report import StageReport
+from content_core.pipeline.report import StageReport
 from content_core.store import CATALOG_FILE, SCHEMAS, duckdb_type
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core.ingest.checks import BATCH_CHECKS, check_batch
+from content_core.pipeline.checks import BATCH_CHECKS, check_batch
 
 _SEVERITY = {"warn": dg.AssetCheckSeverity.WARN, "error": dg.AssetCheckSeverity.ERROR}
 

@@ -8,7 +8,7 @@ from content_assets.assets._table import TableEvent, table_asset, write_and_chec
 from content_assets.assets.checks import BatchChecksConfig
 from content_assets.assets.chunks import chunks
 from content_assets.resources import ContentStoreResource, EmbedderResource, NormaliserResource
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import CHUNK_EMBEDDINGS
 
 
@@ -27,7 +27,7 @@ def chunk_embeddings(
     # A local model computes in the normaliser's worker pool (its workers and memory cap).
     yield from write_and_check(
         CHUNK_EMBEDDINGS, context, config, store,
-        lambda: ingest.build_chunk_embeddings(
+        lambda: pipeline.build_chunk_embeddings(
             store.get_store(), context.partition_key, embedder.to_core(), pool=normaliser.to_core()
         ),
     )

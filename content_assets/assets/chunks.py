@@ -8,7 +8,7 @@ from content_assets.assets._table import TableEvent, table_asset, write_and_chec
 from content_assets.assets.checks import BatchChecksConfig
 from content_assets.assets.normalised_artifacts import normalised_artifacts
 from content_assets.resources import ChunkerResource, ContentStoreResource, NormaliserResource
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import CHUNKS
 
 
@@ -26,7 +26,7 @@ def chunks(
     # Chunkers run in the normaliser's worker pool (its workers and memory cap).
     yield from write_and_check(
         CHUNKS, context, config, store,
-        lambda: ingest.build_chunks(
+        lambda: pipeline.build_chunks(
             store.get_store(), context.partition_key, chunker.to_core(), pool=normaliser.to_core()
         ),
     )

@@ -12,7 +12,7 @@ from content_assets.resources import (
     ContentStoreResource,
     NormaliserResource,
 )
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import COMPRESSED_CONTEXTS
 
 
@@ -29,7 +29,7 @@ def compressed_contexts(
     # Compression runs in the normaliser's worker pool (its workers and memory cap).
     yield from write_and_check(
         COMPRESSED_CONTEXTS, context, config, store,
-        lambda: ingest.build_compressed_contexts(
+        lambda: pipeline.build_compressed_contexts(
             store.get_store(), context.partition_key, compressor.to_core(),
             pool=normaliser.to_core(),
         ),

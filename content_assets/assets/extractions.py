@@ -12,7 +12,7 @@ from content_assets.assets.compressed_contexts import compressed_contexts
 from content_assets.assets.message_parts import message_parts
 from content_assets.assets.search_index import search_index
 from content_assets.resources import AgentResource, ContentStoreResource, NormaliserResource
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import AGENTIC_EXTRACTIONS, MERGED_EXTRACTIONS
 
 
@@ -32,7 +32,7 @@ def agentic_extractions(
     # The offline agent runs in the normaliser's worker pool (its workers and memory cap).
     yield from write_and_check(
         AGENTIC_EXTRACTIONS, context, config, store,
-        lambda: ingest.build_extractions(
+        lambda: pipeline.build_extractions(
             store.get_store(), context.partition_key, agent.to_core(), pool=normaliser.to_core()
         ),
     )
@@ -54,7 +54,7 @@ def merged_extractions(
     with provenance saying which chunk gave which item."""
     yield from write_and_check(
         MERGED_EXTRACTIONS, context, config, store,
-        lambda: ingest.build_merged_extractions(
+        lambda: pipeline.build_merged_extractions(
             store.get_store(), context.partition_key, agent.to_core()
         ),
     )

@@ -12,7 +12,7 @@ from content_assets.resources import (
     MessagePartsResource,
     NormaliserResource,
 )
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import MESSAGE_PARTS
 
 
@@ -31,7 +31,7 @@ def message_parts(
     # Parts are made in the normaliser's worker pool (its workers and memory cap).
     yield from write_and_check(
         MESSAGE_PARTS, context, config, store,
-        lambda: ingest.build_message_parts(
+        lambda: pipeline.build_message_parts(
             store.get_store(), context.partition_key, parts.to_core(), pool=normaliser.to_core()
         ),
     )

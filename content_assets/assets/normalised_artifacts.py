@@ -8,7 +8,7 @@ from content_assets.assets._table import TableEvent, table_asset, write_and_chec
 from content_assets.assets.checks import BatchChecksConfig
 from content_assets.assets.raw_files import raw_files
 from content_assets.resources import ContentStoreResource, NormaliserResource
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import NORMALISED_ARTIFACTS
 
 
@@ -25,7 +25,7 @@ def normalised_artifacts(
     `error_type` and `error_message` set; the rest of the batch goes on."""
     yield from write_and_check(
         NORMALISED_ARTIFACTS, context, config, store,
-        lambda: ingest.build_normalised_artifacts(
+        lambda: pipeline.build_normalised_artifacts(
             store.get_store(), context.partition_key, normaliser.to_core()
         ),
     )

@@ -7,7 +7,7 @@ import dagster as dg
 from content_assets.assets._table import TableEvent, table_asset, write_and_check
 from content_assets.assets.checks import BatchChecksConfig
 from content_assets.resources import ContentStoreResource
-from content_core import ingest
+from content_core import pipeline
 from content_core.store import RAW_FILES
 
 
@@ -21,5 +21,5 @@ def raw_files(
     version and drops deleted files."""
     yield from write_and_check(
         RAW_FILES, context, config, store,
-        lambda: ingest.build_raw_files(store.get_store(), context.partition_key),
+        lambda: pipeline.build_raw_files(store.get_store(), context.partition_key),
     )

@@ -6,7 +6,7 @@ from content_assets.assets._result import AssetResult, to_result
 from content_assets.assets.chunks import chunks
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core import ingest
+from content_core import pipeline
 
 
 @dg.asset(
@@ -20,4 +20,4 @@ def search_index(context: dg.AssetExecutionContext, store: ContentStoreResource)
     batch's chunks are added and the chunks of the files it replaced or deleted removed, without
     re-indexing other batches, so a batch is searchable as soon as this partition is
     materialised. `content-pipeline search`, `RAG` and `Searcher` read it."""
-    return to_result(ingest.build_search_index(store.get_store(), context.partition_key))
+    return to_result(pipeline.build_search_index(store.get_store(), context.partition_key))

@@ -11,8 +11,9 @@ from content_assets.cli.progress import IngestView
 from content_assets.cli.query import render
 from content_assets.cli.runs import STAGES, batch_job, current_rows, dagster_home, run_batches
 from content_assets.partitions import INGEST_BATCHES
-from content_core.ingest import discover_pending
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, os_path_text
+from content_core.discovery import discover_pending
+from content_core.paths import os_path_text
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from content_core.agents.base import Agent, usage_of
-from content_core.agents.cache import CachedOutput, ExtractionCache
+from content_core.cache import CachedOutput, ExtractionCache
 from content_core.errors import StageTimeoutError
 from content_core.sandbox import report_progress
 

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from content_core.agents.base import Agent
 from content_core.agents.batch import BatchItem, BatchProcessor
-from content_core.agents.cache import CachedOutput, ExtractionCache, cache_key
 from content_core.agents.calls import BudgetedAgent, CachingAgent, run_sync
 from content_core.agents.merge import MergeStrategy
 from content_core.agents.offline import OFFLINE_MODEL, OfflineExtractor
@@ -26,6 +25,7 @@ from content_core.agents.schemas import (
     schema_fingerprint,
     schema_name,
 )
+from content_core.cache import CachedOutput, ExtractionCache, cache_key
 from content_core.compression.strategies import render_template
 from content_core.errors import LLMUnavailableError
 

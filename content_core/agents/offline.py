@@ -10,9 +10,9 @@ from pydantic import BaseModel, ValidationError
 
 from content_core.agents.base import AgentResult, Usage
 from content_core.agents.schemas import ExtractedFacts
-from content_core.compression._text import default_estimator
 from content_core.compression.extractive import _terms, extractive_compress
 from content_core.errors import LLMOutputError
+from content_core.tokens import default_estimator
 
 __all__ = ["OFFLINE_MODEL", "OfflineExtractor", "extract_facts"]
 

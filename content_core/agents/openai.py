@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from content_core._http_retry import backoff_s, retry_after_s
 from content_core.agents.base import AgentResult, Usage
 from content_core.agents.schemas import ExtractedFacts
-from content_core.compression._text import default_estimator
 from content_core.errors import LLMError, LLMOutputError, LLMUnavailableError
+from content_core.tokens import default_estimator
 
 __all__ = ["OpenAICompatibleAgent", "model_limits"]
 

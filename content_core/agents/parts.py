@@ -13,8 +13,8 @@ from typing import Any
 from content_core.agents.chat import ChatMessage, ImageURL, ImageURLPart, Part, TextPart
 from content_core.agents.pages import PdfHandling, data_url, render_pdf_pages
 from content_core.binary.images import pillow_for
+from content_core.binary.media_types import PDF
 from content_core.errors import ImageConversionError
-from content_core.mcp import PDF
 
 __all__ = [
     "MODEL_IMAGE_TYPES",

@@ -1,7 +1,8 @@
 """SVG to PNG with resvg: no network, no external files, no dangerous entity, bounded work.
 
-The markup first passes the same declaration check as XML text extraction (`_xmlsafe`): nested
-or oversized entity expansion and external entities are refused as `UnsafeInputError`; a DOCTYPE,
+The markup first passes the same declaration check as XML text extraction
+(`content_core.xmlsafe`): nested or oversized entity expansion and external entities are
+refused as `UnsafeInputError`; a DOCTYPE,
 an internal subset and small internal entities (Illustrator's namespace entities) are fine.
 References to anything but the document itself (`#id`) or inline `data:` are removed before
 rendering, so no file or URL is ever read.
@@ -92,7 +93,7 @@ def render_svg(data: bytes, name: str, *, max_pixels: int, max_bytes: int) -> Re
 def _safe_svg_text(data: bytes, name: str) -> tuple[str, tuple[float, float]]:
     """Check the declarations, drop external references, and return the markup and its size."""
     # Imported here: the extract package imports handlers that need this package.
-    from content_core.extract._xmlsafe import check_xml_declarations
+    from content_core.xmlsafe import check_xml_declarations
 
     try:
         check_xml_declarations(data, media_type=mt.SVG)

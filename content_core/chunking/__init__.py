@@ -10,19 +10,15 @@ is a `ChunkerSpec` in the registry (built-in, or a plug-in's through the entry p
 
 from __future__ import annotations
 
+from content_core.chunking._measure import TokenDoc
 from content_core.chunking.base import Chunk, ChunkBudget, Chunker, ChunkerOptions, ChunkerSpec
-from content_core.chunking.build import build_chunker
+from content_core.chunking.build import build_chunker, get_chunker
 from content_core.chunking.code import CodeChunker
 from content_core.chunking.config import ChunkingConfig
 from content_core.chunking.image import ImageTiler
 from content_core.chunking.markdown import MarkdownChunker
 from content_core.chunking.recursive import CharacterChunker, HierarchicalChunker, RecursiveChunker
-from content_core.chunking.registry import (
-    ENTRY_POINT_GROUP,
-    chunker_spec,
-    get_chunker,
-    list_chunkers,
-)
+from content_core.chunking.registry import ENTRY_POINT_GROUP, chunker_spec, list_chunkers
 from content_core.chunking.smart import chunk_text, smart_chunk_text
 from content_core.chunking.text import DocumentSplitter, TextChunker
 
@@ -42,6 +38,7 @@ __all__ = [
     "MarkdownChunker",
     "RecursiveChunker",
     "TextChunker",
+    "TokenDoc",
     "build_chunker",
     "chunk_text",
     "chunker_spec",

@@ -11,23 +11,21 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import fields
 from importlib.metadata import entry_points
 from typing import Any
 
-from content_core.chunking.base import ChunkBudget, Chunker, ChunkerSpec
+from content_core.chunking.base import ChunkerSpec
 from content_core.chunking.code import CODE_SPEC
 from content_core.chunking.markdown import MARKDOWN_SPEC
 from content_core.chunking.recursive import CHARACTER_SPEC, HIERARCHICAL_SPEC, RECURSIVE_SPEC
 from content_core.chunking.text import PARAGRAPH_SPEC, SENTENCE_SPEC, TOKEN_SPEC
 
-__all__ = ["ENTRY_POINT_GROUP", "chunker_spec", "get_chunker", "list_chunkers"]
+__all__ = ["ENTRY_POINT_GROUP", "chunker_spec", "list_chunkers"]
 
 logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "content_pipeline.chunkers"
 # get_chunker's arguments that are the budget every chunker gets, not a chunker's own option.
-_BUDGET_FIELDS = frozenset(field.name for field in fields(ChunkBudget))
 
 # Any: specs differ in their options model; each one's factory is checked against its own.
 # FFAI's five first, in FFAI's order, then Firefly's TextChunker strategies.
@@ -84,26 +82,3 @@ def chunker_spec(name: str) -> ChunkerSpec[Any]:  # Any: whichever options model
     if spec is None:
         raise ValueError(f"unknown chunker {name!r}; choose one of {', '.join(_registry())}")
     return spec
-
-
-def get_chunker(name: str = "recursive", **kwargs: Any) -> Chunker:  # Any: each class's kwargs
-    """Return the chunker called `name`, built with `kwargs`.
-
-    Sizes count characters unless `tokenizer=TokenEstimator(encoding_name=...)` is passed,
-    in which case they count exact tokens. A plug-in without a keyword form takes
-    `chunk_size`, `chunk_overlap` and `encoding_name` (exact tokens) and its own options.
-    Unknown names and arguments raise ValueError.
-    """
-    spec = chunker_spec(name)
-    if spec.keywords is None:
-        # Imported here: the config validates chunker names against this module.
-        from content_core.chunking.build import build_chunker
-        from content_core.chunking.config import ChunkingConfig
-
-        budget = {k: v for k, v in kwargs.items() if k in _BUDGET_FIELDS}
-        options = {k: v for k, v in kwargs.items() if k not in _BUDGET_FIELDS}
-        return build_chunker(ChunkingConfig(chunker=spec.name, options=options, **budget))
-    try:
-        return spec.keywords(**kwargs)
-    except TypeError as exc:
-        raise ValueError(f"bad arguments for chunker {name!r}: {exc}") from exc

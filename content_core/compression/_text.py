@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from content_core.chunking._measure import TokenDoc
+from content_core.chunking import TokenDoc
 from content_core.tokens import TokenEstimator
 
 __all__ = [
     "Span",
-    "default_estimator",
     "fits_tokens",
     "fitting_window",
     "pack_spans",
@@ -44,12 +42,6 @@ class Span:
     start: int
     end: int
     kind: str = "prose"  # prose, heading, table or code
-
-
-@functools.lru_cache(maxsize=1)
-def default_estimator() -> TokenEstimator:
-    """The exact cl100k_base counter (falls back to the word heuristic if tiktoken is absent)."""
-    return TokenEstimator(encoding_name="cl100k_base")
 
 
 def split_sentences(text: str) -> list[Span]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from content_core.compression._text import default_estimator, truncate_to_tokens
+from content_core.compression._text import truncate_to_tokens
 from content_core.compression.strategies import CompressionStrategy, TruncationStrategy
-from content_core.tokens import TokenEstimator
+from content_core.tokens import TokenEstimator, default_estimator
 
 __all__ = ["ContextCompressor"]
 

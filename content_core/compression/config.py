@@ -8,9 +8,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from content_core.chunking._measure import TokenDoc
-from content_core.compression._text import default_estimator, truncate_to_tokens
+from content_core.chunking import TokenDoc
+from content_core.compression._text import truncate_to_tokens
 from content_core.compression.extractive import extractive_compress
+from content_core.tokens import default_estimator
 
 __all__ = ["CompressionConfig", "CompressionResult", "compress_text"]
 

@@ -193,7 +193,7 @@ class ExtractiveStrategy:
     """
 
     def __init__(self, *, estimator: TokenEstimator | None = None) -> None:
-        from content_core.compression._text import default_estimator
+        from content_core.tokens import default_estimator
 
         self.estimator = estimator or default_estimator()
 

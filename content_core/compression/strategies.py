@@ -5,14 +5,21 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from content_core.compression._text import default_estimator, pack_spans, truncate_to_tokens
+from content_core.compression._text import pack_spans, truncate_to_tokens
 from content_core.errors import LLMOutputError
-from content_core.tokens import TokenEstimator
+from content_core.tokens import TokenEstimator, default_estimator
 
-if TYPE_CHECKING:  # the agents package imports this module: no import cycle at run time
-    from content_core.agents.base import Agent
+
+class Agent(Protocol):
+    """What a summarising strategy calls: `await agent.run(prompt)` returning an object with
+    `.output` (`content_core.agents.Agent`, on a floor above, is the same contract)."""
+
+    # Any: the contract is structural; kwargs are the agent's own.
+    async def run(self, prompt: str, **kwargs: Any) -> Any:
+        """Run the agent on `prompt`."""
+        ...
 
 __all__ = [
     "CompressionStrategy",
@@ -22,7 +29,7 @@ __all__ = [
     "render_template",
 ]
 
-_PROMPTS = Path(__file__).resolve().parent.parent / "agents" / "prompts"
+_PROMPTS = Path(__file__).resolve().parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -88,7 +95,7 @@ class SummarizationStrategy:
     """Ask an agent (`await agent.run(prompt)`) to summarise the whole text in one call.
 
     `system_instruction` is a prompt template with `{content}` and `{max_tokens}` placeholders;
-    by default it is `agents/prompts/summarize.md`.
+    by default it is `compression/prompts/summarize.md`.
     """
 
     def __init__(self, agent: Agent, *, system_instruction: str | None = None) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from content_core.compression._text import default_estimator, truncate_to_tokens
-from content_core.tokens import TokenEstimator
+from content_core.compression._text import truncate_to_tokens
+from content_core.tokens import TokenEstimator, default_estimator
 
 __all__ = ["SlidingWindowManager"]
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from content_core.agents.cache import CachedOutput, ExtractionCache, cache_key
+from content_core.cache import CachedOutput, ExtractionCache, cache_key
 from content_core.embeddings.base import Embedder, Vector
 from content_core.errors import EmbeddingError
 from content_core.sandbox import report_progress

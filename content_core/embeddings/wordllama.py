@@ -90,7 +90,7 @@ class WordLlamaEmbedder:
 @functools.cache
 def _load(dimension: int) -> WordLlamaInference:
     """The model truncated to `dimension`, loaded once per process (and once for a pool's
-    workers, which inherit it from the fork server: content_core._worker_preload)."""
+    workers, which inherit it from the fork server: content_core.pipeline._worker_preload)."""
     try:
         # wordllama calls logging.basicConfig(level=INFO) when imported, which would print
         # every library's INFO records in this process: its set-up is undone.

@@ -34,7 +34,7 @@ from them. Built-in handlers, in dispatch order (priority, then registration):
 | text     | any other text, last resort  | charset-normalizer  | -          |
 
 Zip-based packages pass `_zipguard` first (then `_ooxml` rewrites Strict and variant
-packages for the Office libraries); XML passes `_xmlsafe`; every result passes
+packages for the Office libraries); XML passes `content_core.xmlsafe`; every result passes
 `build_text`/`clean_text` (no NUL, no lone surrogates). Limits live in `ExtractOptions`, the
 same model as `BinaryConfig`.
 """
@@ -74,7 +74,7 @@ __all__ = [
 def default_registry() -> ExtractorRegistry:
     """Return the shared registry: every extractor of `default_formats()` (built-in formats
     and installed plug-ins), in their declared priorities."""
-    return default_formats().extractor_registry()
+    return ExtractorRegistry.from_formats(default_formats())
 
 
 def extract_text(

@@ -13,7 +13,7 @@ from content_core.errors import ExtractionError
 from content_core.extract._cells import cell_to_str
 from content_core.extract._opc import package_rels, worksheet_parts
 from content_core.extract._tables import markdown_table
-from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
+from content_core.xmlsafe import check_xml_declarations, parse_checked
 
 __all__ = ["CHART_REL", "CellResolver", "chart_markdown", "render_chart_part", "sheet_charts"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from content_core.errors import ExtractionError
 from content_core.extract._opc import package_rels, read_part, worksheet_parts
-from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
+from content_core.xmlsafe import check_xml_declarations, parse_checked
 
 __all__ = ["comment_block", "sheet_comments", "slide_comments"]
 

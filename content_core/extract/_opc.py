@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from content_core.errors import ExtractionError
-from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
+from content_core.xmlsafe import check_xml_declarations, parse_checked
 
 __all__ = ["package_rels", "read_part", "worksheet_parts"]
 

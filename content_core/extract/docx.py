@@ -21,10 +21,10 @@ from content_core.extract._docprops import ooxml_title
 from content_core.extract._numbering import Numbering
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
-from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.formats import Handler, office_formats
+from content_core.xmlsafe import safe_lxml_parser
 
 __all__ = ["FORMATS", "DocxExtractor", "render_word_xml"]
 

@@ -12,11 +12,11 @@ from urllib.parse import unquote
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._decode import decode_bytes
-from content_core.extract._xmlsafe import safe_lxml_parser
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.html import declared_charset, html_to_markdown
 from content_core.formats import Format, Handler, Package
+from content_core.xmlsafe import safe_lxml_parser
 
 __all__ = ["FORMATS", "EpubExtractor"]
 

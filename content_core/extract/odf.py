@@ -16,10 +16,10 @@ from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._docprops import odf_title
 from content_core.extract._tables import join_blocks, markdown_table
-from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.formats import Handler, office_formats
+from content_core.xmlsafe import check_xml_declarations, parse_checked
 
 __all__ = ["FORMATS", "OdfExtractor"]
 

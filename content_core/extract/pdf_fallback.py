@@ -10,8 +10,8 @@ import pypdf
 
 from content_core.binary import media_types as mt
 from content_core.errors import CorruptPdfError, EncryptedPdfError, ExtractionError
-from content_core.extract._xmlsafe import check_xml_declarations, parse_checked
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
+from content_core.xmlsafe import check_xml_declarations, parse_checked
 
 logger = logging.getLogger(__name__)
 

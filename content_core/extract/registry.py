@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from content_core.errors import (
     ContentError,
@@ -25,6 +26,7 @@ from content_core.extract.base import (
     build_text,
     clean_text,
 )
+from content_core.formats import FormatRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,20 @@ class ExtractorRegistry:
 
     def __init__(self) -> None:
         self._entries: list[_Entry] = []
+
+    @classmethod
+    def from_formats(cls, formats: FormatRegistry) -> ExtractorRegistry:
+        """A registry of every extractor `formats` declares (each once), in their priorities."""
+        registry = cls()
+        seen: set[int] = set()
+        for fmt in formats.formats():
+            for handler in fmt.handlers:
+                if id(handler.extractor) not in seen:
+                    seen.add(id(handler.extractor))
+                    # Each declared extractor is an extract.base.Extractor (formats types it
+                    # structurally, on a floor below extract's values).
+                    registry.register(cast(Extractor, handler.extractor), priority=handler.priority)
+        return registry
 
     def register(self, handler: Extractor, *, priority: int = 0) -> None:
         """Add `handler`; specific formats use a higher `priority` than catch-alls."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from content_core.binary import media_types as mt
-from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.formats import Format, Handler, NormaliseStep
+from content_core.xmlsafe import parse_safe_xml
 
 __all__ = ["FORMATS", "SvgTextExtractor"]
 

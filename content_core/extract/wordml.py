@@ -15,10 +15,10 @@ from typing import Any
 from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._tables import join_blocks
-from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.docx import render_word_xml
 from content_core.formats import Format, Handler
+from content_core.xmlsafe import parse_safe_xml
 
 __all__ = ["FORMATS", "WordXmlExtractor"]
 

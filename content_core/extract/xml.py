@@ -1,7 +1,7 @@
 """XML pretty-printed, with dangerous entity declarations and external references refused;
 JATS articles and USPTO patents come out as their text (`xml_documents`).
 
-`_xmlsafe` checks the document first (nested or oversized entity expansion and external
+`content_core.xmlsafe` checks the document first (nested or oversized entity expansion and external
 entities are refused; a DOCTYPE, an internal subset and unparsed NDATA entities are not);
 lxml then re-indents it with the network and DTD loading off, keeping the original namespace
 prefixes and CDATA sections.
@@ -10,10 +10,10 @@ prefixes and CDATA sections.
 from __future__ import annotations
 
 from content_core.binary import media_types as mt
-from content_core.extract._xmlsafe import parse_safe_xml
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.xml_documents import render_xml_document
 from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
+from content_core.xmlsafe import parse_safe_xml
 
 __all__ = ["FORMATS", "XmlExtractor"]
 

@@ -32,7 +32,7 @@ from content_core.ocr.orientation import orient, rotated
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-    from content_core.agents.cache import ExtractionCache
+    from content_core.cache import ExtractionCache
 
 __all__ = ["OcrOutcome", "OcrPage", "PageClaimed", "ocr_image", "ocr_pdf", "read_upright"]
 
@@ -327,7 +327,7 @@ def _cached_read(
     waited for, until `deadline` or at most `_CLAIM_WAIT_S`, instead of read a second time;
     with `defer_claimed` that process is not waited for: `PageClaimed` is raised."""
     # Imported here: the agents package pulls in HTTP clients a worker without OCR never uses.
-    from content_core.agents.cache import ExtractionCache
+    from content_core.cache import ExtractionCache
 
     if cache_dir is None:
         return read_upright(engine, image, min_confidence=config.min_confidence)
@@ -363,7 +363,7 @@ def _cached(cache: ExtractionCache, key: str) -> tuple[OcrResult, int] | None:
 def _store(
     cache: ExtractionCache, key: str, engine: OcrEngine, result: OcrResult, rotation: int
 ) -> None:
-    from content_core.agents.cache import CachedOutput
+    from content_core.cache import CachedOutput
 
     payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
     try:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import duckdb
 
-from content_core.search.sql import IGNORE, STEMMER, terms_sql
 from content_core.search.terms import DOCS_TABLE, POSTINGS_TABLE, STATS_TABLE, TERMS_TABLE
 from content_core.search.types import SearchFilters
+from content_core.store.search_sql import IGNORE, STEMMER, terms_sql
 
 __all__ = ["IGNORE", "STEMMER", "bm25_ranking"]
 

@@ -4,7 +4,7 @@ document frequencies, postings and the collection statistics, as plain DuckDB ta
 DuckDB's `fts` builds its index in one `create_fts_index` call over a whole table and has no
 way to add or drop a document (a rebuild at a million chunks took 84 to 169 s here). These
 tables hold what its `match_bm25` reads (term frequency, document length, document frequency,
-document count, average length) with the same tokenizer (`search.sql.terms_sql`), so the
+document count, average length) with the same tokenizer (`store.search_sql.terms_sql`), so the
 scores are equal (tests/core/test_search.py), and a batch of chunks is added, and the rows of
 the files it replaces or deletes removed, by touching only their own postings and the `df` of
 their own terms.
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from content_core.search.sql import indexed_text_sql, terms_sql
 from content_core.store.extensions import load_extension
+from content_core.store.search_sql import indexed_text_sql, terms_sql
 
 __all__ = [
     "DOCS_TABLE",

@@ -14,12 +14,6 @@ from content_core.sources.local import (
     LocalFolderSourceConfig,
     source_id_for_folder,
 )
-from content_core.sources.paths import (
-    escape_path,
-    escape_path_array,
-    os_path_text,
-    unescape_path,
-)
 from content_core.sources.s3 import S3ObjectSource, source_id_for_uri
 
 __all__ = [
@@ -32,11 +26,7 @@ __all__ = [
     "RawFile",
     "S3ObjectSource",
     "SourceEntry",
-    "escape_path",
-    "escape_path_array",
     "iter_entries",
-    "os_path_text",
     "source_id_for_folder",
     "source_id_for_uri",
-    "unescape_path",
 ]

@@ -17,8 +17,8 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from content_core.errors import SourceError
+from content_core.paths import unescape_path
 from content_core.sources.base import LISTING_SCHEMA, RawFile, SourceEntry
-from content_core.sources.paths import unescape_path
 
 __all__ = ["ContentSourceBase", "iter_entries"]
 

@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict
 
 from content_core.errors import SourceError
+from content_core.paths import escape_path, escape_path_array, os_path_text
 from content_core.sources.base import LISTING_SCHEMA, RawFile, SourceEntry
 from content_core.sources.cursor import ContentSourceBase
-from content_core.sources.paths import escape_path, escape_path_array, os_path_text
 
 __all__ = ["LocalFolderSource", "LocalFolderSourceConfig", "source_id_for_folder"]
 

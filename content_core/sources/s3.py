@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import pyarrow as pa
 
 from content_core.errors import SourceError
+from content_core.paths import escape_path, escape_path_array
 from content_core.sources.base import LISTING_SCHEMA, SourceEntry
 from content_core.sources.cursor import ContentSourceBase
-from content_core.sources.paths import escape_path, escape_path_array
 from content_core.store.storage import S3Settings, s3_store, split_uri
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 
 from content_core.errors import MissingDependencyError
-from content_core.search.sql import search_macro_statements
 from content_core.store.extensions import load_extension
 from content_core.store.layout import CATALOG_FILE
+from content_core.store.search_sql import search_macro_statements
 from content_core.store.storage import LocalStorage, Storage, open_storage
 from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
 

@@ -18,7 +18,7 @@ import time
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
-from content_core.sources import os_path_text
+from content_core.paths import os_path_text
 from content_core.store.catalog import COMPACTED_DIR, table_select
 from content_core.store.locks import state_lock
 from content_core.store.storage import StoredObject

@@ -11,7 +11,7 @@ import dagster as dg
 import duckdb
 
 from content_assets.definitions import build_definitions
-from content_core.ingest import BATCH_CHECKS
+from content_core.pipeline import BATCH_CHECKS
 from content_core.store import (
     PIPELINE_TABLES,
     ROW_MODELS,

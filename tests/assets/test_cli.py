@@ -204,7 +204,7 @@ def test_a_bad_query_is_an_error(ingested: Ingested) -> None:
 def test_the_query_path_imports_neither_dagster_nor_pyarrow(ingested: Ingested) -> None:
     """What keeps a query interactive (bench/bench_query.py measures it)."""
     argv = ["query", "SELECT count(*) FROM current_chunks", "--store", str(ingested.store)]
-    heavy = ("dagster", "pyarrow", "pandas", "content_core.ingest")
+    heavy = ("dagster", "pyarrow", "pandas", "content_core.pipeline")
     assert main_imports(argv, heavy) == "0 []"
 
 

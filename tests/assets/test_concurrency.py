@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from content_core.ingest import discover_pending
+from content_core.discovery import discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import PIPELINE_TABLES, ContentStore
 

@@ -19,7 +19,8 @@ import pytest
 
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
-from content_core.ingest import PipelineConfig, discover_pending, run_batch
+from content_core.discovery import discover_pending
+from content_core.pipeline import PipelineConfig, run_batch
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import PIPELINE_TABLES, ContentStore
 
@@ -40,7 +41,8 @@ def main():
     mode, folder, store_dir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     batch = int(sys.argv[4])
 
-    from content_core.ingest import PipelineConfig, discover_pending, run_batch
+    from content_core.discovery import discover_pending
+    from content_core.pipeline import PipelineConfig, run_batch
     from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
     from content_core.store import ContentStore
 

@@ -16,7 +16,7 @@ from PIL import Image
 from content_assets.definitions import build_definitions
 from content_core.agents import PdfHandling
 from content_core.agents.parts import message_from_parts
-from content_core.ingest import build_message_parts
+from content_core.pipeline import build_message_parts
 from content_core.store import ContentStore
 from tests.fixtures.corpus import CORPUS
 from tests.support.sensors import tick_sensor

@@ -15,8 +15,8 @@ from pathlib import Path
 import dagster as dg
 
 from content_assets.definitions import build_definitions
-from content_core.ingest.report import preview
-from content_core.sources import os_path_text
+from content_core.paths import os_path_text
+from content_core.pipeline.report import preview
 from content_core.store import PIPELINE_TABLES, ContentStore
 from tests.fixtures.names import LONG_NAME, NFC, NFD, ODD_NAMES, make_odd_folder, odd_text
 from tests.support.sensors import tick_sensor

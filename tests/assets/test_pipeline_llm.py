@@ -11,7 +11,7 @@ import pytest
 
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
-from content_core.ingest import discover_pending
+from content_core.discovery import discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.support.chat_server import MALFORMED_MARKER, ChatServer, Fault

@@ -145,7 +145,7 @@ def test_filters_on_source_path_media_type_and_page(stores: Stores) -> None:
 
 def test_the_search_path_imports_no_dagster(stores: Stores) -> None:
     argv = ["search", "zebrafish", "--store", str(stores.store)]
-    assert main_imports(argv, ("dagster", "content_core.ingest")) == "0 []"
+    assert main_imports(argv, ("dagster", "content_core.pipeline")) == "0 []"
 
 
 def _macro(store: Path, query: str) -> list[dict[str, str]]:

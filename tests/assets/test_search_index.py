@@ -12,7 +12,7 @@ import duckdb
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_core import Searcher
-from content_core.ingest import discover_pending
+from content_core.discovery import discover_pending
 from content_core.search.index import INDEX_FILE
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore

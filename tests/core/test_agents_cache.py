@@ -14,14 +14,8 @@ from typing import Any
 
 import pytest
 
-from content_core.agents import (
-    AgentConfig,
-    ExtractionCache,
-    ExtractionInput,
-    cache_key,
-    run_extractions,
-)
-from content_core.agents.cache import CachedOutput
+from content_core.agents import AgentConfig, ExtractionInput, run_extractions
+from content_core.cache import CachedOutput, ExtractionCache, cache_key
 from tests.support.chat_server import ChatServer
 
 

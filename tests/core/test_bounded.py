@@ -15,23 +15,23 @@ import pytest
 
 from content_core.agents import AgentConfig, ExtractionInput, extract_facts, run_extractions
 from content_core.agents.base import AgentResult, Usage
-from content_core.agents.cache import ExtractionCache
 from content_core.agents.schemas import ExtractedFacts
+from content_core.cache import ExtractionCache
 from content_core.chunking import ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, compress_text
+from content_core.discovery import discover_pending
 from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder, embed_cached
 from content_core.errors import ContentError
 from content_core.extract import extract_text
-from content_core.ingest import (
+from content_core.pipeline import (
     build_chunks,
     build_compressed_contexts,
     build_extractions,
     build_merged_extractions,
     build_normalised_artifacts,
     build_raw_files,
-    discover_pending,
 )
-from content_core.ingest.bounded import (
+from content_core.pipeline.pool import (
     _grouped,
     _run_bounded,
     chunk_documents,
@@ -39,7 +39,7 @@ from content_core.ingest.bounded import (
     embed_locally,
     extract_offline,
 )
-from content_core.processing import ProcessingConfig
+from content_core.pipeline.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore

@@ -1,4 +1,4 @@
-"""content_core.ingest.check_batch on stored rows, without Dagster: each kind of rule passes on
+"""content_core.pipeline.check_batch on stored rows, without Dagster: each kind of rule passes on
 consistent tables and fails, naming the paths, when a row is missing, doubled or failed."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from content_core.ingest import BATCH_CHECKS, check_batch
+from content_core.pipeline import BATCH_CHECKS, check_batch
 from content_core.store import (
     BATCHES,
     NORMALISED_ARTIFACTS,

@@ -17,7 +17,12 @@ from pathlib import Path
 import pytest
 
 from content_core.binary.config import BinaryConfig
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS, manifest_rows
 

@@ -19,7 +19,12 @@ from content_core.binary import media_types as mt
 from content_core.binary.tiff import count_ifds
 from content_core.errors import BinaryTooLargeError, ImageConversionError
 from content_core.ocr import OcrConfig
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
 from content_core.store.blobs import BlobStore
 from tests.fixtures import damaged
 from tests.support.budget import cpu_budget

@@ -13,15 +13,14 @@ import pytest
 
 from content_core import DataSources, FetchPolicy
 from content_core.agents import (
-    ApiEndpoint,
     ChatMessage,
     ModelCapabilities,
     OfflineExtractor,
     OpenAICompatibleAgent,
-    prepare_messages,
 )
-from content_core.agents.data_sources import DataContext, SourceText
-from content_core.agents.messages import TextPart
+from content_core.chat import ApiEndpoint, prepare_messages
+from content_core.chat.data_sources import DataContext, SourceText
+from content_core.chat.messages import TextPart
 from content_core.store import ContentStore
 from tests.fixtures.corpus import CORPUS
 from tests.support.chat_server import ChatServer

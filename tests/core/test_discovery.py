@@ -14,7 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from content_core.ingest import PendingBatches, discover_pending, discovery
+from content_core.discovery import PendingBatches, discover_pending
+from content_core.pipeline import discovery
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, iter_entries
 from content_core.store import ContentStore
 from tests.fixtures.names import ODD_NAMES, make_odd_folder
@@ -347,7 +348,7 @@ def test_raw_files_sniff_a_large_container_by_its_directory(
     import io
     import zipfile
 
-    from content_core.ingest import build_raw_files
+    from content_core.pipeline import build_raw_files
 
     folder = tmp_path / "big"
     folder.mkdir()

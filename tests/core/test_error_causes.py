@@ -32,7 +32,12 @@ from content_core.errors import (
     StageTimeoutError,
     UnsupportedBinaryError,
 )
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
 from content_core.sandbox import WorkerTimeoutError
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS, manifest_rows

@@ -27,7 +27,7 @@ from content_core.extract import (
     default_registry,
     extract_text,
 )
-from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.core.extract_inputs import make_pdf
 

@@ -15,9 +15,10 @@ import pytest
 from PIL import Image
 
 from content_core import FetchPolicy
-from content_core.agents import AttachmentStore, ChatMessage, ModelCapabilities, prepare_messages
-from content_core.agents.fetch import fetch_url
-from content_core.agents.messages import ImageURLPart, TextPart
+from content_core.agents import ChatMessage, ModelCapabilities
+from content_core.chat import AttachmentStore, prepare_messages
+from content_core.chat.fetch import fetch_url
+from content_core.chat.messages import ImageURLPart, TextPart
 from content_core.errors import FetchError, FetchRefusedError
 from tests.fixtures.corpus import CORPUS
 from tests.support.file_server import FileServer, Route

@@ -20,6 +20,7 @@ from content_core.extract import (
     Blob,
     ExtractedText,
     ExtractOptions,
+    ExtractorRegistry,
     SniffInfo,
     build_text,
     default_registry,
@@ -33,7 +34,7 @@ from content_core.formats import (
     Signature,
     default_formats,
 )
-from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.ole2 import compound_file
 
@@ -73,7 +74,7 @@ async def test_a_declared_format_goes_through_sniff_kind_normalise_and_extractio
     assert sniff_media_type(data) == mt.PLAIN
     assert sniff_media_type(data, formats=registry) == QUILL
     assert registry.kind_for(QUILL) == "quill" and registry.yields_text(QUILL)
-    extractors = registry.extractor_registry()
+    extractors = ExtractorRegistry.from_formats(registry)
     assert extract_text(data, QUILL, registry=extractors).text == "WRITTEN BY HAND QF1"
     (artifact,) = await BinaryNormalizer(formats=registry).normalise(data, filename="a.quill")
     assert (artifact.media_type, artifact.kind, artifact.error_type) == (QUILL, "quill", None)

@@ -18,7 +18,7 @@ from content_core.binary import BinaryNormalizer, ImageNormalizer
 from content_core.binary import media_types as mt
 from content_core.binary.sniff import sniff_media_type
 from content_core.errors import ImageConversionError
-from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.heif import blanked_box, exif_payload, heif_without_images, without_box

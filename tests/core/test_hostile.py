@@ -17,7 +17,12 @@ from pathlib import Path
 import pytest
 
 from content_core.binary import BinaryConfig
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
 from content_core.store.blobs import BlobStore
 from tests.fixtures import hostile
 from tests.support.budget import cpu_budget
@@ -253,10 +258,10 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
     as records or typed errors, never as a foreign exception."""
     import random
 
-    from content_core.artifact_records import records_of
     from content_core.binary import BinaryNormalizer
     from content_core.errors import ContentError
     from content_core.ocr import OcrConfig, OcrRun
+    from content_core.pipeline.artifact_records import records_of
     from tests.fixtures.corpus import CORPUS, manifest_rows
 
     rows = [r for r in manifest_rows() if not r["path"].startswith(("heic/example",

@@ -17,8 +17,9 @@ from typing import Any, ClassVar
 import pytest
 
 from content_core.binary import BinaryConfig
-from content_core.ingest import PipelineConfig, discover_pending, run_batch
-from content_core.processing import ProcessingConfig
+from content_core.discovery import discover_pending
+from content_core.pipeline import PipelineConfig, run_batch
+from content_core.pipeline.processing import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.core.extract_inputs import DOCX, make_pdf, make_zip

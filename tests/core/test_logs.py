@@ -14,7 +14,7 @@ import pytest
 
 import content_core
 from content_core.logs import MAX_NOTES, library_notes, root_logging_kept
-from content_core.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
 from content_core.store.blobs import BlobStore
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"

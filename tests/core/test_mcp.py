@@ -13,12 +13,13 @@ from PIL import Image
 from pydantic import ValidationError
 
 from content_core import McpServerConfig, Uses
-from content_core.agents import ModelCapabilities, prepare_messages
-from content_core.agents.messages import ChatMessage, ImageURLPart, TextPart
+from content_core.agents import ModelCapabilities
 from content_core.agents.pages import PdfHandling
+from content_core.chat import prepare_messages
+from content_core.chat.mcp import find_media_tool, read_mcp_resource
+from content_core.chat.mcp.tools import media_tool
+from content_core.chat.messages import ChatMessage, ImageURLPart, TextPart
 from content_core.errors import McpError
-from content_core.mcp import find_media_tool, read_mcp_resource
-from content_core.mcp.tools import media_tool
 from tests.fixtures.corpus import CORPUS
 from tests.support.mcp_server import README_TEXT
 from tests.support.mcp_servers import http_mcp_server, stdio_server

@@ -19,8 +19,8 @@ from content_core import (
     Uses,
     prepare_messages,
 )
-from content_core.agents import ApiEndpoint, AttachmentStore
-from content_core.agents.messages import ChatMessage, TextPart
+from content_core.chat import ApiEndpoint, AttachmentStore
+from content_core.chat.messages import ChatMessage, TextPart
 from content_core.store import ContentStore
 from tests.core.test_mcp import png, wav
 from tests.fixtures.corpus import CORPUS

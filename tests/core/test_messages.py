@@ -8,16 +8,9 @@ import io
 import pytest
 from PIL import Image
 
-from content_core.agents import (
-    AttachmentStore,
-    ChatMessage,
-    ModelCapabilities,
-    OpenAICompatibleAgent,
-    PdfHandling,
-    PreparedFor,
-    prepare_messages,
-)
-from content_core.agents.messages import ImageURLPart, InputAudioPart, TextPart
+from content_core.agents import ChatMessage, ModelCapabilities, OpenAICompatibleAgent, PdfHandling
+from content_core.chat import AttachmentStore, PreparedFor, prepare_messages
+from content_core.chat.messages import ImageURLPart, InputAudioPart, TextPart
 from tests.fixtures.corpus import CORPUS
 from tests.support.chat_server import ChatServer, Fault
 

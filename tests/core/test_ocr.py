@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from content_core.agents.cache import CachedOutput, ExtractionCache
 from content_core.binary.textpdf import assemble_pdf
+from content_core.cache import CachedOutput, ExtractionCache
+from content_core.discovery import discover_pending
 from content_core.errors import OcrUnavailableError
-from content_core.ingest import PipelineConfig, discover_pending, run_batch
 from content_core.ocr import (
     OcrConfig,
     build_engine,
@@ -27,7 +27,13 @@ from content_core.ocr import (
     rotation_candidates,
     tessdata_dir,
 )
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline import PipelineConfig, run_batch
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from content_core.store.blobs import BlobStore

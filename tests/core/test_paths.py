@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from content_core.errors import SourceError
-from content_core.sources import escape_path, escape_path_array, os_path_text, unescape_path
+from content_core.paths import escape_path, escape_path_array, os_path_text, unescape_path
 
 SETTINGS = settings(max_examples=500, deadline=None)
 # Any bytes a Linux name may hold (all but NUL), biased towards the interesting ones: backslash,

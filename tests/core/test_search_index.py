@@ -13,16 +13,16 @@ import pytest
 
 from content_core import RAG, Searcher
 from content_core.chunking import ChunkingConfig
+from content_core.discovery import discover_pending
+from content_core.discovery.discover import record_bytes
 from content_core.embeddings import EmbedderConfig
-from content_core.ingest import (
+from content_core.pipeline import (
     build_chunks,
     build_normalised_artifacts,
     build_raw_files,
     build_search_index,
-    discover_pending,
 )
-from content_core.ingest.discovery import record_bytes
-from content_core.processing import ProcessingConfig
+from content_core.pipeline.processing import ProcessingConfig
 from content_core.search.index import INDEX_FILE, ensure_index
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore, compact_store

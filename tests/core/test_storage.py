@@ -14,8 +14,9 @@ import obstore
 import pyarrow.parquet as pq
 import pytest
 
+from content_core.discovery import discover_pending
 from content_core.errors import SourceError
-from content_core.ingest import PipelineConfig, discover_pending, run_batch
+from content_core.pipeline import PipelineConfig, run_batch
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, S3ObjectSource
 from content_core.store import BATCHES, PIPELINE_TABLES, RAW_FILES, ContentStore, compact_store
 from content_core.store.rows import RawFileRow

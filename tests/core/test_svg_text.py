@@ -9,7 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from content_core.extract import extract_text
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
 from content_core.store import NormalisedArtifactRow
 from content_core.store.blobs import BlobStore
 from content_core.store.tables import NORMALISED_ARTIFACTS, rows_to_table

@@ -22,7 +22,7 @@ from dagster._core.definitions.reconstruct import ReconstructableRepository
 from content_assets.definitions import build_definitions
 from content_assets.executors import keep_connections
 from content_assets.partitions import INGEST_BATCHES
-from content_core.ingest import discover_pending
+from content_core.discovery import discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, S3ObjectSource
 from content_core.sources.cursor import ContentSourceBase
 from content_core.store import PIPELINE_TABLES, ContentStore

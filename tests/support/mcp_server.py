@@ -7,7 +7,7 @@ bytes and deterministic:
 
 - `describe_media(data, media_type, prompt)`: an image's format, size and dominant colour; a
   PDF's page count and its first page's text. Its `media_type` enum lists the types it reads
-  (the project's media-tool convention, content_core.mcp): `application/pdf` is there unless
+  (the project's media-tool convention, content_core.chat.mcp): `application/pdf` is there unless
   `--images-only`.
 - `transcribe_audio(data, media_type)`: a WAV file's channels, rate and duration.
 - resources `notes://readme` (text) and `notes://{name}` (a template).

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from content_core.mcp import McpServerConfig
+from content_core.chat.mcp import McpServerConfig
 from tests.support.webserver import free_port, stop_process
 
 __all__ = ["SCRIPT", "http_mcp_server", "stdio_server"]

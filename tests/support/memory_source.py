@@ -15,7 +15,8 @@ import pyarrow as pa
 
 from content_assets.resources import SourceResource
 from content_core.errors import SourceError
-from content_core.sources import LISTING_SCHEMA, ContentSourceBase, SourceEntry, escape_path
+from content_core.paths import escape_path
+from content_core.sources import LISTING_SCHEMA, ContentSourceBase, SourceEntry
 
 __all__ = ["MEMORY_SOURCES", "MemorySource", "MemorySourceResource", "registered"]
 

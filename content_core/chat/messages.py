@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from content_core.agents.attachments import Attachment, AttachmentStore, PreparedFor
 from content_core.agents.base import Agent
 from content_core.agents.chat import (
     ChatMessage,
@@ -33,12 +32,13 @@ from content_core.agents.chat import (
     Part,
     TextPart,
 )
-from content_core.agents.data_sources import DataSources, format_data
-from content_core.agents.fetch import Fetched, FetchPolicy, fetch_parts, is_http_url
 from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
-from content_core.agents.routing import ToolRouter, Uses
+from content_core.chat.attachments import Attachment, AttachmentStore, PreparedFor
+from content_core.chat.data_sources import DataSources, format_data
+from content_core.chat.fetch import Fetched, FetchPolicy, fetch_parts, is_http_url
+from content_core.chat.mcp import PDF, McpServerConfig, McpSessions, ToolKind
+from content_core.chat.routing import ToolRouter, Uses
 from content_core.errors import ContentError, McpError, SourceError
-from content_core.mcp import PDF, McpServerConfig, McpSessions, ToolKind
 
 __all__ = [
     "Attachment",
@@ -399,7 +399,7 @@ async def prepare_messages(
     `uses` routes vision and audio to the agents passed or to an MCP server of `mcp_servers`
     (`Uses(vision="mcp:tools")`); an MCP server that fails or times out is named in the
     part's text, never raised. A PDF goes whole to an MCP vision tool that declares PDFs
-    (content_core.mcp.tools); otherwise `pdf` says whether it becomes page images (when the
+    (content_core.chat.mcp.tools); otherwise `pdf` says whether it becomes page images (when the
     model or a vision route can see them) or its extracted text.
 
     Raises:

@@ -22,10 +22,12 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
+from content_core.binary import media_types
+
 __all__ = ["PDF", "MediaTool", "ToolKind", "find_media_tool"]
 
 ToolKind = Literal["vision", "audio"]
-PDF = "application/pdf"
+PDF = media_types.PDF
 _FAMILY: dict[ToolKind, str] = {"vision": "image/*", "audio": "audio/*"}
 
 

@@ -132,7 +132,7 @@ def _covers_chunks(table: str) -> CheckRule:
 
 
 # Every table's checks, in pipeline order. A document is an artifact with text and no error:
-# the rows chunks and compressed_contexts are made from (see ingest/stages.py).
+# the rows chunks and compressed_contexts are made from (see pipeline/stages.py).
 BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
     RAW_FILES: (
         _unique(RAW_FILES, _FILE, "a file"),

@@ -23,8 +23,8 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
-from content_core.ingest.hashing import HashCache, read_ahead, read_stable
-from content_core.ingest.known import SNAPSHOT_EVERY, load_latest, save_snapshot
+from content_core.discovery.hashing import HashCache, read_ahead, read_stable
+from content_core.discovery.known import SNAPSHOT_EVERY, load_latest, save_snapshot
 from content_core.sources import EntrySource, SourceEntry
 from content_core.store import BatchRow, ContentStore
 from content_core.store.locks import state_lock

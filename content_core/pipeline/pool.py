@@ -28,7 +28,6 @@ from content_core.agents.pages import PdfHandling
 from content_core.agents.parts import ArtifactPart, artifact_parts
 from content_core.chunking import Chunk, ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, CompressionResult, compress_text
-from content_core.compression._text import default_estimator
 from content_core.embeddings import (
     Embedder,
     EmbedderConfig,
@@ -38,7 +37,7 @@ from content_core.embeddings import (
     make_embedder,
 )
 from content_core.errors import StageTimeoutError
-from content_core.processing import WORKER_PRELOAD, ProcessingConfig
+from content_core.pipeline.processing import WORKER_PRELOAD, ProcessingConfig
 from content_core.sandbox import (
     TaskFailure,
     WorkerTimeoutError,
@@ -46,6 +45,7 @@ from content_core.sandbox import (
     shared_pool,
     workers_can_start,
 )
+from content_core.tokens import default_estimator
 
 __all__ = [
     "PartsTask",

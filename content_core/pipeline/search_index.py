@@ -3,7 +3,7 @@ files it replaced or deleted dropped (the stage beside the others of stages.py).
 
 from __future__ import annotations
 
-from content_core.ingest.report import StageReport
+from content_core.pipeline.report import StageReport
 from content_core.search.index import INDEX_FILE, update_index
 from content_core.store import ContentStore
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from content_core.sources import os_path_text
+from content_core.paths import os_path_text
 from content_core.store import ContentStore
 
 logger = logging.getLogger(__name__)

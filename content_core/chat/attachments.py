@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from content_core.agents.chat import Part
-from content_core.agents.fetch import FetchCache
+from content_core.chat.fetch import FetchCache
 
 __all__ = ["Attachment", "AttachmentStore", "PreparedFor"]
 

@@ -22,19 +22,30 @@ then does lxml parse, with the network, DTD loading and external entities off.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Protocol
 from xml.parsers import expat
 
 from content_core.errors import ExtractionError, LimitExceededError, UnsafeInputError
-from content_core.extract.base import ExtractOptions
 
 __all__ = [
+    "XmlLimits",
     "check_xml_declarations",
     "check_xml_safe",
     "parse_checked",
     "parse_safe_xml",
     "safe_lxml_parser",
 ]
+
+
+
+class XmlLimits(Protocol):
+    """The limit these checks read (`content_core.extract.ExtractOptions` has it)."""
+
+    @property
+    def max_xml_bytes(self) -> int:
+        """Most bytes of XML parsed."""
+        ...
+
 
 # Entity expansion a document may cause beyond its own size before it counts as a bomb.
 _MIN_EXPANSION_LIMIT = 1024 * 1024
@@ -46,7 +57,7 @@ class _Refused(Exception):
     """Raised inside an expat handler; turned into `UnsafeInputError` by the caller."""
 
 
-def check_xml_safe(data: bytes, options: ExtractOptions, *, media_type: str) -> None:
+def check_xml_safe(data: bytes, options: XmlLimits, *, media_type: str) -> None:
     """Raise unless `data` is well-formed XML within `max_xml_bytes` whose declarations are safe.
 
     Raises:
@@ -200,7 +211,7 @@ def parse_checked(data: bytes, *, remove_blank_text: bool = False, strip_cdata: 
 
 def parse_safe_xml(
     data: bytes,
-    options: ExtractOptions,
+    options: XmlLimits,
     *,
     media_type: str,
     what: str = "XML",

@@ -15,7 +15,7 @@ class McpServerConfig(BaseModel):
     (a streamable HTTP endpoint), exactly one of them.
 
     `vision_tool` and `audio_tool` name the tools to call; unset, the first listed tool that
-    follows the media-tool convention (content_core.mcp.tools) for images or audio is used.
+    follows the media-tool convention (content_core.chat.mcp.tools) for images or audio is used.
     `reads_pdf` overrides what the vision tool declares about PDFs (for a server one cannot
     change). `timeout_s` bounds starting and connecting the server and each call.
     """

@@ -4,7 +4,7 @@ This is the library entry point behind the `normalised_artifacts` asset. Each ra
 normalised (sniff, guards, conversions, unpacking) and every document artifact gets its text,
 in a worker process with a memory cap and a time limit. A file, or a member of one, that fails
 becomes a record with `error_type` set; the rest of the batch goes on. The records themselves
-(`ArtifactRecord`) are made in `content_core.artifact_records`.
+(`ArtifactRecord`) are made in `content_core.pipeline.artifact_records`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import asyncio
 import functools
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +21,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from content_core.artifact_records import TEXT_STATUSES, ArtifactRecord, error_record, records_of
 from content_core.binary import media_types as mt
 from content_core.binary.artifact import kind_for
 from content_core.binary.config import BinaryConfig
@@ -33,7 +31,19 @@ from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.logs import configure_logging, library_notes
 from content_core.ocr import OcrConfig, OcrRun, PageClaimed
-from content_core.sandbox import TaskFailure, run_task, shared_pool, workers_can_start
+from content_core.pipeline.artifact_records import (
+    TEXT_STATUSES,
+    ArtifactRecord,
+    error_record,
+    records_of,
+)
+from content_core.sandbox import (
+    TaskFailure,
+    available_cores,
+    run_task,
+    shared_pool,
+    workers_can_start,
+)
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
 
@@ -42,7 +52,6 @@ __all__ = [
     "ArtifactRecord",
     "FileInput",
     "ProcessingConfig",
-    "available_cores",
     "process_files",
 ]
 
@@ -51,22 +60,13 @@ _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # What the pool's fork server imports once, so that every worker starts with it: this module,
-# the text stages that run in the same pool after it (content_core.ingest.bounded), and the
-# parsers, tokeniser and embedding model they load (content_core._worker_preload).
+# the text stages that run in the same pool after it (content_core.pipeline.pool), and the
+# parsers, tokeniser and embedding model they load (content_core.pipeline._worker_preload).
 WORKER_PRELOAD = (
-    "content_core.processing",
-    "content_core.ingest.bounded",
-    "content_core._worker_preload",
+    "content_core.pipeline.processing",
+    "content_core.pipeline.pool",
+    "content_core.pipeline._worker_preload",
 )
-
-def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity: a container's cpuset, `taskset`),
-    which is what a worker pool can use; all of the machine's where affinity is unknown."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
-        return os.cpu_count() or 1
-
 
 class ProcessingConfig(BaseModel):
     """How raw files are processed: normalisation limits plus isolation settings."""

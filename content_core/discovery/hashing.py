@@ -16,8 +16,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from content_core.errors import SourceError
-from content_core.processing import available_cores
-from content_core.sources import EntrySource, SourceEntry, escape_path, os_path_text
+from content_core.paths import escape_path, os_path_text
+from content_core.sandbox import available_cores
+from content_core.sources import EntrySource, SourceEntry
 from content_core.store import ContentStore, sha256_hex
 from content_core.store.tables import write_parquet_atomic
 

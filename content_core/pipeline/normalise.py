@@ -10,8 +10,13 @@ from importlib import metadata
 from pathlib import PurePosixPath
 from typing import Any
 
-from content_core.ingest.report import StageReport, preview
-from content_core.processing import ArtifactRecord, FileInput, ProcessingConfig, process_files
+from content_core.pipeline.processing import (
+    ArtifactRecord,
+    FileInput,
+    ProcessingConfig,
+    process_files,
+)
+from content_core.pipeline.report import StageReport, preview
 from content_core.store import (
     NORMALISED_ARTIFACTS,
     RAW_FILES,

@@ -11,9 +11,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.agents.base import Agent
-from content_core.agents.data_sources import DataContext, DataSources, SourceText
+from content_core.chat.data_sources import DataContext, DataSources, SourceText
+from content_core.chat.mcp import McpSessions, ToolKind
 from content_core.errors import McpError
-from content_core.mcp import McpSessions, ToolKind
 
 __all__ = ["ToolRouter", "Uses"]
 
@@ -25,7 +25,7 @@ _ROUTE = r"^(agent|mcp:[A-Za-z0-9_.-]+)$"
 class Uses(BaseModel):
     """The tool for each modality the model lacks: `"agent"` (the agent passed as
     `vision_agent` / `audio_agent`) or `"mcp:<server_id>"` (that server's media tool, see
-    content_core.mcp.tools). Unset: the agent, when one is passed."""
+    content_core.chat.mcp.tools). Unset: the agent, when one is passed."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

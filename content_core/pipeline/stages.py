@@ -1,7 +1,7 @@
 """The pipeline stages, one function each: read a batch's upstream rows from the store,
 call the library, write the stage's table for the batch, report what happened.
 
-Dagster assets call these one-to-one; `run_batch` (content_core.ingest.run) calls them in
+Dagster assets call these one-to-one; `run_batch` (content_core.pipeline.run) calls them in
 order in this process.
 """
 
@@ -23,13 +23,13 @@ from content_core.agents import (
 from content_core.binary.sniff import sniff_file
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig, CompressionResult
-from content_core.ingest.bounded import (
+from content_core.pipeline.pool import (
     chunk_documents,
     compress_documents,
     extract_offline,
 )
-from content_core.ingest.report import StageReport, preview
-from content_core.processing import ProcessingConfig
+from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.report import StageReport, preview
 from content_core.sandbox import TaskFailure
 from content_core.store import (
     AGENTIC_EXTRACTIONS,
@@ -152,7 +152,7 @@ def build_chunks(
             continue
         seen.add(key)
         docs.append(doc)
-    # Each document is chunked in a worker under config.timeout_s (see ingest/bounded.py).
+    # Each document is chunked in a worker under config.timeout_s (see pipeline/pool.py).
     settings = pool or ProcessingConfig()
     results = _once_per_artifact(
         docs, lambda texts: chunk_documents(texts, config, pool=settings)
@@ -247,7 +247,7 @@ def build_compressed_contexts(
     Compression runs in the worker pool of `pool`, as chunking does."""
     rows: list[CompressedContextRow] = []
     docs = _documents(store, batch_id)
-    # Each document is compressed in a worker under config.timeout_s (see ingest/bounded.py).
+    # Each document is compressed in a worker under config.timeout_s (see pipeline/pool.py).
     settings = pool or ProcessingConfig()
     results = _once_per_artifact(
         docs, lambda texts: compress_documents(texts, config, pool=settings)

@@ -7,9 +7,9 @@ from typing import Any
 
 from content_core.agents.pages import PdfHandling
 from content_core.agents.parts import is_picture
-from content_core.ingest.bounded import PartsTask, parts_of_artifacts
-from content_core.ingest.report import StageReport, preview
-from content_core.processing import ProcessingConfig
+from content_core.pipeline.pool import PartsTask, parts_of_artifacts
+from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.report import StageReport, preview
 from content_core.sandbox import TaskFailure
 from content_core.store import MESSAGE_PARTS, NORMALISED_ARTIFACTS, ContentStore, MessagePartRow
 

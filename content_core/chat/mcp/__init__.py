@@ -5,9 +5,9 @@ read as text (the `mcp_resource` data source)."""
 
 from __future__ import annotations
 
-from content_core.mcp.client import McpSessions, read_mcp_resource
-from content_core.mcp.config import McpServerConfig
-from content_core.mcp.tools import PDF, MediaTool, ToolKind, find_media_tool
+from content_core.chat.mcp.client import McpSessions, read_mcp_resource
+from content_core.chat.mcp.config import McpServerConfig
+from content_core.chat.mcp.tools import PDF, MediaTool, ToolKind, find_media_tool
 
 __all__ = [
     "PDF",

@@ -102,8 +102,8 @@ class RAG:
         """
         if text is None:
             return self._count()
-        from content_core.ingest import PipelineConfig, run_batch
-        from content_core.ingest.discovery import record_bytes
+        from content_core.discovery.discover import record_bytes
+        from content_core.pipeline import PipelineConfig, run_batch
         from content_core.store import ContentStore, sha256_hex
 
         data = text.encode("utf-8")

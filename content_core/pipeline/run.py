@@ -12,20 +12,20 @@ from content_core.agents import AgentConfig, PdfHandling
 from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig
 from content_core.embeddings import Embedder, EmbedderConfig
-from content_core.ingest.bounded import warm_pool
-from content_core.ingest.embeddings import build_chunk_embeddings
-from content_core.ingest.message_parts import build_message_parts
-from content_core.ingest.normalise import build_normalised_artifacts
-from content_core.ingest.report import StageReport
-from content_core.ingest.search_index import build_search_index
-from content_core.ingest.stages import (
+from content_core.pipeline.embeddings import build_chunk_embeddings
+from content_core.pipeline.message_parts import build_message_parts
+from content_core.pipeline.normalise import build_normalised_artifacts
+from content_core.pipeline.pool import warm_pool
+from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.report import StageReport
+from content_core.pipeline.search_index import build_search_index
+from content_core.pipeline.stages import (
     build_chunks,
     build_compressed_contexts,
     build_extractions,
     build_merged_extractions,
     build_raw_files,
 )
-from content_core.processing import ProcessingConfig
 from content_core.store import ContentStore
 
 __all__ = ["PipelineConfig", "run_batch"]

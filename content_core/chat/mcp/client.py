@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from anyio import CancelScope, Event, create_task_group, fail_after
 from anyio.abc import TaskGroup
 
+from content_core.chat.mcp.config import McpServerConfig
+from content_core.chat.mcp.tools import MediaTool, ToolKind, find_media_tool
 from content_core.errors import ContentError, McpError, MissingDependencyError
-from content_core.mcp.config import McpServerConfig
-from content_core.mcp.tools import MediaTool, ToolKind, find_media_tool
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -155,7 +155,7 @@ class McpSessions:
         return self._tools[server_id]
 
     async def media_tool(self, server_id: str, kind: ToolKind) -> MediaTool:
-        """The tool of `server_id` to use for `kind` (see content_core.mcp.tools).
+        """The tool of `server_id` to use for `kind` (see content_core.chat.mcp.tools).
 
         Raises:
             McpError: the server cannot be reached or has no such tool.

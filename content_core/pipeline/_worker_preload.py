@@ -15,7 +15,7 @@ from collections.abc import Callable
 from content_core.embeddings import EmbedderConfig
 from content_core.errors import MissingDependencyError
 from content_core.formats import default_formats
-from content_core.ingest.bounded import warm_worker
+from content_core.pipeline.pool import warm_worker
 
 # The parsers the format handlers import inside their functions (cheap imports for the
 # process that only plans); the ones every ingest of mixed files meets.

@@ -21,7 +21,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from content_core.agents.base import Agent
-from content_core.agents.fetch import FetchPolicy, fetch_url, is_http_url
+from content_core.chat.fetch import FetchPolicy, fetch_url, is_http_url
 from content_core.errors import ContentError, LLMError, SourceError
 
 __all__ = [
@@ -240,7 +240,8 @@ async def _kb_document(source: Mapping[str, Any], context: DataContext) -> Sourc
 
 
 async def _kb_collection(source: Mapping[str, Any], context: DataContext) -> SourceText:
-    from content_core.search import RAG, SEARCH_MODES, SearchFilters, format_hits
+    from content_core.rag import RAG
+    from content_core.search import SEARCH_MODES, SearchFilters, format_hits
 
     config = context.sources
     query = _field(source, "query", "prompt")

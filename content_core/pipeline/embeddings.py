@@ -11,9 +11,9 @@ from content_core.embeddings import (
     make_embedder,
 )
 from content_core.errors import ContentError
-from content_core.ingest.bounded import embed_locally
-from content_core.ingest.report import StageReport, preview
-from content_core.processing import ProcessingConfig
+from content_core.pipeline.pool import embed_locally
+from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.report import StageReport, preview
 from content_core.store import CHUNK_EMBEDDINGS, CHUNKS, ChunkEmbeddingRow, ContentStore
 
 __all__ = ["OFF_MODEL", "build_chunk_embeddings"]
