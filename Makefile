@@ -8,7 +8,7 @@ export CONTENT_STORE_DIR ?= $(CURDIR)/content_store
 # kept beside the venv's own for the test that opens the catalog with it.
 OLD_DUCKDB := $(VENV)/duckdb-1.2
 
-.PHONY: run test dev lint clean
+.PHONY: run test dev lint docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
 
 $(OLD_DUCKDB)/.installed: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade --target $(OLD_DUCKDB) duckdb==1.2.2
@@ -40,9 +44,14 @@ test: lint $(OLD_DUCKDB)/.installed
 dev: $(VENV)/.installed
 	$(BIN)/dg dev -w workspace.yaml
 
+# The documentation site (mkdocs.yml), strict: a broken link or a docstring warning fails it.
+# Built offline into site/ (git-ignored); the API reference is read from the docstrings.
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check content_core content_assets tests bench examples
 	$(BIN)/mypy --strict --ignore-missing-imports content_core content_assets
 
 clean:
-	rm -rf content_store .dagster_home
+	rm -rf content_store .dagster_home site

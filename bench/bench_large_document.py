@@ -93,4 +93,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from figures import run_main  # bench/figures.py: --write-docs records the figures
+
+    run_main(main)

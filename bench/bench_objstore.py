@@ -188,4 +188,6 @@ def source_ticks(endpoint: S3Endpoint, prefix: str, args: argparse.Namespace) ->
 
 
 if __name__ == "__main__":
-    main()
+    from figures import run_main  # bench/figures.py: --write-docs records the figures
+
+    run_main(main)

@@ -116,4 +116,6 @@ def _measure(
 
 
 if __name__ == "__main__":
-    main()
+    from figures import run_main  # bench/figures.py: --write-docs records the figures
+
+    run_main(main)

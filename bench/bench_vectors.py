@@ -147,4 +147,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from figures import run_main  # bench/figures.py: --write-docs records the figures
+
+    run_main(main)

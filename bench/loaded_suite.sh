@@ -4,6 +4,7 @@
 #
 #   bench/loaded_suite.sh                 # the whole suite
 #   bench/loaded_suite.sh tests/core      # or any pytest arguments
+#   bench/loaded_suite.sh --write-docs    # also record the output in docs/benchmarks/loaded_suite.md
 #
 # PYTHON (default .venv/bin/python) runs the suite. The busy loops stop by themselves after
 # LOAD_MAX_S seconds (default 3600) and are killed when this script exits, however it exits.
@@ -11,6 +12,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-.venv/bin/python}
+
+# --write-docs: run again without it and record what it prints (bench/figures.py).
+if [ "${1:-}" = "--write-docs" ]; then
+  shift
+  bench/loaded_suite.sh "$@" | "$PYTHON" bench/figures.py --stdin loaded_suite \
+    "bench/loaded_suite.sh${*:+ $*}"
+  exit "${PIPESTATUS[0]}"
+fi
 # As the Makefile's `test` target sets them.
 export DAGSTER_HOME=${DAGSTER_HOME:-$PWD}
 export CONTENT_STORE_DIR=${CONTENT_STORE_DIR:-$PWD/content_store}

@@ -1,5 +1,5 @@
 """OCR for scanned PDF pages and images: pluggable engines, per-page decisions, orientation
-and a cache (see README, "OCR")."""
+and a cache (see docs/reference/ocr.md)."""
 
 from content_core.ocr.config import OCR_MODES, OcrConfig, OcrMode
 from content_core.ocr.engines import (

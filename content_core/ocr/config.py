@@ -20,8 +20,8 @@ class OcrConfig(BaseModel):
     """OCR settings (environment: `CONTENT_OCR`, `CONTENT_OCR_LANGS`).
 
     `mode` "auto" picks Tesseract when it is installed with every language of `languages`
-    (fastest and most accurate on the measured pages, README "OCR"), else RapidOCR, whose
-    models come inside its wheel; "off" never runs OCR; an engine name runs only that engine.
+    (fastest and most accurate on the measured pages, docs/benchmarks/ocr.md), else RapidOCR,
+    whose models come inside its wheel; "off" never runs OCR; an engine name runs only that engine.
     `languages` are Tesseract's codes ("eng", "deu", "chi_sim"), in order of preference.
     """
 

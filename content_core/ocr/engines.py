@@ -125,7 +125,7 @@ class RapidOcrEngine:
         if missing:
             raise OcrUnavailableError(
                 f"RapidOCR's bundled models do not read {', '.join(missing)}; install "
-                "Tesseract with that language (README, OCR)"
+                "Tesseract with that language (docs/reference/ocr.md)"
             )
         try:
             from rapidocr import RapidOCR

@@ -24,7 +24,7 @@ from content_core.store.blobs import BlobStore
 __all__ = ["TEXT_STATUSES", "ArtifactRecord", "error_record", "records_of"]
 
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
-# Why an artifact has the text it has; users filter on it (README, normalised_artifacts).
+# Why an artifact has the text it has; users filter on it (docs/reference/text-status.md).
 TEXT_STATUSES = (
     "ok",  # text came out
     "empty",  # a document whose text is empty or only white space

@@ -137,7 +137,8 @@ def ensure_catalog(root: Path | str | Storage, work_dir: Path | None = None) -> 
     in the DuckDB CLI is never blocked and keeps a working (old) catalog. It is written in the
     storage format of `CATALOG_STORAGE_VERSION`, so every DuckDB from 1.2 on opens it. For an
     object store the file goes to `work_dir` (this machine's), its views naming `s3://` URLs;
-    a client opening it loads httpfs and makes an S3 secret first (README, "Object storage").
+    a client opening it loads httpfs and makes an S3 secret first
+    (docs/operations/object-storage.md).
     """
     storage = _storage(root)
     if work_dir is None:

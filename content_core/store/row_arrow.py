@@ -1,5 +1,5 @@
 """Row models and Arrow: a model's Arrow schema, a stored table's rows as model instances, and
-the README's table of views, all read from the models' fields and `Col` annotations."""
+the docs' table of views, all read from the models' fields and `Col` annotations."""
 
 from __future__ import annotations
 
@@ -108,8 +108,8 @@ def _tuple_converter(item: object) -> typing.Callable[[typing.Any], object]:
 
 
 def columns_markdown(models: typing.Sequence[type[TableRow]]) -> str:
-    """The README's table of views: one line per table, its columns beyond the keys with their
-    descriptions (the README holds exactly this text; a test compares them)."""
+    """The docs' table of views: one line per table, its columns beyond the keys with their
+    descriptions (docs/reference/tables.md holds exactly this text; a test compares them)."""
     lines = [
         "| view | one row per | columns beyond " + ", ".join(KEY_COLUMNS) + " |",
         "| --- | --- | --- |",

@@ -1,4 +1,4 @@
-"""One frozen row model per table: the Arrow schema and the README's column list come from it
+"""One frozen row model per table: the Arrow schema and the docs' column list come from it
 (content_core.store.row_arrow).
 
 A writer builds these rows and nothing else, so a column it forgets or one the table does not
@@ -39,7 +39,7 @@ KEY_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
 @dataclass(frozen=True, slots=True)
 class Col:
     """What a column's annotation alone does not say: its Arrow type when not the default one
-    for the Python type, whether Arrow may hold nulls, and its README description."""
+    for the Python type, whether Arrow may hold nulls, and its description in the docs."""
 
     doc: str = ""
     arrow: pa.DataType | None = None

@@ -49,7 +49,7 @@ MERGED_EXTRACTIONS = models.MergedExtractionRow.TABLE
 # The tables the assets write, in pipeline order: every table but the discovery manifests.
 PIPELINE_TABLES = tuple(model.TABLE for model in TABLE_ROWS if model is not models.BatchRow)
 
-# The row model of each table: its Arrow schema and README columns come from it (rows.py).
+# The row model of each table: its Arrow schema and documented columns come from it (rows.py).
 ROW_MODELS: dict[str, type[TableRow]] = {model.TABLE: model for model in TABLE_ROWS}
 SCHEMAS: dict[str, pa.Schema] = {table: arrow_schema(model) for table, model in ROW_MODELS.items()}
 

@@ -206,13 +206,26 @@ def test_views_have_exactly_the_models_columns(store: ContentStore) -> None:
     assert columns(RAW_FILES) == SCHEMAS[RAW_FILES].names
 
 
-def test_readme_lists_every_tables_columns() -> None:
-    """The README's table of views is the text the row models generate (to update it, paste
-    `columns_markdown(list(ROW_MODELS.values()))` in its place)."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    assert columns_markdown(list(ROW_MODELS.values())) in readme
+def test_docs_list_every_tables_columns(request: pytest.FixtureRequest) -> None:
+    """The docs' table of views (docs/reference/tables.md, between its `columns:` comments) is
+    the text the row models generate; `pytest --update-golden` writes it there."""
+    page = Path(__file__).parents[2] / "docs" / "reference" / "tables.md"
     current = ", ".join(f"`current_{table}`" for table in PIPELINE_TABLES)
-    assert f"\n| {current} | as above, latest version of each live file |" in readme
+    generated = (
+        columns_markdown(list(ROW_MODELS.values()))
+        + f"\n| {current} | as above, latest version of each live file | |\n"
+    )
+    text = page.read_text(encoding="utf-8")
+    begin = text.index("<!-- columns:begin")
+    start = text.index("\n", begin) + 1
+    end = text.index("<!-- columns:end -->", start)
+    if request.config.getoption("--update-golden"):
+        text = text[:start] + generated + text[end:]
+        page.write_text(text, encoding="utf-8")
+        end = start + len(generated)
+    assert text[start:end] == generated, (
+        f"{page} is out of date; rewrite it with: pytest {__file__} --update-golden"
+    )
 
 
 def test_rows_written_with_the_old_mime_type_column_read_as_media_type(
