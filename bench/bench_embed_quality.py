@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 from content_core.discovery import discover_pending  # noqa: E402
 from content_core.embeddings import EmbedderConfig, make_embedder  # noqa: E402
 from content_core.pipeline import PipelineConfig, run_batch  # noqa: E402
-from content_core.pipeline.embeddings import build_chunk_embeddings  # noqa: E402
+from content_core.pipeline.stages.chunk_embeddings import build_chunk_embeddings  # noqa: E402
 from content_core.search.vector import vector_ranking  # noqa: E402
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig  # noqa: E402
 from content_core.store import ContentStore, load_extension  # noqa: E402

@@ -1,7 +1,6 @@
 """The one Definitions object. The environment is read here, once."""
 
 import os
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,13 +86,8 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
 
 def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
     """The project's Definitions for a given environment (tests pass their own)."""
-    # Code references (the UI's link to each asset's source) are a Dagster beta; the warning
-    # would print on every load.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dg.BetaWarning)
-        assets = dg.with_source_code_references(ALL_ASSETS)
     return dg.Definitions(
-        assets=assets,
+        assets=ALL_ASSETS,
         jobs=[ingest_batch_job, compact_store_job],
         sensors=[source_folder_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],

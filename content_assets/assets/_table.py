@@ -14,7 +14,7 @@ from content_assets.assets.checks import BatchChecksConfig, check_results, check
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
 from content_core.pipeline.report import StageReport
-from content_core.store import CATALOG_FILE, SCHEMAS, duckdb_type
+from content_core.store import CATALOG_FILE, duckdb_type, table_schema
 
 if TYPE_CHECKING:
     TableEvent = dg.MaterializeResult[None] | dg.AssetCheckResult
@@ -40,7 +40,7 @@ def table_metadata(table: str) -> dict[str, object]:
             type=duckdb_type(field.type),
             constraints=dg.TableColumnConstraints(nullable=field.nullable),
         )
-        for field in SCHEMAS[table]
+        for field in table_schema(table)
     ]
     return {
         "dagster/column_schema": dg.TableSchema(columns=columns),
@@ -51,8 +51,10 @@ def table_metadata(table: str) -> dict[str, object]:
 def table_asset(
     table: str,
     *,
-    deps: Sequence[dg.AssetsDefinition] = (),
+    deps: Sequence[dg.AssetKey] = (),
     retry_policy: dg.RetryPolicy | None = None,
+    required_resource_keys: set[str] | None = None,
+    metadata: dict[str, object] | None = None,
 ) -> Callable[[Callable[..., Iterator[TableEvent]]], dg.AssetsDefinition]:
     """The decorator of the asset of pipeline table `table`, partitioned by ingest batch, with
     the table's checks in the same step; the decorated function's docstring describes it.
@@ -68,7 +70,7 @@ def table_asset(
             description=inspect.getdoc(function),
             group_name="content",
             kinds={"parquet", "duckdb"},
-            metadata=table_metadata(table),
+            metadata={**table_metadata(table), **(metadata or {})},
         )
         return dg.multi_asset(
             name=table,
@@ -77,6 +79,7 @@ def table_asset(
             partitions_def=ingest_batches,
             can_subset=True,
             retry_policy=retry_policy,
+            required_resource_keys=required_resource_keys,
         )(function)
 
     return decorate

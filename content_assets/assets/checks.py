@@ -1,4 +1,4 @@
-"""The asset checks of every pipeline table, built from content_core's rules (BATCH_CHECKS):
+"""The asset checks of every pipeline table, built from content_core.s rules (each stage.s checks):
 unique keys, coverage of the upstream rows, and a failure ratio under a threshold.
 
 A table's checks run in its asset's step, right after the batch's rows are written (a step of
@@ -15,7 +15,7 @@ from pydantic import Field
 
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core.pipeline.checks import BATCH_CHECKS, check_batch
+from content_core.pipeline import batch_checks, check_batch
 
 _SEVERITY = {"warn": dg.AssetCheckSeverity.WARN, "error": dg.AssetCheckSeverity.ERROR}
 
@@ -40,7 +40,7 @@ def check_specs(table: str) -> list[dg.AssetCheckSpec]:
                 description=rule.description,
                 partitions_def=ingest_batches,
             )
-            for rule in BATCH_CHECKS.get(table, ())
+            for rule in batch_checks().get(table, ())
         ]
 
 

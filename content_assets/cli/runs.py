@@ -17,11 +17,12 @@ from content_assets.definitions import build_definitions
 from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.triggers import worker_tags
-from content_core.store import PIPELINE_TABLES, ContentStore
+from content_core.pipeline import all_stages
+from content_core.store import ContentStore
 
 STAGES = [asset.key.to_user_string() for asset in ALL_ASSETS]
 # The stages that write a table (search_index writes the index file beside the catalog).
-TABLE_STAGES = [stage for stage in STAGES if stage in PIPELINE_TABLES]
+TABLE_STAGES = [stage.table for stage in all_stages() if stage.row is not None]
 # How often the stage events of a running batch are read for the progress bars.
 _POLL_S = 0.25
 

@@ -1,13 +1,15 @@
 """Data checks of one batch of one table, read back from the store: keys are unique, every
 upstream row that should lead somewhere did, and failure rows stay under a ratio.
 
-The rules are data (`BATCH_CHECKS`), so the Dagster asset checks are built from them and a
-plain caller can run them with `check_batch`. They read what was stored, not what a stage
+The rules are data (each stage's `Stage.checks`, built with the functions here), so the Dagster
+asset checks are built from them and a plain caller can run them with `check_batch`
+(content_core.pipeline.registry). They read what was stored, not what a stage
 reported, so a check also catches a table changed after its stage ran.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -15,31 +17,36 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
-from content_core.store import (
-    AGENTIC_EXTRACTIONS,
-    BATCHES,
-    CHUNK_EMBEDDINGS,
-    CHUNKS,
-    COMPRESSED_CONTEXTS,
-    MERGED_EXTRACTIONS,
-    MESSAGE_PARTS,
-    NORMALISED_ARTIFACTS,
-    RAW_FILES,
-)
+from content_core.store import BATCHES, CHUNKS, NORMALISED_ARTIFACTS
 
 if TYPE_CHECKING:
     from content_core.store import ContentStore
 
-__all__ = ["BATCH_CHECKS", "CheckOutcome", "CheckRule", "check_batch"]
+__all__ = [
+    "ARTIFACT_KEYS",
+    "CHUNK_KEYS",
+    "DOCUMENT_ROWS",
+    "ERROR_ROWS",
+    "FILE_KEYS",
+    "NO_ERROR",
+    "CheckOutcome",
+    "CheckRule",
+    "check_rules",
+    "covers_chunks",
+    "covers_documents",
+    "covers_rule",
+    "failures_rule",
+    "unique_rule",
+]
 
 CheckKind = Literal["unique_keys", "coverage", "failure_ratio"]
 Severity = Literal["warn", "error"]
 
 # How many offending paths an outcome names, so the UI shows examples, not the whole batch.
 _EXAMPLES = 5
-_NO_ERROR = "coalesce(error_type, '') = ''"
-_ERROR = f"NOT ({_NO_ERROR})"
-_DOCUMENT = f"coalesce(text, '') <> '' AND {_NO_ERROR}"
+NO_ERROR = "coalesce(error_type, '') = ''"
+ERROR_ROWS = f"NOT ({NO_ERROR})"
+DOCUMENT_ROWS = f"coalesce(text, '') <> '' AND {NO_ERROR}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +79,7 @@ class CheckOutcome(BaseModel):
     examples: tuple[str, ...] = ()  # paths of offending rows, at most a few
 
 
-def _unique(table: str, keys: tuple[str, ...], what: str) -> CheckRule:
+def unique_rule(table: str, keys: tuple[str, ...], what: str) -> CheckRule:
     return CheckRule(
         name=f"{table}_unique_keys",
         table=table,
@@ -83,7 +90,7 @@ def _unique(table: str, keys: tuple[str, ...], what: str) -> CheckRule:
     )
 
 
-def _covers(
+def covers_rule(
     table: str, name: str, upstream: str, keys: tuple[str, ...], where: str, what: str
 ) -> CheckRule:
     return CheckRule(
@@ -98,7 +105,7 @@ def _covers(
     )
 
 
-def _failures(table: str, failed_where: str, what: str) -> CheckRule:
+def failures_rule(table: str, failed_where: str, what: str) -> CheckRule:
     return CheckRule(
         name=f"{table}_failure_ratio",
         table=table,
@@ -109,85 +116,33 @@ def _failures(table: str, failed_where: str, what: str) -> CheckRule:
     )
 
 
-_FILE = ("source_id", "path")
-_ARTIFACT = (*_FILE, "artifact_id")
-_CHUNK = (*_FILE, "chunk_id")
+FILE_KEYS = ("source_id", "path")
+ARTIFACT_KEYS = (*FILE_KEYS, "artifact_id")
+CHUNK_KEYS = (*FILE_KEYS, "chunk_id")
 
 
-def _covers_documents(table: str) -> CheckRule:
-    return _covers(
+def covers_documents(table: str) -> CheckRule:
+    return covers_rule(
         table,
         "cover_documents",
         NORMALISED_ARTIFACTS,
-        _ARTIFACT,
-        _DOCUMENT,
+        ARTIFACT_KEYS,
+        DOCUMENT_ROWS,
         "Every artifact with text",
     )
 
 
-def _covers_chunks(table: str) -> CheckRule:
-    return _covers(
-        table, "cover_chunks", CHUNKS, _CHUNK, _NO_ERROR, "Every chunk (not a chunking failure row)"
+def covers_chunks(table: str) -> CheckRule:
+    return covers_rule(
+        table,
+        "cover_chunks",
+        CHUNKS,
+        CHUNK_KEYS,
+        NO_ERROR,
+        "Every chunk (not a chunking failure row)",
     )
 
 
-# Every table's checks, in pipeline order. A document is an artifact with text and no error:
-# the rows chunks and compressed_contexts are made from (see pipeline/stages.py).
-BATCH_CHECKS: dict[str, tuple[CheckRule, ...]] = {
-    RAW_FILES: (
-        _unique(RAW_FILES, _FILE, "a file"),
-        _covers(RAW_FILES, "cover_manifest", BATCHES, _FILE, "TRUE", "Every manifest entry"),
-    ),
-    NORMALISED_ARTIFACTS: (
-        _unique(NORMALISED_ARTIFACTS, _ARTIFACT, "an artifact of one file"),
-        _covers(
-            NORMALISED_ARTIFACTS,
-            "cover_raw_files",
-            RAW_FILES,
-            _FILE,
-            "change <> 'deleted'",
-            "Every raw file that was not deleted (a file that cannot be read is a failure row)",
-        ),
-        _failures(NORMALISED_ARTIFACTS, _ERROR, "artifacts with an error"),
-    ),
-    CHUNKS: (
-        _unique(CHUNKS, _CHUNK, "a chunk of one file"),
-        _covers_documents(CHUNKS),
-        _failures(CHUNKS, _ERROR, "documents that could not be chunked"),
-    ),
-    CHUNK_EMBEDDINGS: (
-        _unique(CHUNK_EMBEDDINGS, _CHUNK, "a chunk of one file"),
-        _covers_chunks(CHUNK_EMBEDDINGS),
-        _failures(CHUNK_EMBEDDINGS, _ERROR, "chunks that could not be embedded"),
-    ),
-    MESSAGE_PARTS: (
-        _unique(MESSAGE_PARTS, (*_ARTIFACT, "part_index"), "a part of one artifact of one file"),
-        _covers_documents(MESSAGE_PARTS),
-        _failures(MESSAGE_PARTS, _ERROR, "artifacts whose parts could not be made"),
-    ),
-    COMPRESSED_CONTEXTS: (
-        _unique(COMPRESSED_CONTEXTS, _ARTIFACT, "a document of one file"),
-        _covers_documents(COMPRESSED_CONTEXTS),
-        _failures(COMPRESSED_CONTEXTS, _ERROR, "documents not compressed"),
-    ),
-    AGENTIC_EXTRACTIONS: (
-        _unique(AGENTIC_EXTRACTIONS, (*_CHUNK, "schema_name"), "a chunk and schema"),
-        _covers_chunks(AGENTIC_EXTRACTIONS),
-        _failures(AGENTIC_EXTRACTIONS, _ERROR, "chunks the agent failed on"),
-    ),
-    MERGED_EXTRACTIONS: (
-        _unique(MERGED_EXTRACTIONS, (*_ARTIFACT, "schema_name"), "a document and schema"),
-        _covers(
-            MERGED_EXTRACTIONS,
-            "cover_extractions",
-            AGENTIC_EXTRACTIONS,
-            (*_ARTIFACT, "schema_name"),
-            "TRUE",
-            "Every document and schema with chunk extractions",
-        ),
-        _failures(MERGED_EXTRACTIONS, "error_count > 0", "documents with a failed chunk"),
-    ),
-}
 
 
 def _rows(store: ContentStore, table: str, batch_id: str) -> pa.Table:
@@ -250,16 +205,19 @@ def _evaluate(
     )
 
 
-def check_batch(
-    store: ContentStore, table: str, batch_id: str, *, max_failure_ratio: float
+def check_rules(
+    store: ContentStore,
+    table: str,
+    rules: Sequence[CheckRule],
+    batch_id: str,
+    *,
+    max_failure_ratio: float,
 ) -> list[CheckOutcome]:
-    """Run every rule of `table` (see `BATCH_CHECKS`) on the stored rows of `batch_id`.
+    """Run `rules` (of `table`) on the stored rows of `batch_id`.
 
     Raises:
-        KeyError: `table` has no checks (it is not a pipeline table).
         FileNotFoundError: no such batch was discovered into this store.
     """
-    rules = BATCH_CHECKS[table]
     upstream = next((rule.upstream for rule in rules if rule.upstream), None)
     connection = duckdb.connect(":memory:")
     try:

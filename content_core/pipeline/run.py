@@ -1,47 +1,19 @@
-"""run_batch: every stage of one ingest batch in this process, with no orchestrator (what
-`content-pipeline ingest` runs), and PipelineConfig, the library knobs of every stage."""
+"""run_batch: every stage of one ingest batch in this process, with no orchestrator, in the
+order of the stage registry."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from content_core.agents import AgentConfig, PdfHandling
-from content_core.chunking import ChunkingConfig
-from content_core.compression import CompressionConfig
-from content_core.embeddings import Embedder, EmbedderConfig
-from content_core.pipeline.embeddings import build_chunk_embeddings
-from content_core.pipeline.message_parts import build_message_parts
-from content_core.pipeline.normalise import build_normalised_artifacts
+from content_core.embeddings import Embedder
 from content_core.pipeline.pool import warm_pool
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.registry import all_stages
 from content_core.pipeline.report import StageReport
-from content_core.pipeline.search_index import build_search_index
-from content_core.pipeline.stages import (
-    build_chunks,
-    build_compressed_contexts,
-    build_extractions,
-    build_merged_extractions,
-    build_raw_files,
-)
+from content_core.pipeline.stage import Batch, PipelineConfig
 from content_core.store import ContentStore
 
-__all__ = ["PipelineConfig", "run_batch"]
-
-
-class PipelineConfig(BaseModel):
-    """Every library knob of the pipeline, one model per stage."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    processing: ProcessingConfig = Field(default_factory=ProcessingConfig)
-    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
-    compression: CompressionConfig = Field(default_factory=CompressionConfig)
-    agent: AgentConfig = Field(default_factory=AgentConfig)
-    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
-    message_parts: PdfHandling = Field(default_factory=PdfHandling)
+__all__ = ["run_batch"]
 
 
 def run_batch(
@@ -63,35 +35,33 @@ def run_batch(
     processes are forked by its fork server, a process of its own.
     """
     reports: list[StageReport] = []
+    batch = Batch(store, batch_id, config, embedder)
 
-    def run(step: Callable[[], StageReport]) -> None:
-        report = step()
-        reports.append(report)
+    def report(done: StageReport) -> None:
+        reports.append(done)
         if on_stage is not None:
-            on_stage(report)
+            on_stage(done)
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pool-warm-up") as background:
-        # The pool's processes start (a fork server, then its workers) while raw_files sniffs,
-        # with the local embedding model loaded (unless the caller brings its own embedder).
+    ordered = all_stages()
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="stage") as background:
+        # The pool's processes start (a fork server, then its workers) while the first stage
+        # runs, with the local embedding model loaded (unless the caller brings an embedder).
         warming = background.submit(
             warm_pool, config.processing, config.embedder if embedder is None else None
         )
-        run(lambda: build_raw_files(store, batch_id))
+        beside: dict[str, Future[StageReport]] = {}
+        for position, stage in enumerate(ordered):
+            # A stage that runs beside the others is waited for by the first that reads it,
+            # or by the stage that finishes the batch.
+            for table in [t for t in beside if t in stage.deps or stage.finishes]:
+                report(beside.pop(table).result())
+            if stage.beside:
+                beside[stage.table] = background.submit(stage.build, batch)
+                continue
+            report(stage.build(batch))
+            if position == 0:
+                warming.result()
+        for future in beside.values():
+            report(future.result())
         warming.result()
-    run(lambda: build_normalised_artifacts(store, batch_id, config.processing))
-    run(lambda: build_chunks(store, batch_id, config.chunking, pool=config.processing))
-    run(lambda: build_chunk_embeddings(
-        store, batch_id, config.embedder, embedder, pool=config.processing
-    ))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-index") as background:
-        search = background.submit(build_search_index, store, batch_id)
-        run(lambda: build_message_parts(
-            store, batch_id, config.message_parts, pool=config.processing
-        ))
-        run(lambda: build_compressed_contexts(
-            store, batch_id, config.compression, pool=config.processing
-        ))
-        run(lambda: build_extractions(store, batch_id, config.agent, pool=config.processing))
-        run(search.result)
-    run(lambda: build_merged_extractions(store, batch_id, config.agent))
     return reports

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         BatchRow,
         ChunkEmbeddingRow,
         ChunkRow,
+        Col,
         CompressedContextRow,
         MergedExtractionRow,
         MessagePartRow,
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
         RAW_FILES,
         ROW_MODELS,
         SCHEMAS,
+        pipeline_tables,
+        row_model,
+        table_schema,
     )
 
 # name -> module that defines it
@@ -66,8 +70,12 @@ _EXPORTS: dict[str, str] = {
     "RAW_FILES": "content_core.store.tables",
     "ROW_MODELS": "content_core.store.tables",
     "SCHEMAS": "content_core.store.tables",
+    "pipeline_tables": "content_core.store.tables",
+    "row_model": "content_core.store.tables",
+    "table_schema": "content_core.store.tables",
     "AgenticExtractionRow": "content_core.store.rows",
     "ArtifactRow": "content_core.store.rows",
+    "Col": "content_core.store.rows",
     "BatchRow": "content_core.store.rows",
     "BlobStore": "content_core.store.blobs",
     "ChunkEmbeddingRow": "content_core.store.rows",
@@ -109,6 +117,7 @@ __all__ = [
     "SCHEMAS",
     "AgenticExtractionRow",
     "ArtifactRow",
+    "Col",
     "BatchRow",
     "BlobStore",
     "ChunkEmbeddingRow",
@@ -130,6 +139,9 @@ __all__ = [
     "load_extension",
     "rows_from_table",
     "sha256_hex",
+    "pipeline_tables",
+    "row_model",
+    "table_schema",
 ]
 
 

@@ -17,7 +17,7 @@ from content_core.store.extensions import load_extension
 from content_core.store.layout import CATALOG_FILE
 from content_core.store.search_sql import search_macro_statements
 from content_core.store.storage import LocalStorage, Storage, open_storage
-from content_core.store.tables import BATCHES, PIPELINE_TABLES, RAW_FILES
+from content_core.store.tables import BATCHES, RAW_FILES, pipeline_tables
 
 __all__ = [
     "CATALOG_FILE",
@@ -37,8 +37,6 @@ CATALOG_STORAGE_VERSION = "v1.2.0"
 COMPACTED_DIR = "compacted"
 _VERSION_FILE = "catalog.version"
 
-# Tables whose current_* view keeps only rows of each file's latest, undeleted version.
-_CURRENT_OF_RAW = tuple(table for table in PIPELINE_TABLES if table != RAW_FILES)
 
 
 def _quote(path: Path | str) -> str:
@@ -60,7 +58,8 @@ def catalog_statements(root: Path | str | Storage) -> list[str]:
         f"CREATE OR REPLACE VIEW {BATCHES} AS SELECT * FROM read_parquet("
         f"{_quote(storage.url('batches/*.parquet'))}, union_by_name = true)"
     ]
-    for table in PIPELINE_TABLES:
+    tables = pipeline_tables()
+    for table in tables:
         statements.append(f"CREATE OR REPLACE VIEW {table} AS {table_select(storage, table)}")
     statements.append(
         f"CREATE OR REPLACE VIEW current_{RAW_FILES} AS SELECT * FROM ("
@@ -68,7 +67,9 @@ def catalog_statements(root: Path | str | Storage) -> list[str]:
         "PARTITION BY source_id, path ORDER BY batch_seq DESC) = 1"
         ") WHERE change <> 'deleted'"
     )
-    for table in _CURRENT_OF_RAW:
+    # Every other table's current_* view keeps only rows of each file's latest, undeleted
+    # version.
+    for table in (table for table in tables if table != RAW_FILES):
         statements.append(
             f"CREATE OR REPLACE VIEW current_{table} AS SELECT t.* FROM {table} t "
             f"SEMI JOIN current_{RAW_FILES} r "

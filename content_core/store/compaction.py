@@ -23,7 +23,7 @@ from content_core.store.catalog import COMPACTED_DIR, table_select
 from content_core.store.locks import state_lock
 from content_core.store.storage import StoredObject
 from content_core.store.store import ContentStore
-from content_core.store.tables import PIPELINE_TABLES
+from content_core.store.tables import pipeline_tables
 
 logger = logging.getLogger(__name__)
 
@@ -152,4 +152,4 @@ def compact_store(store: ContentStore, *, min_files: int = 2) -> list[Compaction
     store.ensure_layout()
     sweep_stale_temp_files(store)
     with state_lock(store.root, "compaction"):
-        return [_compact_table(store, table, min_files) for table in PIPELINE_TABLES]
+        return [_compact_table(store, table, min_files) for table in pipeline_tables()]

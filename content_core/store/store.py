@@ -30,10 +30,10 @@ from content_core.store.storage import (
 )
 from content_core.store.tables import (
     BATCHES,
-    PIPELINE_TABLES,
-    SCHEMAS,
     conform,
+    pipeline_tables,
     rows_to_table,
+    table_schema,
     write_parquet_atomic,
 )
 
@@ -87,14 +87,14 @@ class ContentStore:
         if self._ready:
             return
         empties = [(BATCHES, f"batches/{_EMPTY}.parquet")]
-        for table in PIPELINE_TABLES:
+        for table in pipeline_tables():
             empties.append((table, self.table_key(table, _EMPTY)))
             empties.append((table, f"{self._table_dir(table)}/{COMPACTED_DIR}/{_EMPTY}.parquet"))
         for table, empty in empties:
             if not self.storage.exists(empty) or not pq.read_schema(
                 io.BytesIO(self.storage.read(empty))
-            ).equals(SCHEMAS[table]):
-                self._write_table(SCHEMAS[table].empty_table(), empty)
+            ).equals(table_schema(table)):
+                self._write_table(table_schema(table).empty_table(), empty)
         self.root.mkdir(parents=True, exist_ok=True)
         ensure_catalog(self.storage, self.root)
         self._ready = True
@@ -112,7 +112,7 @@ class ContentStore:
         return conform(pq.read_table(io.BytesIO(self.storage.read(key))), table)
 
     def _table_dir(self, table: str) -> str:
-        if table not in SCHEMAS or table == BATCHES:
+        if table == BATCHES or table not in pipeline_tables():
             raise ValueError(f"unknown table {table!r}")
         return f"tables/{table}"
 

@@ -3,9 +3,12 @@ user-facing contract) and atomic Parquet writes."""
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from importlib import metadata
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,11 +32,21 @@ __all__ = [
     "RAW_FILES",
     "ROW_MODELS",
     "SCHEMAS",
+    "STAGES_ENTRY_POINT_GROUP",
     "conform",
+    "pipeline_tables",
     "read_parquet",
+    "row_model",
     "rows_to_table",
+    "table_schema",
     "write_parquet_atomic",
 ]
+
+_log = logging.getLogger(__name__)
+
+# Where other packages add stages (content_core.pipeline.stage): the store writes and views the
+# tables of their row models (a stage's `row`) like its own.
+STAGES_ENTRY_POINT_GROUP = "content_pipeline.stages"
 
 # Each table is named by its row model; the constants are for code that names one table.
 BATCHES = models.BatchRow.TABLE
@@ -54,6 +67,55 @@ ROW_MODELS: dict[str, type[TableRow]] = {model.TABLE: model for model in TABLE_R
 SCHEMAS: dict[str, pa.Schema] = {table: arrow_schema(model) for table, model in ROW_MODELS.items()}
 
 
+@functools.cache
+def _plugin_models() -> dict[str, type[TableRow]]:
+    """The row models of the installed stage plug-ins, by table (read once, by a stage's `row`
+    attribute: the store sits below the pipeline and never imports it)."""
+    found: dict[str, type[TableRow]] = {}
+    for entry in metadata.entry_points(group=STAGES_ENTRY_POINT_GROUP):
+        try:
+            value = entry.load()
+            if callable(value) and not hasattr(value, "row"):
+                value = value()
+        except Exception:  # noqa: BLE001 - a broken plug-in must not stop the store
+            _log.warning("stage plug-in %s failed to load", entry.value, exc_info=True)
+            continue
+        items = value if isinstance(value, Iterable) else [value]
+        for item in items:
+            row = getattr(item, "row", None)
+            if isinstance(row, type) and issubclass(row, TableRow) and row.TABLE:
+                if row.TABLE not in ROW_MODELS:
+                    found.setdefault(row.TABLE, row)
+    return found
+
+
+def row_model(table: str) -> type[TableRow]:
+    """The row model of `table`, a built-in table or a stage plug-in's.
+
+    Raises:
+        KeyError: no such table.
+    """
+    model = ROW_MODELS.get(table)
+    return model if model is not None else _plugin_models()[table]
+
+
+def table_schema(table: str) -> pa.Schema:
+    """The Arrow schema of `table` (see `row_model`)."""
+    schema = SCHEMAS.get(table)
+    return schema if schema is not None else _plugin_schema(table)
+
+
+@functools.cache
+def _plugin_schema(table: str) -> pa.Schema:
+    return arrow_schema(_plugin_models()[table])
+
+
+def pipeline_tables() -> tuple[str, ...]:
+    """Every table the pipeline writes: the built-in ones in pipeline order, then the stage
+    plug-ins' (`PIPELINE_TABLES` holds the built-in ones alone)."""
+    return (*PIPELINE_TABLES, *_plugin_models())
+
+
 def rows_to_table(table: str, rows: Sequence[TableRow]) -> pa.Table:
     """Build an Arrow table of `table`'s schema from rows of its model.
 
@@ -61,11 +123,11 @@ def rows_to_table(table: str, rows: Sequence[TableRow]) -> pa.Table:
         TypeError: a row is not of `table`'s model (a dict, another table's row).
         pyarrow.ArrowInvalid: a value does not fit its column's type.
     """
-    model = ROW_MODELS[table]
+    model = row_model(table)
     for row in rows:
         if type(row) is not model:
             raise TypeError(f"{table} takes {model.__name__} rows, not {type(row).__name__}")
-    schema = SCHEMAS[table]
+    schema = table_schema(table)
     columns = {name: [getattr(row, name) for row in rows] for name in schema.names}
     return _fixed_size_vectors(pa.Table.from_pydict(columns, schema=schema))
 
@@ -114,7 +176,7 @@ _RENAMED = {RAW_FILES: {"mime_type": "media_type"}}
 def conform(data: pa.Table, table: str) -> pa.Table:
     """Cast `data` to `table`'s current schema: renamed columns take their current name,
     missing columns are added as nulls, columns the table no longer has are left out."""
-    schema = SCHEMAS[table]
+    schema = table_schema(table)
     renamed = _RENAMED.get(table, {})
     if any(old in data.column_names and new not in data.column_names
            for old, new in renamed.items()):

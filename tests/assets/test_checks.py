@@ -11,7 +11,7 @@ import dagster as dg
 import duckdb
 
 from content_assets.definitions import build_definitions
-from content_core.pipeline import BATCH_CHECKS
+from content_core.pipeline import batch_checks
 from content_core.store import (
     PIPELINE_TABLES,
     ROW_MODELS,
@@ -21,7 +21,7 @@ from content_core.store import (
 )
 from tests.support.sensors import tick_sensor
 
-ASSETS_DIR = Path(__file__).resolve().parents[2] / "content_assets" / "assets"
+STAGES_DIR = Path(__file__).resolve().parents[2] / "content_core" / "pipeline" / "stages"
 ASSET_MODULES = {
     "raw_files": "raw_files.py",
     "normalised_artifacts": "normalised_artifacts.py",
@@ -29,8 +29,8 @@ ASSET_MODULES = {
     "chunk_embeddings": "chunk_embeddings.py",
     "message_parts": "message_parts.py",
     "compressed_contexts": "compressed_contexts.py",
-    "agentic_extractions": "extractions.py",
-    "merged_extractions": "extractions.py",
+    "agentic_extractions": "agentic_extractions.py",
+    "merged_extractions": "merged_extractions.py",
 }
 
 
@@ -51,9 +51,9 @@ def test_every_asset_says_what_its_table_holds(tmp_path: Path) -> None:
         assert nullable["batch_id"] is False and nullable["path_bytes"] is True
         assert metadata["dagster/table_name"] == f"content.main.{table}"
         (reference,) = metadata["dagster/code_references"].code_references
-        assert Path(reference.file_path) == ASSETS_DIR / ASSET_MODULES[table]
+        assert Path(reference.file_path) == STAGES_DIR / ASSET_MODULES[table]
         checks = {key.name for key in graph.asset_check_keys if key.asset_key.path == [table]}
-        assert checks == {rule.name for rule in BATCH_CHECKS[table]}
+        assert checks == {rule.name for rule in batch_checks()[table]}
         assert f"{table}_unique_keys" in checks
         assert any(name.startswith(f"{table}_cover_") for name in checks)
     columns = graph.get(dg.AssetKey("normalised_artifacts")).metadata["dagster/column_schema"]
@@ -95,7 +95,7 @@ def test_checks_pass_on_a_good_batch_and_fail_on_a_damaged_one(
     good = job.execute_in_process(instance=instance, partition_key=batch)
     assert good.success
     evaluations = _evaluations(good)
-    expected = {rule.name for rules in BATCH_CHECKS.values() for rule in rules}
+    expected = {rule.name for rules in batch_checks().values() for rule in rules}
     assert set(evaluations) == expected
     failed = {name: e.metadata for name, e in evaluations.items() if not e.passed}
     assert not failed

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from content_core.pipeline import BATCH_CHECKS, check_batch
+from content_core.pipeline import batch_checks, check_batch
 from content_core.store import (
     BATCHES,
     NORMALISED_ARTIFACTS,
@@ -50,7 +50,7 @@ def _outcomes(store: ContentStore, table: str, ratio: float = 0.5) -> dict[str, 
 
 
 def test_every_pipeline_table_has_unique_keys_and_coverage() -> None:
-    for table, rules in BATCH_CHECKS.items():
+    for table, rules in batch_checks().items():
         kinds = [rule.kind for rule in rules]
         assert kinds[:2] == ["unique_keys", "coverage"], table
         assert all(rule.name.startswith(f"{table}_") for rule in rules)

@@ -1,9 +1,10 @@
 """search_index: the batch's chunks added to the store's BM25 index, and the rows of the
-files it replaced or deleted dropped (the stage beside the others of stages.py)."""
+files it replaced or deleted dropped; it runs beside the stages after chunks."""
 
 from __future__ import annotations
 
 from content_core.pipeline.report import StageReport
+from content_core.pipeline.stage import Batch, Stage
 from content_core.search.index import INDEX_FILE, update_index
 from content_core.store import ContentStore
 
@@ -41,3 +42,22 @@ def build_search_index(store: ContentStore, batch_id: str) -> StageReport:
             f"{update.docs} ({'built anew' if update.full_build else 'updated in place'})"
         ),
     )
+
+
+def _build(batch: Batch) -> StageReport:
+    return build_search_index(batch.store, batch.batch_id)
+
+
+STAGE = Stage(
+    table=SEARCH_INDEX,
+    row=None,
+    build=_build,
+    deps=("chunks",),
+    description=(
+        "The keyword (BM25) index of every current chunk, in `<store>/search.duckdb`: this "
+        "batch's chunks are added and the chunks of the files it replaced or deleted removed, "
+        "without re-indexing other batches, so a batch is searchable as soon as this "
+        "partition is materialised. `content-pipeline search`, `RAG` and `Searcher` read it."
+    ),
+    beside=True,
+)

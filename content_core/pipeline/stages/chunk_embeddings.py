@@ -11,10 +11,23 @@ from content_core.embeddings import (
     make_embedder,
 )
 from content_core.errors import ContentError
+from content_core.pipeline.checks import (
+    CHUNK_KEYS,
+    ERROR_ROWS,
+    covers_chunks,
+    failures_rule,
+    unique_rule,
+)
 from content_core.pipeline.pool import embed_locally
 from content_core.pipeline.processing import ProcessingConfig
 from content_core.pipeline.report import StageReport, preview
-from content_core.store import CHUNK_EMBEDDINGS, CHUNKS, ChunkEmbeddingRow, ContentStore
+from content_core.pipeline.stage import Batch, Stage
+from content_core.store import (
+    CHUNK_EMBEDDINGS,
+    CHUNKS,
+    ChunkEmbeddingRow,
+    ContentStore,
+)
 
 __all__ = ["OFF_MODEL", "build_chunk_embeddings"]
 
@@ -30,6 +43,7 @@ def build_chunk_embeddings(
     *,
     pool: ProcessingConfig | None = None,
 ) -> StageReport:
+
     """chunk_embeddings: a vector for every chunk of `batch_id` (not the chunking failure rows).
 
     A chunk that cannot be embedded is a row with `error_type`; with embeddings off every chunk
@@ -98,3 +112,33 @@ def build_chunk_embeddings(
         },
         preview_markdown=preview(rows, ["path", "chunk_id", "model", "error_type"]),
     )
+
+
+def _build(batch: Batch) -> StageReport:
+    return build_chunk_embeddings(
+        batch.store,
+        batch.batch_id,
+        batch.config.embedder,
+        batch.embedder,
+        pool=batch.config.processing,
+    )
+
+
+STAGE = Stage(
+    table=CHUNK_EMBEDDINGS,
+    row=ChunkEmbeddingRow,
+    build=_build,
+    deps=("chunks",),
+    uses=("embedder", "processing"),
+    checks=(
+        unique_rule(CHUNK_EMBEDDINGS, CHUNK_KEYS, "a chunk of one file"),
+        covers_chunks(CHUNK_EMBEDDINGS),
+        failures_rule(CHUNK_EMBEDDINGS, ERROR_ROWS, "chunks that could not be embedded"),
+    ),
+    description=(
+        "One row per chunk: its vector (`FLOAT[n]`) from the configured embedder, the model "
+        "and dimension, or the error that chunk met. Vectors are cached by chunk text, model "
+        "and dimension, so a rerun with nothing changed makes no embedding call."
+    ),
+    retry=True,
+)

@@ -10,6 +10,14 @@ from importlib import metadata
 from pathlib import PurePosixPath
 from typing import Any
 
+from content_core.pipeline.checks import (
+    ARTIFACT_KEYS,
+    ERROR_ROWS,
+    FILE_KEYS,
+    covers_rule,
+    failures_rule,
+    unique_rule,
+)
 from content_core.pipeline.processing import (
     ArtifactRecord,
     FileInput,
@@ -17,6 +25,7 @@ from content_core.pipeline.processing import (
     process_files,
 )
 from content_core.pipeline.report import StageReport, preview
+from content_core.pipeline.stage import Batch, Stage
 from content_core.store import (
     NORMALISED_ARTIFACTS,
     RAW_FILES,
@@ -46,6 +55,7 @@ def normalisation_fingerprint(config: ProcessingConfig) -> str:
 def _artifact_row(
     record: ArtifactRecord, raw: Mapping[str, Any], fingerprint: str
 ) -> NormalisedArtifactRow:
+
     """The row of one record, under the raw file's path it was processed for."""
     # Any: values of a raw_files row read back from Parquet, keyed by column name.
     return NormalisedArtifactRow(
@@ -169,3 +179,35 @@ def build_normalised_artifacts(
         },
         preview_markdown=preview(rows, ["path", "kind", "media_type", "page_count", "error_type"]),
     )
+
+
+def _build(batch: Batch) -> StageReport:
+    return build_normalised_artifacts(batch.store, batch.batch_id, batch.config.processing)
+
+
+STAGE = Stage(
+    table=NORMALISED_ARTIFACTS,
+    row=NormalisedArtifactRow,
+    build=_build,
+    deps=("raw_files",),
+    uses=("processing",),
+    checks=(
+        unique_rule(NORMALISED_ARTIFACTS, ARTIFACT_KEYS, "an artifact of one file"),
+        covers_rule(
+            NORMALISED_ARTIFACTS,
+            "cover_raw_files",
+            RAW_FILES,
+            FILE_KEYS,
+            "change <> 'deleted'",
+            "Every raw file that was not deleted (a file that cannot be read is a failure row)",
+        ),
+        failures_rule(NORMALISED_ARTIFACTS, ERROR_ROWS, "artifacts with an error"),
+    ),
+    description=(
+        "One row per artifact: the raw file itself, archive members, email bodies and "
+        "attachments, converted images and Office renders, each with `derived_from` back to "
+        "its raw file, its media type, page count and extracted text. A file that cannot be "
+        "read is a row with `error_type` and `error_message` set; the rest of the batch goes "
+        "on."
+    ),
+)

@@ -7,11 +7,24 @@ from typing import Any
 
 from content_core.agents.pages import PdfHandling
 from content_core.agents.parts import is_picture
+from content_core.pipeline.checks import (
+    ARTIFACT_KEYS,
+    ERROR_ROWS,
+    covers_documents,
+    failures_rule,
+    unique_rule,
+)
 from content_core.pipeline.pool import PartsTask, parts_of_artifacts
 from content_core.pipeline.processing import ProcessingConfig
 from content_core.pipeline.report import StageReport, preview
+from content_core.pipeline.stage import Batch, Stage
 from content_core.sandbox import TaskFailure
-from content_core.store import MESSAGE_PARTS, NORMALISED_ARTIFACTS, ContentStore, MessagePartRow
+from content_core.store import (
+    MESSAGE_PARTS,
+    NORMALISED_ARTIFACTS,
+    ContentStore,
+    MessagePartRow,
+)
 
 __all__ = ["build_message_parts"]
 
@@ -36,6 +49,7 @@ def build_message_parts(
     *,
     pool: ProcessingConfig | None = None,
 ) -> StageReport:
+
     """message_parts: the parts of every artifact of `batch_id` that has an image or text (see
     `artifact_parts`), each artifact made once however many paths share it, in a worker under
     `handling.timeout_s`. An artifact whose parts cannot be made in time or at all is one row
@@ -111,3 +125,31 @@ def _task(store: ContentStore, artifact: dict[str, Any], handling: PdfHandling) 
     data = store.blobs.get(artifact["artifact_id"]) if needs_bytes else None
     pages = tuple((p["page"], p["start"], p["end"]) for p in artifact["pages"] or [])
     return data, media_type, artifact["text"], pages
+
+
+def _build(batch: Batch) -> StageReport:
+    return build_message_parts(
+        batch.store, batch.batch_id, batch.config.message_parts, pool=batch.config.processing
+    )
+
+
+STAGE = Stage(
+    table=MESSAGE_PARTS,
+    row=MessagePartRow,
+    build=_build,
+    deps=("normalised_artifacts",),
+    uses=("message_parts", "processing"),
+    checks=(
+        unique_rule(
+            MESSAGE_PARTS, (*ARTIFACT_KEYS, "part_index"), "a part of one artifact of one file"
+        ),
+        covers_documents(MESSAGE_PARTS),
+        failures_rule(MESSAGE_PARTS, ERROR_ROWS, "artifacts whose parts could not be made"),
+    ),
+    description=(
+        "One row per part of each artifact's message for a vision-capable model, in order "
+        "(`part_index`): an image as an `image_url` data URL (then its OCR text), a PDF's "
+        'pages as images when `pdf` is "pages" (CONTENT_MESSAGE_PDF), any other text as a '
+        "`text` part. Read an artifact's parts in order and send them as one user message."
+    ),
+)
