@@ -94,6 +94,17 @@ def test_pipeline_reads_each_member_pdf_from_its_handle_and_closes_it(tmp_path: 
     assert "ZV58" in texts["second.pdf"] and "KQ73" not in texts["second.pdf"]
 
 
+def test_a_raw_pdf_is_read_from_its_handle(tmp_path: Path) -> None:
+    """The common case: the raw file is the PDF; its handle is keyed by the raw file's id."""
+    with PdfHandles() as pdfs:
+        artifacts = asyncio.run(BinaryNormalizer().normalise(FIRST, filename="first.pdf",
+                                                             pdfs=pdfs))
+        (held,) = _held(pdfs, FIRST)
+        (record,) = _records(artifacts, tmp_path, pdfs)
+        assert len(pdfs) == 0 and held.closed  # taken by the extraction, closed once read
+    assert "KQ73" in (record.text or "") and record.page_count == 2
+
+
 def test_handles_past_the_limits_are_closed_at_the_check(tmp_path: Path) -> None:
     """Memory stays bounded: past `max_documents` the guard closes what it opened, and the
     extractor parses those bytes itself."""
