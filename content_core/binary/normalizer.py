@@ -20,7 +20,8 @@ from content_core.binary.config import BinaryConfig
 from content_core.binary.email import EmailUnpacker
 from content_core.binary.images import ImageNormalizer
 from content_core.binary.office import NoOpOfficeConverter, OfficeConverter
-from content_core.binary.pdf_guard import PdfGuard
+from content_core.binary.pdf_guard import PdfGuard, PdfReport
+from content_core.binary.pdf_handles import PdfHandles
 from content_core.binary.sniff import decode_text_sample, sniff_media_type
 from content_core.binary.textpdf import text_to_pdf
 from content_core.binary.zips import check_not_encrypted_package, check_zip_package
@@ -60,6 +61,8 @@ class _Walk:
     notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # What could not be decoded or drawn of a picture (by id), set while it is handled.
     damage: dict[str, Damage] = field(default_factory=dict)
+    # Where the PDFs the guard leaves open for extraction go (the caller's), if anywhere.
+    pdfs: PdfHandles | None = None
 
 
 class BinaryNormalizer:
@@ -103,6 +106,7 @@ class BinaryNormalizer:
         filename: str | None = None,
         media_type: str | None = None,
         sha256: str | None = None,
+        pdfs: PdfHandles | None = None,
     ) -> list[BinaryArtifact]:
         """Return the artifacts of `data`: the raw file itself first, then renditions and
         members (recursively), each with its `derived_from` ancestry.
@@ -110,6 +114,9 @@ class BinaryNormalizer:
         The declared media type is recorded nowhere and trusted for nothing: the type is sniffed.
         A caller that already sniffed the bytes (`media_type`) or hashed them (`sha256`, the
         raw file's id in `derived_from`) passes what it has, and it is not worked out again.
+        With `pdfs`, the PDF documents the guard opened (not renditions) are left open there,
+        by artifact id, while it has room, for their extraction (`extract_text(...,
+        opened_pdf=...)`); the caller closes what it does not take, also when this raises.
         Failures of members are returned as artifacts with `error_type` set, and so is a raw
         file whose failure comes with notes (an image container that holds no decodable
         image, with what it declares).
@@ -136,7 +143,8 @@ class BinaryNormalizer:
                 max_bytes=self.config.max_uncompressed_bytes,
                 max_files=self.config.max_expanded_files,
                 max_ratio=self.config.max_compression_ratio,
-            )
+            ),
+            pdfs=pdfs,
         )
         await self._visit(walk, data, media_type, name, (), 0, member_name=None, digest=sha256)
         return walk.out
@@ -220,7 +228,7 @@ class BinaryNormalizer:
                 check_zip_package(data, walk.budget, filename=name)
         step = fmt.normalise
         if step is NormaliseStep.GUARD_PDF:
-            report = self.pdf_guard.check(data, filename=name)
+            report = self._guard_pdf(walk, data, name, digest)
             if report.decrypted is not None:
                 self._rendition(
                     walk, artifact, digest, report.decrypted, mt.PDF, ".pdf", report.page_count
@@ -248,6 +256,17 @@ class BinaryNormalizer:
             pages = self.pdf_guard.check(pdf, filename=name).page_count
             self._rendition(walk, artifact, digest, pdf, mt.PDF, ".pdf", pages)
         return None
+
+    def _guard_pdf(self, walk: _Walk, data: bytes, name: str, digest: str) -> PdfReport:
+        """Check the PDF `data` (the artifact `digest`), leaving it open in `walk.pdfs` for
+        its extraction while they have room."""
+        keep_pages = walk.pdfs.pages_to_keep() if walk.pdfs is not None else None
+        if walk.pdfs is None or keep_pages is None:
+            return self.pdf_guard.check(data, filename=name)
+        report, opened = self.pdf_guard.check_open(data, filename=name, keep_pages=keep_pages)
+        if opened is not None:
+            walk.pdfs.keep(digest, opened)
+        return report
 
     def _image(
         self, walk: _Walk, artifact: BinaryArtifact, digest: str, *, keeps_text: bool

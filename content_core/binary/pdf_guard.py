@@ -2,8 +2,9 @@
 
 The document is opened with PDFium, which rebuilds a broken cross-reference table as viewers
 do, and every page is loaded: a page that comes out with no content at all has its content
-streams inflated (through pypdf) to tell a blank page from a broken one. The opened document
-and its pages are then handed to the text extractor (`pdf_handoff`), so nothing is parsed twice.
+streams inflated (through pypdf) to tell a blank page from a broken one. `check_open` leaves
+the document open, its pages loaded, for the text extractor (`pdf_handles`): nothing is parsed
+twice.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from content_core.binary.pdf_handoff import MAX_HANDED_PAGES, OpenedPdf, hand_over
+from content_core.binary.pdf_handles import MAX_KEPT_PAGES, OpenedPdf
 from content_core.errors import (
     BinaryTooLargeError,
     CorruptPdfError,
@@ -69,8 +70,22 @@ class PdfGuard:
     def check(self, data: bytes, *, filename: str | None = None) -> PdfReport:
         """Return a `PdfReport` for `data`, or raise the error that explains why it is unusable.
 
-        A document that opens without a password is handed, opened and with its pages loaded,
-        to the next PDFium extraction of the same bytes in this thread (`pdf_handoff`).
+        Raises:
+            EncryptedPdfError: a user password is required and none configured opens it.
+            CorruptPdfError: no header, or unreadable even for PDFium, or a content stream
+                that does not inflate.
+            BinaryTooLargeError: more pages than `max_pages`.
+        """
+        report, _ = self._check(data, filename, keep_pages=None)
+        return report
+
+    def check_open(
+        self, data: bytes, *, filename: str | None = None, keep_pages: int = MAX_KEPT_PAGES
+    ) -> tuple[PdfReport, OpenedPdf | None]:
+        """Return what `check` returns, and the document left open with its first `keep_pages`
+        pages loaded, for the PDFium extraction of these bytes (`extract_text(...,
+        opened_pdf=...)`); the caller closes it. The document is None when it needed a
+        password: text tools read the decrypted copy instead.
 
         Raises:
             EncryptedPdfError: a user password is required and none configured opens it.
@@ -78,6 +93,13 @@ class PdfGuard:
                 that does not inflate.
             BinaryTooLargeError: more pages than `max_pages`.
         """
+        return self._check(data, filename, keep_pages=max(0, keep_pages))
+
+    def _check(
+        self, data: bytes, filename: str | None, *, keep_pages: int | None
+    ) -> tuple[PdfReport, OpenedPdf | None]:
+        """The report, and the opened document with up to `keep_pages` pages loaded (None
+        when `keep_pages` is None or a password was needed; it is closed then)."""
         name = filename or "<pdf>"
         try:
             import pypdfium2 as pdfium
@@ -89,6 +111,9 @@ class PdfGuard:
             raise CorruptPdfError(f"{name}: no %PDF header", media_type=_MEDIA_TYPE)
         document, password = self._open(pdfium, data, name)
         opened = OpenedPdf(data, document, forms=False)
+        # Pages to keep loaded, or None to close the document after the check (as when it
+        # needed a password: text tools read the decrypted copy).
+        keep = keep_pages if password is None else None
         try:
             page_count = len(document)
             if page_count == 0:
@@ -106,25 +131,24 @@ class PdfGuard:
             # Filled-in form values need the form environment before pages load (as the
             # extractor, which takes these pages over, reads them).
             opened.forms = pdfium.raw.FPDF_GetFormType(document) != pdfium.raw.FORMTYPE_NONE
-            if opened.forms and password is None:
+            if opened.forms and keep is not None:
                 document.init_forms()
-            suspect = self._load_pages(pdfium, opened, keep=password is None)
+            suspect = self._load_pages(pdfium, opened, keep=keep or 0)
             if suspect:
                 _check_streams(decrypted or data, name, suspect)
         except BaseException:
             opened.close()
             raise
-        if password is None:
-            hand_over(opened)
-        else:
+        if keep is None:
             opened.close()
-        return PdfReport(
+        report = PdfReport(
             page_count=page_count,
             encrypted=encrypted,
             owner_password_only=encrypted and password is None,
             decrypted=decrypted,
             source=data,
         )
+        return report, None if keep is None else opened
 
     def _check_pages(self, page_count: int, name: str) -> None:
         if page_count > self.max_pages:
@@ -163,9 +187,9 @@ class PdfGuard:
         )
 
     @staticmethod
-    def _load_pages(pdfium: Any, opened: OpenedPdf, *, keep: bool) -> list[int]:
-        """Load every page (keeping up to `MAX_HANDED_PAGES` of them for the extractor when
-        `keep`); return the pages with no content objects at all, or that do not load."""
+    def _load_pages(pdfium: Any, opened: OpenedPdf, *, keep: int) -> list[int]:
+        """Load every page (keeping the first `keep` of them loaded for the extractor); return
+        the pages with no content objects at all, or that do not load."""
         suspect: list[int] = []
         for index in range(len(opened.document)):
             try:
@@ -175,7 +199,7 @@ class PdfGuard:
                 continue
             if pdfium.raw.FPDFPage_CountObjects(page.raw) <= 0:
                 suspect.append(index)
-            if keep and index < MAX_HANDED_PAGES:
+            if index < keep:
                 opened.pages[index] = page
             else:
                 page.close()

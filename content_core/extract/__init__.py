@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 
+from content_core.binary.pdf_handles import OpenedPdf
 from content_core.extract.base import (
     Blob,
     ExtractedText,
@@ -84,11 +85,14 @@ def extract_text(
     filename: str | None = None,
     options: ExtractOptions | None = None,
     registry: ExtractorRegistry | None = None,
+    opened_pdf: OpenedPdf | None = None,
 ) -> ExtractedText:
     """Return the text of `data`, whose sniffed type is `media_type` (a charset parameter is
     used as a decoding hint).
 
     The text never holds NUL characters or lone surrogates; a PDF gives one `PageSpan` per page.
+    `opened_pdf`, the PDF of `data` as `PdfGuard.check_open` left it open, spares PDFium a second
+    parse of it; the caller closes it (it may be used only in part).
 
     Raises:
         UnsupportedFormatError: no handler accepts the media type.
@@ -100,4 +104,6 @@ def extract_text(
         ExtractionError: every accepting handler failed; `attempts` records each one.
     """
     chosen = registry if registry is not None else default_registry()
-    return chosen.extract(data, media_type, filename=filename, options=options)
+    return chosen.extract(
+        data, media_type, filename=filename, options=options, opened_pdf=opened_pdf
+    )

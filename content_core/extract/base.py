@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from content_core.binary.config import BinaryConfig
+from content_core.binary.pdf_handles import OpenedPdf
 
 __all__ = [
     "PAGE_SEPARATOR",
@@ -106,10 +107,21 @@ class SniffInfo(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class Blob:
-    """The immutable input of one extraction: the bytes and what sniffing said about them."""
+    """The immutable input of one extraction: the bytes and what sniffing said about them.
+
+    `opened_pdf` is these bytes' PDF as `PdfGuard.check_open` left it open, when the caller has
+    it: the PDFium extractor reads it instead of parsing the bytes again (its pages as it reads
+    them); it stays its owner's to close. Every other handler reads `data`.
+    """
 
     data: bytes
     info: SniffInfo
+    opened_pdf: OpenedPdf | None = None
+
+    def __post_init__(self) -> None:
+        pdf = self.opened_pdf
+        if pdf is not None and pdf.data is not self.data and pdf.data != self.data:
+            raise ValueError("opened_pdf was opened from other bytes than the blob's")
 
 
 @runtime_checkable

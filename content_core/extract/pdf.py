@@ -12,7 +12,6 @@ from typing import Any
 import pypdfium2 as pdfium
 
 from content_core.binary import media_types as mt
-from content_core.binary.pdf_handoff import take_over
 from content_core.errors import CorruptPdfError, EncryptedPdfError
 from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -42,14 +41,17 @@ class PdfiumExtractor:
     def extract(self, blob: Blob, options: ExtractOptions) -> ExtractedText:
         """Return one page span per page (up to `options.max_pdf_pages`).
 
+        Reads `blob.opened_pdf`, the guard's open document of these bytes with its pages
+        loaded, when there is one (and leaves it to its owner to close); else parses the bytes.
+
         Raises:
             EncryptedPdfError: the PDF needs a password.
             CorruptPdfError: PDFium cannot open the file.
         """
-        # The guard has this document open, its pages loaded, when it checked these bytes.
-        opened = take_over(blob.data)
+        pdf = blob.opened_pdf
+        opened = pdf if pdf is not None and not pdf.closed else None
         try:
-            document = opened.document if opened else pdfium.PdfDocument(blob.data)
+            document = opened.document if opened is not None else pdfium.PdfDocument(blob.data)
         except pdfium.PdfiumError as exc:
             if getattr(exc, "err_code", None) == _PDFIUM_ERR_PASSWORD or "password" in str(exc):
                 raise EncryptedPdfError(
@@ -63,13 +65,13 @@ class PdfiumExtractor:
         try:
             # Filled-in AcroForm values are not part of the page text; PDFium reads them only
             # once the form environment exists, which must happen before pages load.
-            if opened:
+            if opened is not None:
                 has_forms = opened.forms
             else:
                 has_forms = pdfium.raw.FPDF_GetFormType(document) != pdfium.raw.FORMTYPE_NONE
                 if has_forms:
                     document.init_forms()
-            loaded = opened.pages if opened else {}
+            loaded = opened.pages if opened is not None else {}
             count = len(document)
             if count > options.max_pdf_pages:
                 logger.warning(
@@ -89,7 +91,8 @@ class PdfiumExtractor:
                 f"PDFium failed while reading a page: {exc}", media_type=blob.info.media_type
             ) from exc
         finally:
-            document.close()
+            if opened is None:
+                document.close()
         return build_text(
             pages, handler=self.name, paged=True, title=title or xmp_title(blob.data)
         )

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
 
+from content_core.binary.pdf_handles import OpenedPdf
 from content_core.errors import (
     ContentError,
     EncryptedFileError,
@@ -93,8 +94,11 @@ class ExtractorRegistry:
         *,
         filename: str | None = None,
         options: ExtractOptions | None = None,
+        opened_pdf: OpenedPdf | None = None,
     ) -> ExtractedText:
         """Return the text of `data`, sniffed as `media_type`, from the first handler that works.
+
+        `opened_pdf` is the PDF of `data` already open (`Blob.opened_pdf`); the caller closes it.
 
         Raises:
             UnsupportedFormatError: no handler accepts the media type.
@@ -105,7 +109,7 @@ class ExtractorRegistry:
             ExtractionError: every accepting handler failed; `attempts` lists each failure.
         """
         info = SniffInfo.parse(media_type, filename=filename)
-        blob = Blob(data=bytes(data), info=info)
+        blob = Blob(data=bytes(data), info=info, opened_pdf=opened_pdf)
         opts = options or _DEFAULT_OPTIONS
         attempts: list[ExtractionAttempt] = []
         missing: list[MissingDependencyError] = []

@@ -15,8 +15,9 @@ from content_core.binary import media_types as mt
 from content_core.binary.artifact import BinaryArtifact, Damage
 from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import failure_id
+from content_core.binary.pdf_handles import OpenedPdf, PdfHandles
 from content_core.errors import ContentError
-from content_core.extract import PageSpan, extract_text
+from content_core.extract import ExtractedText, PageSpan, extract_text
 from content_core.formats import default_formats
 from content_core.ocr import OcrOutcome, OcrPage, OcrRun, is_picture
 from content_core.store.blobs import BlobStore
@@ -96,10 +97,16 @@ def records_of(
     raw_id: str,
     limits: BinaryConfig,
     ocr: OcrRun,
+    *,
+    pdfs: PdfHandles | None = None,
 ) -> list[ArtifactRecord]:
     """The records of one raw file's `artifacts` (the raw file first, identified by `raw_id`),
     each artifact's bytes stored in `store`, documents with their text, pictures and pages
-    without a text layer read by `ocr`; one record per distinct id."""
+    without a text layer read by `ocr`; one record per distinct id.
+
+    `pdfs` holds the PDFs normalisation left open (`BinaryNormalizer.normalise`): a document's
+    is taken for its extraction and closed once read, also when reading it fails; the caller
+    closes `pdfs` for whatever is left (see `PdfHandles`)."""
     records: list[ArtifactRecord | None] = [None] * len(artifacts)
     ids: list[str] = []
     for artifact in artifacts:
@@ -150,7 +157,8 @@ def records_of(
             made = base
         else:
             fallbacks = [rendition for rendition in own if rendition.media_type == mt.PDF]
-            made = _with_text(artifact, base, fallbacks, limits, ocr)
+            opened = pdfs.take(ids[index]) if pdfs is not None else None
+            made = _with_text(artifact, base, fallbacks, limits, ocr, opened)
         if artifact.damage is not None:
             if not _read_anyway(made):
                 unreadable.add(ids[index])
@@ -172,15 +180,14 @@ def _with_text(
     fallbacks: list[BinaryArtifact],
     limits: BinaryConfig,
     ocr: OcrRun,
+    opened: OpenedPdf | None,
 ) -> ArtifactRecord:
-    """Extract the text of a document artifact under `limits`, falling back on its PDF
-    rendition (legacy Office formats, password-decrypted PDFs); PDF pages without a usable
-    text layer are read by OCR."""
+    """Extract the text of a document artifact under `limits` (from `opened`, its PDF the
+    guard left open, when there is one), falling back on its PDF rendition (legacy Office
+    formats, password-decrypted PDFs); PDF pages without a usable text layer are read by OCR."""
     pdf = artifact.bytes if artifact.media_type == mt.PDF else None
     try:
-        extracted = extract_text(
-            artifact.bytes, artifact.media_type, filename=artifact.filename, options=limits
-        )
+        extracted = _own_text(artifact, limits, opened)
     except ContentError as exc:
         for rendition in fallbacks:
             try:
@@ -207,6 +214,20 @@ def _with_text(
     if pdf is not None and extracted.pages:
         return _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
+
+
+def _own_text(
+    artifact: BinaryArtifact, limits: BinaryConfig, opened: OpenedPdf | None
+) -> ExtractedText:
+    """The text of the artifact's own bytes, read from `opened` when the guard left them open.
+    `opened` is closed once read: fallbacks and OCR open documents of their own, and holding it
+    through them would hold two copies."""
+    try:
+        return extract_text(artifact.bytes, artifact.media_type, filename=artifact.filename,
+                            options=limits, opened_pdf=opened)
+    finally:
+        if opened is not None:
+            opened.close()
 
 
 def _read_anyway(record: ArtifactRecord) -> bool:

@@ -26,7 +26,7 @@ from content_core.binary.artifact import kind_for
 from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import BinaryNormalizer, failure_id
 from content_core.binary.office import OfficeConverter, build_office_converter
-from content_core.binary.pdf_handoff import discard_opened_pdf
+from content_core.binary.pdf_handles import PdfHandles
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.logs import configure_logging, library_notes
@@ -222,16 +222,12 @@ def _process_task(task: _Task) -> list[ArtifactRecord] | _Deferred:
     parser's complaints about the file) becomes notes of the raw file's record."""
     if task.log_level is not None:
         configure_logging(task.log_level)
-    try:
-        with library_notes() as heard:
-            records = _process_file(task)
-        if isinstance(records, _Deferred) or not records or not heard.notes:
-            return records  # a deferred file is heard again when it is processed
-        first = records[0]
-        return [first.model_copy(update={"notes": first.notes + heard.notes}), *records[1:]]
-    finally:
-        # A PDF the guard opened for an extraction that did not come (a rendition) is closed.
-        discard_opened_pdf()
+    with library_notes() as heard:
+        records = _process_file(task)
+    if isinstance(records, _Deferred) or not records or not heard.notes:
+        return records  # a deferred file is heard again when it is processed
+    first = records[0]
+    return [first.model_copy(update={"notes": first.notes + heard.notes}), *records[1:]]
 
 
 def _process_file(task: _Task) -> list[ArtifactRecord] | _Deferred:
@@ -259,29 +255,33 @@ def _process_file(task: _Task) -> list[ArtifactRecord] | _Deferred:
         task.blob_root, open_storage(task.blob_remote) if task.blob_remote else None
     )
     normalizer = BinaryNormalizer(config=task.binary, office=_converter(task.binary))
-    try:
-        artifacts = _run_coroutine(
-            normalizer.normalise(
-                data,
-                declared_media_type=item.declared_type,
-                filename=item.filename,
-                media_type=item.media_type,
-                sha256=raw_id,
+    # The PDFs the guard opens are read by the extraction from these handles (one parse per
+    # document); whatever is still open when the file is done or fails is closed here.
+    with PdfHandles() as pdfs:
+        try:
+            artifacts = _run_coroutine(
+                normalizer.normalise(
+                    data,
+                    declared_media_type=item.declared_type,
+                    filename=item.filename,
+                    media_type=item.media_type,
+                    sha256=raw_id,
+                    pdfs=pdfs,
+                )
             )
-        )
-    except ContentError as exc:
-        media_type = item.media_type or sniff_media_type(data, filename=item.filename)
-        store.put(data, blob_id=raw_id)
-        return [error_record(raw_id, (), media_type, item.filename, exc.error_type,
-                              exc.message, "normalise", kind=kind_for(media_type))]
-    # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
-    # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
-    ocr = OcrRun(task.ocr, task.blob_root.parent / "cache" / "ocr",
-                 started + 0.75 * task.timeout_s, defer_claimed=task.defer_claimed)
-    try:
-        return records_of(artifacts, store, raw_id, task.binary, ocr)
-    except PageClaimed:
-        return _Deferred()
+        except ContentError as exc:
+            media_type = item.media_type or sniff_media_type(data, filename=item.filename)
+            store.put(data, blob_id=raw_id)
+            return [error_record(raw_id, (), media_type, item.filename, exc.error_type,
+                                  exc.message, "normalise", kind=kind_for(media_type))]
+        # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
+        # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
+        ocr = OcrRun(task.ocr, task.blob_root.parent / "cache" / "ocr",
+                     started + 0.75 * task.timeout_s, defer_claimed=task.defer_claimed)
+        try:
+            return records_of(artifacts, store, raw_id, task.binary, ocr, pdfs=pdfs)
+        except PageClaimed:
+            return _Deferred()
 
 
 # Any: what a coroutine yields to and is sent by its loop, which only the loop sees.
