@@ -122,10 +122,10 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     def to_core(self) -> ProcessingConfig:
         """The library's processing configuration."""
         return ProcessingConfig(
-            binary=BinaryConfig(
-                office_converter=self.office_converter, gotenberg_url=self.gotenberg_url
+            # Validated from plain values: these are launchpad or environment strings.
+            binary=BinaryConfig.model_validate(
+                {"office_converter": self.office_converter, "gotenberg_url": self.gotenberg_url}
             ),
-            # Validated from plain values: both are launchpad or environment strings.
             ocr=OcrConfig.model_validate({"mode": self.ocr, "languages": self.ocr_langs}),
             timeout_s=self.timeout_s,
             memory_mb=self.memory_mb,

@@ -12,517 +12,123 @@ from typing import TYPE_CHECKING
 from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    # What the lazy loader below returns, spelled out for type checkers (they do not run
-    # __getattr__); a test checks that these imports and _EXPORTS name the same things.
-    # `X as X` marks each as re-exported; isort would split those into one import a name.
-    from content_core.agents import (
-        AgentConfig as AgentConfig,
-    )
-    from content_core.agents import (
-        BatchProcessor as BatchProcessor,
-    )
-    from content_core.agents import (
-        ExtractionInput as ExtractionInput,
-    )
-    from content_core.agents import (
-        ExtractionRecord as ExtractionRecord,
-    )
-    from content_core.agents import (
-        ExtractionRun as ExtractionRun,
-    )
-    from content_core.agents import (
-        MergedExtraction as MergedExtraction,
-    )
-    from content_core.agents import (
-        MergeStrategy as MergeStrategy,
-    )
-    from content_core.agents import (
-        ModelCapabilities as ModelCapabilities,
-    )
-    from content_core.agents import (
-        OfflineExtractor as OfflineExtractor,
-    )
-    from content_core.agents import (
-        OpenAICompatibleAgent as OpenAICompatibleAgent,
-    )
-    from content_core.agents import (
-        PdfHandling as PdfHandling,
-    )
-    from content_core.agents import (
-        merge_extractions as merge_extractions,
-    )
-    from content_core.agents import (
-        merge_results as merge_results,
-    )
-    from content_core.agents import (
-        run_extractions as run_extractions,
-    )
-    from content_core.binary import (
-        OFFICE_MEDIA_TYPES as OFFICE_MEDIA_TYPES,
-    )
-    from content_core.binary import (
-        ArchiveUnpacker as ArchiveUnpacker,
-    )
-    from content_core.binary import (
-        BinaryArtifact as BinaryArtifact,
-    )
-    from content_core.binary import (
-        BinaryConfig as BinaryConfig,
-    )
-    from content_core.binary import (
-        BinaryNormalizer as BinaryNormalizer,
-    )
-    from content_core.binary import (
-        EmailUnpacker as EmailUnpacker,
-    )
-    from content_core.binary import (
-        GotenbergConverter as GotenbergConverter,
-    )
-    from content_core.binary import (
-        ImageNormalizer as ImageNormalizer,
-    )
-    from content_core.binary import (
-        LibreOfficeConverter as LibreOfficeConverter,
-    )
-    from content_core.binary import (
-        NoOpOfficeConverter as NoOpOfficeConverter,
-    )
-    from content_core.binary import (
-        NormalisedImage as NormalisedImage,
-    )
-    from content_core.binary import (
-        OfficeConverter as OfficeConverter,
-    )
-    from content_core.binary import (
-        PdfGuard as PdfGuard,
-    )
-    from content_core.binary import (
-        build_office_converter as build_office_converter,
-    )
-    from content_core.binary import (
-        sniff_media_type as sniff_media_type,
-    )
-    from content_core.chat import (
-        DataSources as DataSources,
-    )
-    from content_core.chat import (
-        FetchPolicy as FetchPolicy,
-    )
-    from content_core.chat import (
-        Uses as Uses,
-    )
-    from content_core.chat import (
-        prepare_messages as prepare_messages,
-    )
+    # The public names, each once: `Name as Name` is a re-export to strict type checkers, and
+    # lazy_exports reads these lines for `__all__` and imports each name on first use.
+    from content_core.agents import AgentConfig as AgentConfig
+    from content_core.agents import BatchProcessor as BatchProcessor
+    from content_core.agents import ExtractionInput as ExtractionInput
+    from content_core.agents import ExtractionRecord as ExtractionRecord
+    from content_core.agents import ExtractionRun as ExtractionRun
+    from content_core.agents import MergedExtraction as MergedExtraction
+    from content_core.agents import MergeStrategy as MergeStrategy
+    from content_core.agents import ModelCapabilities as ModelCapabilities
+    from content_core.agents import OfflineExtractor as OfflineExtractor
+    from content_core.agents import OpenAICompatibleAgent as OpenAICompatibleAgent
+    from content_core.agents import PdfHandling as PdfHandling
+    from content_core.agents import merge_extractions as merge_extractions
+    from content_core.agents import merge_results as merge_results
+    from content_core.agents import run_extractions as run_extractions
+    from content_core.binary import OFFICE_MEDIA_TYPES as OFFICE_MEDIA_TYPES
+    from content_core.binary import ArchiveUnpacker as ArchiveUnpacker
+    from content_core.binary import BinaryArtifact as BinaryArtifact
+    from content_core.binary import BinaryConfig as BinaryConfig
+    from content_core.binary import BinaryNormalizer as BinaryNormalizer
+    from content_core.binary import EmailUnpacker as EmailUnpacker
+    from content_core.binary import GotenbergConverter as GotenbergConverter
+    from content_core.binary import ImageNormalizer as ImageNormalizer
+    from content_core.binary import LibreOfficeConverter as LibreOfficeConverter
+    from content_core.binary import NoOpOfficeConverter as NoOpOfficeConverter
+    from content_core.binary import NormalisedImage as NormalisedImage
+    from content_core.binary import OfficeConverter as OfficeConverter
+    from content_core.binary import PdfGuard as PdfGuard
+    from content_core.binary import build_office_converter as build_office_converter
+    from content_core.binary import sniff_media_type as sniff_media_type
+    from content_core.chat import DataSources as DataSources
+    from content_core.chat import FetchPolicy as FetchPolicy
+    from content_core.chat import Uses as Uses
+    from content_core.chat import prepare_messages as prepare_messages
     from content_core.chat.mcp import McpServerConfig as McpServerConfig
-    from content_core.chunking import (
-        CharacterChunker as CharacterChunker,
-    )
-    from content_core.chunking import (
-        Chunk as Chunk,
-    )
-    from content_core.chunking import (
-        Chunker as Chunker,
-    )
-    from content_core.chunking import (
-        ChunkingConfig as ChunkingConfig,
-    )
-    from content_core.chunking import (
-        CodeChunker as CodeChunker,
-    )
-    from content_core.chunking import (
-        DocumentSplitter as DocumentSplitter,
-    )
-    from content_core.chunking import (
-        HierarchicalChunker as HierarchicalChunker,
-    )
-    from content_core.chunking import (
-        ImageTiler as ImageTiler,
-    )
-    from content_core.chunking import (
-        MarkdownChunker as MarkdownChunker,
-    )
-    from content_core.chunking import (
-        RecursiveChunker as RecursiveChunker,
-    )
-    from content_core.chunking import (
-        TextChunker as TextChunker,
-    )
-    from content_core.chunking import (
-        build_chunker as build_chunker,
-    )
-    from content_core.chunking import (
-        chunk_text as chunk_text,
-    )
-    from content_core.chunking import (
-        get_chunker as get_chunker,
-    )
-    from content_core.chunking import (
-        list_chunkers as list_chunkers,
-    )
-    from content_core.chunking import (
-        smart_chunk_text as smart_chunk_text,
-    )
-    from content_core.compression import (
-        CompressionConfig as CompressionConfig,
-    )
-    from content_core.compression import (
-        CompressionResult as CompressionResult,
-    )
-    from content_core.compression import (
-        CompressionStrategy as CompressionStrategy,
-    )
-    from content_core.compression import (
-        ContextCompressor as ContextCompressor,
-    )
-    from content_core.compression import (
-        ExtractiveStrategy as ExtractiveStrategy,
-    )
-    from content_core.compression import (
-        MapReduceStrategy as MapReduceStrategy,
-    )
-    from content_core.compression import (
-        SlidingWindowManager as SlidingWindowManager,
-    )
-    from content_core.compression import (
-        SummarizationStrategy as SummarizationStrategy,
-    )
-    from content_core.compression import (
-        TruncationStrategy as TruncationStrategy,
-    )
-    from content_core.compression import (
-        compress_text as compress_text,
-    )
-    from content_core.errors import (
-        ArchiveExtractionError as ArchiveExtractionError,
-    )
-    from content_core.errors import (
-        BinaryFanoutError as BinaryFanoutError,
-    )
-    from content_core.errors import (
-        BinaryNormalizationError as BinaryNormalizationError,
-    )
-    from content_core.errors import (
-        BinaryTooLargeError as BinaryTooLargeError,
-    )
-    from content_core.errors import (
-        ContentError as ContentError,
-    )
-    from content_core.errors import (
-        ConversionError as ConversionError,
-    )
-    from content_core.errors import (
-        CorruptFileError as CorruptFileError,
-    )
-    from content_core.errors import (
-        CorruptPdfError as CorruptPdfError,
-    )
-    from content_core.errors import (
-        EmailParseError as EmailParseError,
-    )
-    from content_core.errors import (
-        EmptyFileError as EmptyFileError,
-    )
-    from content_core.errors import (
-        EncryptedArchiveError as EncryptedArchiveError,
-    )
-    from content_core.errors import (
-        EncryptedDocumentError as EncryptedDocumentError,
-    )
-    from content_core.errors import (
-        EncryptedFileError as EncryptedFileError,
-    )
-    from content_core.errors import (
-        EncryptedMessageError as EncryptedMessageError,
-    )
-    from content_core.errors import (
-        EncryptedPdfError as EncryptedPdfError,
-    )
-    from content_core.errors import (
-        ExtractionError as ExtractionError,
-    )
-    from content_core.errors import (
-        FetchError as FetchError,
-    )
-    from content_core.errors import (
-        FetchRefusedError as FetchRefusedError,
-    )
-    from content_core.errors import (
-        FetchTooLargeError as FetchTooLargeError,
-    )
-    from content_core.errors import (
-        FetchTypeError as FetchTypeError,
-    )
-    from content_core.errors import (
-        ImageConversionError as ImageConversionError,
-    )
-    from content_core.errors import (
-        LimitExceededError as LimitExceededError,
-    )
-    from content_core.errors import (
-        LLMError as LLMError,
-    )
-    from content_core.errors import (
-        LLMOutputError as LLMOutputError,
-    )
-    from content_core.errors import (
-        LLMUnavailableError as LLMUnavailableError,
-    )
-    from content_core.errors import (
-        MissingDependencyError as MissingDependencyError,
-    )
-    from content_core.errors import (
-        OfficeConversionError as OfficeConversionError,
-    )
-    from content_core.errors import (
-        SearchError as SearchError,
-    )
-    from content_core.errors import (
-        SourceError as SourceError,
-    )
-    from content_core.errors import (
-        StageTimeoutError as StageTimeoutError,
-    )
-    from content_core.errors import (
-        UnsafeArchiveError as UnsafeArchiveError,
-    )
-    from content_core.errors import (
-        UnsafeInputError as UnsafeInputError,
-    )
-    from content_core.errors import (
-        UnsupportedBinaryError as UnsupportedBinaryError,
-    )
-    from content_core.errors import (
-        UnsupportedFormatError as UnsupportedFormatError,
-    )
-    from content_core.extract import (
-        ExtractedText as ExtractedText,
-    )
-    from content_core.extract import (
-        ExtractOptions as ExtractOptions,
-    )
-    from content_core.extract import (
-        ExtractorRegistry as ExtractorRegistry,
-    )
-    from content_core.extract import (
-        PageSpan as PageSpan,
-    )
-    from content_core.extract import (
-        extract_text as extract_text,
-    )
+    from content_core.chunking import CharacterChunker as CharacterChunker
+    from content_core.chunking import Chunk as Chunk
+    from content_core.chunking import Chunker as Chunker
+    from content_core.chunking import ChunkingConfig as ChunkingConfig
+    from content_core.chunking import CodeChunker as CodeChunker
+    from content_core.chunking import DocumentSplitter as DocumentSplitter
+    from content_core.chunking import HierarchicalChunker as HierarchicalChunker
+    from content_core.chunking import ImageTiler as ImageTiler
+    from content_core.chunking import MarkdownChunker as MarkdownChunker
+    from content_core.chunking import RecursiveChunker as RecursiveChunker
+    from content_core.chunking import TextChunker as TextChunker
+    from content_core.chunking import build_chunker as build_chunker
+    from content_core.chunking import chunk_text as chunk_text
+    from content_core.chunking import get_chunker as get_chunker
+    from content_core.chunking import list_chunkers as list_chunkers
+    from content_core.chunking import smart_chunk_text as smart_chunk_text
+    from content_core.compression import CompressionConfig as CompressionConfig
+    from content_core.compression import CompressionResult as CompressionResult
+    from content_core.compression import CompressionStrategy as CompressionStrategy
+    from content_core.compression import ContextCompressor as ContextCompressor
+    from content_core.compression import ExtractiveStrategy as ExtractiveStrategy
+    from content_core.compression import MapReduceStrategy as MapReduceStrategy
+    from content_core.compression import SlidingWindowManager as SlidingWindowManager
+    from content_core.compression import SummarizationStrategy as SummarizationStrategy
+    from content_core.compression import TruncationStrategy as TruncationStrategy
+    from content_core.compression import compress_text as compress_text
+    from content_core.errors import ArchiveExtractionError as ArchiveExtractionError
+    from content_core.errors import BinaryFanoutError as BinaryFanoutError
+    from content_core.errors import BinaryNormalizationError as BinaryNormalizationError
+    from content_core.errors import BinaryTooLargeError as BinaryTooLargeError
+    from content_core.errors import ContentError as ContentError
+    from content_core.errors import ConversionError as ConversionError
+    from content_core.errors import CorruptFileError as CorruptFileError
+    from content_core.errors import CorruptPdfError as CorruptPdfError
+    from content_core.errors import EmailParseError as EmailParseError
+    from content_core.errors import EmptyFileError as EmptyFileError
+    from content_core.errors import EncryptedArchiveError as EncryptedArchiveError
+    from content_core.errors import EncryptedDocumentError as EncryptedDocumentError
+    from content_core.errors import EncryptedFileError as EncryptedFileError
+    from content_core.errors import EncryptedMessageError as EncryptedMessageError
+    from content_core.errors import EncryptedPdfError as EncryptedPdfError
+    from content_core.errors import ExtractionError as ExtractionError
+    from content_core.errors import FetchError as FetchError
+    from content_core.errors import FetchRefusedError as FetchRefusedError
+    from content_core.errors import FetchTooLargeError as FetchTooLargeError
+    from content_core.errors import FetchTypeError as FetchTypeError
+    from content_core.errors import ImageConversionError as ImageConversionError
+    from content_core.errors import LimitExceededError as LimitExceededError
+    from content_core.errors import LLMError as LLMError
+    from content_core.errors import LLMOutputError as LLMOutputError
+    from content_core.errors import LLMUnavailableError as LLMUnavailableError
+    from content_core.errors import MissingDependencyError as MissingDependencyError
+    from content_core.errors import OfficeConversionError as OfficeConversionError
+    from content_core.errors import SearchError as SearchError
+    from content_core.errors import SourceError as SourceError
+    from content_core.errors import StageTimeoutError as StageTimeoutError
+    from content_core.errors import UnsafeArchiveError as UnsafeArchiveError
+    from content_core.errors import UnsafeInputError as UnsafeInputError
+    from content_core.errors import UnsupportedBinaryError as UnsupportedBinaryError
+    from content_core.errors import UnsupportedFormatError as UnsupportedFormatError
+    from content_core.extract import ExtractedText as ExtractedText
+    from content_core.extract import ExtractOptions as ExtractOptions
+    from content_core.extract import ExtractorRegistry as ExtractorRegistry
+    from content_core.extract import PageSpan as PageSpan
+    from content_core.extract import extract_text as extract_text
     from content_core.rag import RAG as RAG
-    from content_core.search import (
-        Searcher as Searcher,
-    )
-    from content_core.search import (
-        SearchFilters as SearchFilters,
-    )
-    from content_core.search import (
-        SearchHit as SearchHit,
-    )
-    from content_core.search import (
-        format_hits as format_hits,
-    )
-    from content_core.sources import (
-        ContentSource as ContentSource,
-    )
-    from content_core.sources import (
-        LocalFolderSource as LocalFolderSource,
-    )
-    from content_core.sources import (
-        LocalFolderSourceConfig as LocalFolderSourceConfig,
-    )
-    from content_core.sources import (
-        RawFile as RawFile,
-    )
-    from content_core.store import (
-        BlobStore as BlobStore,
-    )
-    from content_core.store import (
-        ContentStore as ContentStore,
-    )
-    from content_core.tokens import (
-        ModelLimits as ModelLimits,
-    )
-    from content_core.tokens import (
-        TokenEstimator as TokenEstimator,
-    )
-    from content_core.tokens import (
-        count_tokens as count_tokens,
-    )
-    from content_core.tokens import (
-        estimate_tokens as estimate_tokens,
-    )
-    from content_core.tokens import (
-        get_model_limits as get_model_limits,
-    )
+    from content_core.search import Searcher as Searcher
+    from content_core.search import SearchFilters as SearchFilters
+    from content_core.search import SearchHit as SearchHit
+    from content_core.search import format_hits as format_hits
+    from content_core.sources import ContentSource as ContentSource
+    from content_core.sources import LocalFolderSource as LocalFolderSource
+    from content_core.sources import LocalFolderSourceConfig as LocalFolderSourceConfig
+    from content_core.sources import RawFile as RawFile
+    from content_core.store import BlobStore as BlobStore
+    from content_core.store import ContentStore as ContentStore
+    from content_core.tokens import ModelLimits as ModelLimits
+    from content_core.tokens import TokenEstimator as TokenEstimator
+    from content_core.tokens import count_tokens as count_tokens
+    from content_core.tokens import estimate_tokens as estimate_tokens
+    from content_core.tokens import get_model_limits as get_model_limits
 
-# name -> subpackage that defines it. Keep each block sorted.
-_EXPORTS: dict[str, str] = {
-    # errors
-    **{
-        name: "content_core.errors"
-        for name in (
-            "ArchiveExtractionError",
-            "BinaryFanoutError",
-            "BinaryNormalizationError",
-            "BinaryTooLargeError",
-            "ContentError",
-            "ConversionError",
-            "CorruptFileError",
-            "CorruptPdfError",
-            "EmailParseError",
-            "EmptyFileError",
-            "EncryptedArchiveError",
-            "EncryptedDocumentError",
-            "EncryptedFileError",
-            "EncryptedMessageError",
-            "EncryptedPdfError",
-            "ExtractionError",
-            "FetchError",
-            "FetchRefusedError",
-            "FetchTooLargeError",
-            "FetchTypeError",
-            "ImageConversionError",
-            "LLMError",
-            "LLMOutputError",
-            "LLMUnavailableError",
-            "LimitExceededError",
-            "MissingDependencyError",
-            "OfficeConversionError",
-            "SearchError",
-            "SourceError",
-            "StageTimeoutError",
-            "UnsafeArchiveError",
-            "UnsafeInputError",
-            "UnsupportedBinaryError",
-            "UnsupportedFormatError",
-        )
-    },
-    # sources
-    **{
-        name: "content_core.sources"
-        for name in ("ContentSource", "LocalFolderSource", "LocalFolderSourceConfig", "RawFile")
-    },
-    # binary normalisation
-    **{
-        name: "content_core.binary"
-        for name in (
-            "ArchiveUnpacker",
-            "BinaryArtifact",
-            "BinaryConfig",
-            "BinaryNormalizer",
-            "EmailUnpacker",
-            "GotenbergConverter",
-            "ImageNormalizer",
-            "LibreOfficeConverter",
-            "NoOpOfficeConverter",
-            "NormalisedImage",
-            "OFFICE_MEDIA_TYPES",
-            "OfficeConverter",
-            "PdfGuard",
-            "build_office_converter",
-            "sniff_media_type",
-        )
-    },
-    # text extraction
-    **{
-        name: "content_core.extract"
-        for name in (
-            "ExtractOptions",
-            "ExtractedText",
-            "ExtractorRegistry",
-            "PageSpan",
-            "extract_text",
-        )
-    },
-    # tokens
-    **{
-        name: "content_core.tokens"
-        for name in (
-            "ModelLimits",
-            "TokenEstimator",
-            "count_tokens",
-            "estimate_tokens",
-            "get_model_limits",
-        )
-    },
-    # chunking
-    **{
-        name: "content_core.chunking"
-        for name in (
-            "CharacterChunker",
-            "Chunk",
-            "Chunker",
-            "ChunkingConfig",
-            "CodeChunker",
-            "DocumentSplitter",
-            "HierarchicalChunker",
-            "ImageTiler",
-            "MarkdownChunker",
-            "RecursiveChunker",
-            "TextChunker",
-            "build_chunker",
-            "chunk_text",
-            "get_chunker",
-            "list_chunkers",
-            "smart_chunk_text",
-        )
-    },
-    # compression
-    **{
-        name: "content_core.compression"
-        for name in (
-            "CompressionConfig",
-            "CompressionResult",
-            "CompressionStrategy",
-            "ContextCompressor",
-            "ExtractiveStrategy",
-            "MapReduceStrategy",
-            "SlidingWindowManager",
-            "SummarizationStrategy",
-            "TruncationStrategy",
-            "compress_text",
-        )
-    },
-    # agents
-    **{
-        name: "content_core.agents"
-        for name in (
-            "AgentConfig",
-            "BatchProcessor",
-            "ExtractionInput",
-            "ExtractionRecord",
-            "ExtractionRun",
-            "MergeStrategy",
-            "MergedExtraction",
-            "ModelCapabilities",
-            "OfflineExtractor",
-            "OpenAICompatibleAgent",
-            "PdfHandling",
-            "merge_extractions",
-            "merge_results",
-            "run_extractions",
-        )
-    },
-    # chat: preparing a caller's messages for a model
-    **{
-        name: "content_core.chat"
-        for name in ("DataSources", "FetchPolicy", "Uses", "prepare_messages")
-    },
-    # MCP servers (the `mcp` extra, imported when a server is used)
-    "McpServerConfig": "content_core.chat.mcp",
-    # search
-    **{
-        name: "content_core.search"
-        for name in ("SearchFilters", "SearchHit", "Searcher", "format_hits")
-    },
-    "RAG": "content_core.rag",
-    # store
-    **{name: "content_core.store" for name in ("BlobStore", "ContentStore")},
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

@@ -8,57 +8,36 @@ model (attachments, data sources, tools) is `content_core.chat`.
 
 from __future__ import annotations
 
-from content_core.agents.base import Agent, AgentResult, Usage
-from content_core.agents.batch import BatchItem, BatchProcessor
-from content_core.agents.chat import ChatMessage, ModelCapabilities
-from content_core.agents.documents import MergedExtraction, merge_extractions
-from content_core.agents.extraction import (
-    AgentConfig,
-    ExtractionInput,
-    ExtractionRecord,
-    ExtractionRun,
-    arun_extractions,
-    build_agent,
-    run_extractions,
-)
-from content_core.agents.merge import (
-    MergeOutcome,
-    MergeStrategy,
-    amerge_results,
-    merge_results,
-    merge_with_provenance,
-)
-from content_core.agents.offline import OfflineExtractor, extract_facts
-from content_core.agents.openai import OpenAICompatibleAgent
-from content_core.agents.pages import PdfHandling
-from content_core.agents.schemas import ExtractedFacts, load_schema
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Agent",
-    "AgentConfig",
-    "AgentResult",
-    "BatchItem",
-    "BatchProcessor",
-    "ChatMessage",
-    "ExtractedFacts",
-    "ExtractionInput",
-    "ExtractionRecord",
-    "ExtractionRun",
-    "MergeOutcome",
-    "MergeStrategy",
-    "MergedExtraction",
-    "ModelCapabilities",
-    "OfflineExtractor",
-    "OpenAICompatibleAgent",
-    "PdfHandling",
-    "Usage",
-    "amerge_results",
-    "arun_extractions",
-    "build_agent",
-    "extract_facts",
-    "load_schema",
-    "merge_extractions",
-    "merge_results",
-    "merge_with_provenance",
-    "run_extractions",
-]
+from content_core._lazy import lazy_exports
+from content_core.agents.base import Agent as Agent
+from content_core.agents.base import AgentResult as AgentResult
+from content_core.agents.base import Usage as Usage
+from content_core.agents.batch import BatchItem as BatchItem
+from content_core.agents.batch import BatchProcessor as BatchProcessor
+from content_core.agents.chat import ChatMessage as ChatMessage
+from content_core.agents.chat import ModelCapabilities as ModelCapabilities
+from content_core.agents.documents import MergedExtraction as MergedExtraction
+from content_core.agents.documents import merge_extractions as merge_extractions
+from content_core.agents.extraction import AgentConfig as AgentConfig
+from content_core.agents.extraction import ExtractionInput as ExtractionInput
+from content_core.agents.extraction import ExtractionRecord as ExtractionRecord
+from content_core.agents.extraction import ExtractionRun as ExtractionRun
+from content_core.agents.extraction import arun_extractions as arun_extractions
+from content_core.agents.extraction import build_agent as build_agent
+from content_core.agents.extraction import run_extractions as run_extractions
+from content_core.agents.merge import MergeOutcome as MergeOutcome
+from content_core.agents.merge import MergeStrategy as MergeStrategy
+from content_core.agents.merge import amerge_results as amerge_results
+from content_core.agents.merge import merge_results as merge_results
+from content_core.agents.merge import merge_with_provenance as merge_with_provenance
+from content_core.agents.offline import OfflineExtractor as OfflineExtractor
+from content_core.agents.offline import extract_facts as extract_facts
+from content_core.agents.openai import OpenAICompatibleAgent as OpenAICompatibleAgent
+from content_core.agents.pages import PdfHandling as PdfHandling
+from content_core.agents.schemas import ExtractedFacts as ExtractedFacts
+from content_core.agents.schemas import load_schema as load_schema
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

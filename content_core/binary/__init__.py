@@ -6,27 +6,26 @@ not load Pillow, pypdf or the archive libraries.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from content_core._lazy import lazy_exports
 
-_EXPORTS: dict[str, str] = {
-    "ArchiveUnpacker": "content_core.binary.archives",
-    "BinaryArtifact": "content_core.binary.artifact",
-    "BinaryConfig": "content_core.binary.config",
-    "BinaryNormalizer": "content_core.binary.normalizer",
-    "EmailUnpacker": "content_core.binary.email",
-    "GotenbergConverter": "content_core.binary.office",
-    "ImageNormalizer": "content_core.binary.images",
-    "LibreOfficeConverter": "content_core.binary.office",
-    "NoOpOfficeConverter": "content_core.binary.office",
-    "NormalisedImage": "content_core.binary.images",
-    "OFFICE_MEDIA_TYPES": "content_core.binary.office",
-    "OfficeConverter": "content_core.binary.office",
-    "PdfGuard": "content_core.binary.pdf_guard",
-    "build_office_converter": "content_core.binary.office",
-    "sniff_media_type": "content_core.binary.sniff",
-}
+if TYPE_CHECKING:
+    from content_core.binary.archives import ArchiveUnpacker as ArchiveUnpacker
+    from content_core.binary.artifact import BinaryArtifact as BinaryArtifact
+    from content_core.binary.config import BinaryConfig as BinaryConfig
+    from content_core.binary.email import EmailUnpacker as EmailUnpacker
+    from content_core.binary.images import ImageNormalizer as ImageNormalizer
+    from content_core.binary.images import NormalisedImage as NormalisedImage
+    from content_core.binary.normalizer import BinaryNormalizer as BinaryNormalizer
+    from content_core.binary.office import OFFICE_MEDIA_TYPES as OFFICE_MEDIA_TYPES
+    from content_core.binary.office import GotenbergConverter as GotenbergConverter
+    from content_core.binary.office import LibreOfficeConverter as LibreOfficeConverter
+    from content_core.binary.office import NoOpOfficeConverter as NoOpOfficeConverter
+    from content_core.binary.office import OfficeConverter as OfficeConverter
+    from content_core.binary.office import build_office_converter as build_office_converter
+    from content_core.binary.pdf_guard import PdfGuard as PdfGuard
+    from content_core.binary.sniff import sniff_media_type as sniff_media_type
 
-__all__ = sorted(_EXPORTS)
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

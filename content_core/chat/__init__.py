@@ -4,18 +4,16 @@ URLs. It sits on top of the library: it uses agents for calls and search for the
 
 from __future__ import annotations
 
-from content_core.chat.attachments import AttachmentStore, PreparedFor
-from content_core.chat.data_sources import ApiEndpoint, DataSources
-from content_core.chat.fetch import FetchPolicy
-from content_core.chat.messages import prepare_messages
-from content_core.chat.routing import Uses
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ApiEndpoint",
-    "AttachmentStore",
-    "DataSources",
-    "FetchPolicy",
-    "PreparedFor",
-    "Uses",
-    "prepare_messages",
-]
+from content_core._lazy import lazy_exports
+from content_core.chat.attachments import AttachmentStore as AttachmentStore
+from content_core.chat.attachments import PreparedFor as PreparedFor
+from content_core.chat.data_sources import ApiEndpoint as ApiEndpoint
+from content_core.chat.data_sources import DataSources as DataSources
+from content_core.chat.fetch import FetchPolicy as FetchPolicy
+from content_core.chat.messages import prepare_messages as prepare_messages
+from content_core.chat.routing import Uses as Uses
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

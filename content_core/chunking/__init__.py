@@ -10,39 +10,31 @@ is a `ChunkerSpec` in the registry (built-in, or a plug-in's through the entry p
 
 from __future__ import annotations
 
-from content_core.chunking._measure import TokenDoc
-from content_core.chunking.base import Chunk, ChunkBudget, Chunker, ChunkerOptions, ChunkerSpec
-from content_core.chunking.build import build_chunker, get_chunker
-from content_core.chunking.code import CodeChunker
-from content_core.chunking.config import ChunkingConfig
-from content_core.chunking.image import ImageTiler
-from content_core.chunking.markdown import MarkdownChunker
-from content_core.chunking.recursive import CharacterChunker, HierarchicalChunker, RecursiveChunker
-from content_core.chunking.registry import ENTRY_POINT_GROUP, chunker_spec, list_chunkers
-from content_core.chunking.smart import chunk_text, smart_chunk_text
-from content_core.chunking.text import DocumentSplitter, TextChunker
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "CharacterChunker",
-    "Chunk",
-    "ChunkBudget",
-    "Chunker",
-    "ChunkerOptions",
-    "ChunkerSpec",
-    "ChunkingConfig",
-    "CodeChunker",
-    "DocumentSplitter",
-    "ENTRY_POINT_GROUP",
-    "HierarchicalChunker",
-    "ImageTiler",
-    "MarkdownChunker",
-    "RecursiveChunker",
-    "TextChunker",
-    "TokenDoc",
-    "build_chunker",
-    "chunk_text",
-    "chunker_spec",
-    "get_chunker",
-    "list_chunkers",
-    "smart_chunk_text",
-]
+from content_core._lazy import lazy_exports
+from content_core.chunking._measure import TokenDoc as TokenDoc
+from content_core.chunking.base import Chunk as Chunk
+from content_core.chunking.base import ChunkBudget as ChunkBudget
+from content_core.chunking.base import Chunker as Chunker
+from content_core.chunking.base import ChunkerOptions as ChunkerOptions
+from content_core.chunking.base import ChunkerSpec as ChunkerSpec
+from content_core.chunking.build import build_chunker as build_chunker
+from content_core.chunking.build import get_chunker as get_chunker
+from content_core.chunking.code import CodeChunker as CodeChunker
+from content_core.chunking.config import ChunkingConfig as ChunkingConfig
+from content_core.chunking.image import ImageTiler as ImageTiler
+from content_core.chunking.markdown import MarkdownChunker as MarkdownChunker
+from content_core.chunking.recursive import CharacterChunker as CharacterChunker
+from content_core.chunking.recursive import HierarchicalChunker as HierarchicalChunker
+from content_core.chunking.recursive import RecursiveChunker as RecursiveChunker
+from content_core.chunking.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from content_core.chunking.registry import chunker_spec as chunker_spec
+from content_core.chunking.registry import list_chunkers as list_chunkers
+from content_core.chunking.smart import chunk_text as chunk_text
+from content_core.chunking.smart import smart_chunk_text as smart_chunk_text
+from content_core.chunking.text import DocumentSplitter as DocumentSplitter
+from content_core.chunking.text import TextChunker as TextChunker
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

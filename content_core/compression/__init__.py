@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-from content_core.compression.compressor import ContextCompressor
-from content_core.compression.config import CompressionConfig, CompressionResult, compress_text
-from content_core.compression.extractive import ExtractiveStrategy
-from content_core.compression.strategies import (
-    CompressionStrategy,
-    MapReduceStrategy,
-    SummarizationStrategy,
-    TruncationStrategy,
-)
-from content_core.compression.window import SlidingWindowManager
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "CompressionConfig",
-    "CompressionResult",
-    "CompressionStrategy",
-    "ContextCompressor",
-    "ExtractiveStrategy",
-    "MapReduceStrategy",
-    "SlidingWindowManager",
-    "SummarizationStrategy",
-    "TruncationStrategy",
-    "compress_text",
-]
+from content_core._lazy import lazy_exports
+from content_core.compression.compressor import ContextCompressor as ContextCompressor
+from content_core.compression.config import CompressionConfig as CompressionConfig
+from content_core.compression.config import CompressionResult as CompressionResult
+from content_core.compression.config import compress_text as compress_text
+from content_core.compression.extractive import ExtractiveStrategy as ExtractiveStrategy
+from content_core.compression.strategies import CompressionStrategy as CompressionStrategy
+from content_core.compression.strategies import MapReduceStrategy as MapReduceStrategy
+from content_core.compression.strategies import SummarizationStrategy as SummarizationStrategy
+from content_core.compression.strategies import TruncationStrategy as TruncationStrategy
+from content_core.compression.window import SlidingWindowManager as SlidingWindowManager
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

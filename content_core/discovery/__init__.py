@@ -10,28 +10,11 @@ from typing import TYPE_CHECKING
 from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from content_core.discovery.discover import (
-        BatchManifest,
-        ManifestEntry,
-        PendingBatches,
-        discover_pending,
-        record_bytes,
-    )
+    from content_core.discovery.discover import BatchManifest as BatchManifest
+    from content_core.discovery.discover import ManifestEntry as ManifestEntry
+    from content_core.discovery.discover import PendingBatches as PendingBatches
+    from content_core.discovery.discover import discover_pending as discover_pending
+    from content_core.discovery.discover import record_bytes as record_bytes
 
-_EXPORTS: dict[str, str] = {
-    "BatchManifest": "content_core.discovery.discover",
-    "ManifestEntry": "content_core.discovery.discover",
-    "PendingBatches": "content_core.discovery.discover",
-    "discover_pending": "content_core.discovery.discover",
-    "record_bytes": "content_core.discovery.discover",
-}
-
-__all__ = [
-    "BatchManifest",
-    "ManifestEntry",
-    "PendingBatches",
-    "discover_pending",
-    "record_bytes",
-]
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

@@ -42,34 +42,21 @@ same model as `BinaryConfig`.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
+from content_core._lazy import lazy_exports
 from content_core.binary.pdf_handles import OpenedPdf
-from content_core.extract.base import (
-    Blob,
-    ExtractedText,
-    ExtractOptions,
-    Extractor,
-    PageSpan,
-    SniffInfo,
-    build_text,
-    clean_text,
-)
-from content_core.extract.registry import ExtractorRegistry
+from content_core.extract.base import Blob as Blob
+from content_core.extract.base import ExtractedText as ExtractedText
+from content_core.extract.base import ExtractOptions as ExtractOptions
+from content_core.extract.base import Extractor as Extractor
+from content_core.extract.base import PageSpan as PageSpan
+from content_core.extract.base import SniffInfo as SniffInfo
+from content_core.extract.base import build_text as build_text
+from content_core.extract.base import clean_text as clean_text
+from content_core.extract.registry import ExtractorRegistry as ExtractorRegistry
 from content_core.formats import default_formats
 
-__all__ = [
-    "Blob",
-    "ExtractOptions",
-    "ExtractedText",
-    "Extractor",
-    "ExtractorRegistry",
-    "PageSpan",
-    "SniffInfo",
-    "build_text",
-    "clean_text",
-    "default_registry",
-    "extract_text",
-]
 
 @functools.cache
 def default_registry() -> ExtractorRegistry:
@@ -107,3 +94,7 @@ def extract_text(
     return chosen.extract(
         data, media_type, filename=filename, options=options, opened_pdf=opened_pdf
     )
+
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

@@ -1,32 +1,21 @@
 """Where files come from: the EntrySource protocol discovery uses, the seed's ContentSource on
 top of it, the local folder source and the S3 bucket-prefix source."""
 
-from content_core.sources.base import (
-    LISTING_SCHEMA,
-    ContentSource,
-    EntrySource,
-    RawFile,
-    SourceEntry,
-)
-from content_core.sources.cursor import ContentSourceBase, iter_entries
-from content_core.sources.local import (
-    LocalFolderSource,
-    LocalFolderSourceConfig,
-    source_id_for_folder,
-)
-from content_core.sources.s3 import S3ObjectSource, source_id_for_uri
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "LISTING_SCHEMA",
-    "ContentSource",
-    "ContentSourceBase",
-    "EntrySource",
-    "LocalFolderSource",
-    "LocalFolderSourceConfig",
-    "RawFile",
-    "S3ObjectSource",
-    "SourceEntry",
-    "iter_entries",
-    "source_id_for_folder",
-    "source_id_for_uri",
-]
+from content_core._lazy import lazy_exports
+from content_core.sources.base import LISTING_SCHEMA as LISTING_SCHEMA
+from content_core.sources.base import ContentSource as ContentSource
+from content_core.sources.base import EntrySource as EntrySource
+from content_core.sources.base import RawFile as RawFile
+from content_core.sources.base import SourceEntry as SourceEntry
+from content_core.sources.cursor import ContentSourceBase as ContentSourceBase
+from content_core.sources.cursor import iter_entries as iter_entries
+from content_core.sources.local import LocalFolderSource as LocalFolderSource
+from content_core.sources.local import LocalFolderSourceConfig as LocalFolderSourceConfig
+from content_core.sources.local import source_id_for_folder as source_id_for_folder
+from content_core.sources.s3 import S3ObjectSource as S3ObjectSource
+from content_core.sources.s3 import source_id_for_uri as source_id_for_uri
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

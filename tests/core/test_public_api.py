@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import content_core
+from content_core._lazy import export_table
 
 SEED_NAMES = {
     # Firefly content module
@@ -46,20 +49,85 @@ def test_every_name_resolves() -> None:
         assert getattr(content_core, name) is not None, name
 
 
-def test_type_checkers_see_what_the_lazy_loader_returns() -> None:
-    # The imports under TYPE_CHECKING name exactly what _EXPORTS loads, from the same place.
-    tree = ast.parse(Path(content_core.__file__).read_text(encoding="utf-8"))
-    (block,) = [
-        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
-    ]
-    seen = {
-        alias.asname: node.module
-        for node in block.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.asname == alias.name  # `X as X`: re-exported under strict type checking
-    }
-    assert seen == content_core._EXPORTS
+# Every package __init__ that writes its exports in the one-table form (content_core/_lazy.py).
+ONE_TABLE = [
+    "content_core",
+    *(
+        f"content_core.{name}"
+        for name in (
+            "agents", "binary", "chat", "chat.mcp", "chunking", "compression", "discovery",
+            "embeddings", "extract", "ocr", "search", "sources",
+        )
+    ),
+]  # fmt: skip
+
+
+def _times_written(source: str, name: str) -> int:
+    """How often `source` binds `name` (an import, a def or class) or spells it as a string
+    (an `__all__` or name -> module table entry); prose in docstrings does not count."""
+    count = 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.alias):
+            count += (node.asname or node.name) == name
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            count += node.name == name
+        elif isinstance(node, ast.Constant):
+            count += node.value == name
+    return count
+
+
+def test_each_public_name_is_written_once_in_content_core() -> None:
+    # The whole file, docstring included: one line per name, `from <package> import X as X`.
+    source = Path(content_core.__file__ or "").read_text(encoding="utf-8")
+    for name in content_core.__all__:
+        found = [line for line in source.splitlines() if re.search(rf"\b{name}\b", line)]
+        assert len(found) == 1, (name, found)
+        assert found[0].strip().endswith(f" import {name} as {name}"), (name, found)
+
+
+@pytest.mark.parametrize("package", ONE_TABLE)
+def test_each_public_name_is_written_once(package: str) -> None:
+    module = importlib.import_module(package)
+    source = Path(module.__file__ or "").read_text(encoding="utf-8")
+    assert module.__all__, package
+    for name in module.__all__:
+        assert _times_written(source, name) == 1, name
+
+
+@pytest.mark.parametrize("package", ONE_TABLE)
+def test_star_import_binds_what_type_checkers_see(package: str) -> None:
+    module = importlib.import_module(package)
+    table = export_table(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    namespace: dict[str, object] = {}
+    exec(f"from {package} import *", namespace)
+    assert sorted(set(namespace) - {"__builtins__"}) == module.__all__ == sorted(table)
+    for name, where in table.items():
+        if where is not None:  # lazy: the value is the one its module defines
+            # == rather than `is`: binary.office derives OFFICE_MEDIA_TYPES on each lookup
+            assert namespace[name] == getattr(importlib.import_module(where), name), name
+
+
+def test_export_table_refuses_a_name_written_twice() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from a import X as X\n"
+        "if TYPE_CHECKING:\n"
+        "    from b import X as X\n"
+    )
+    with pytest.raises(ValueError, match="'X' is exported twice"):
+        export_table(source)
+
+
+def test_export_table_reads_only_re_exports() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from a import Eager as Eager, helper\n"
+        "if TYPE_CHECKING:\n"
+        "    from b import Lazy as Lazy, Other as Renamed\n"
+        "def public() -> None: ...\n"
+        "def _private() -> None: ...\n"
+    )
+    assert export_table(source) == {"Eager": None, "Lazy": "b", "public": None}
 
 
 @pytest.mark.timeout(600)  # mypy reads the whole package on a loaded machine

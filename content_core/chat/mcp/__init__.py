@@ -5,16 +5,16 @@ read as text (the `mcp_resource` data source)."""
 
 from __future__ import annotations
 
-from content_core.chat.mcp.client import McpSessions, read_mcp_resource
-from content_core.chat.mcp.config import McpServerConfig
-from content_core.chat.mcp.tools import PDF, MediaTool, ToolKind, find_media_tool
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "PDF",
-    "McpServerConfig",
-    "McpSessions",
-    "MediaTool",
-    "ToolKind",
-    "find_media_tool",
-    "read_mcp_resource",
-]
+from content_core._lazy import lazy_exports
+from content_core.chat.mcp.client import McpSessions as McpSessions
+from content_core.chat.mcp.client import read_mcp_resource as read_mcp_resource
+from content_core.chat.mcp.config import McpServerConfig as McpServerConfig
+from content_core.chat.mcp.tools import PDF as PDF
+from content_core.chat.mcp.tools import MediaTool as MediaTool
+from content_core.chat.mcp.tools import ToolKind as ToolKind
+from content_core.chat.mcp.tools import find_media_tool as find_media_tool
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())
