@@ -16,7 +16,12 @@ if TYPE_CHECKING:
     from content_core.store.catalog import CATALOG_STORAGE_VERSION, ensure_catalog
     from content_core.store.compaction import CompactionReport, compact_store
     from content_core.store.extensions import extension_path, load_extension
-    from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+    from content_core.store.layout import (
+        CATALOG_FILE,
+        DEFAULT_STORE_DIR,
+        StoreLayout,
+        table_prefix,
+    )
     from content_core.store.row_arrow import duckdb_type, rows_from_table
     from content_core.store.rows import (
         AgenticExtractionRow,
@@ -81,6 +86,7 @@ _EXPORTS: dict[str, str] = {
     "OcrReading": "content_core.store.rows",
     "PageRange": "content_core.store.rows",
     "RawFileRow": "content_core.store.rows",
+    "StoreLayout": "content_core.store.layout",
     "TableRow": "content_core.store.rows",
     "compact_store": "content_core.store.compaction",
     "duckdb_type": "content_core.store.row_arrow",
@@ -89,6 +95,7 @@ _EXPORTS: dict[str, str] = {
     "load_extension": "content_core.store.extensions",
     "rows_from_table": "content_core.store.row_arrow",
     "sha256_hex": "content_core.store.blobs",
+    "table_prefix": "content_core.store.layout",
 }
 
 __all__ = [
@@ -122,6 +129,7 @@ __all__ = [
     "OcrReading",
     "PageRange",
     "RawFileRow",
+    "StoreLayout",
     "TableRow",
     "compact_store",
     "duckdb_type",
@@ -130,6 +138,7 @@ __all__ = [
     "load_extension",
     "rows_from_table",
     "sha256_hex",
+    "table_prefix",
 ]
 
 
