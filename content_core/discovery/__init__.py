@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from content_core.discovery.config import DiscoveryConfig
     from content_core.discovery.discover import (
         BatchManifest,
         ManifestEntry,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "BatchManifest": "content_core.discovery.discover",
+    "DiscoveryConfig": "content_core.discovery.config",
     "ManifestEntry": "content_core.discovery.discover",
     "PendingBatches": "content_core.discovery.discover",
     "discover_pending": "content_core.discovery.discover",
@@ -28,6 +30,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "BatchManifest",
+    "DiscoveryConfig",
     "ManifestEntry",
     "PendingBatches",
     "discover_pending",
