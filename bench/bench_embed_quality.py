@@ -40,7 +40,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = ContentStore(Path(tmp) / "store")
         source = LocalFolderSource(LocalFolderSourceConfig(folder=CORPUS))
-        found = discover_pending(source, store, set(), time_budget_s=float("inf"))
+        found = discover_pending(source, store, set(), time_budget_s=float("inf"), settle_s=0.0)
         started = time.perf_counter()
         for batch_id in found.batch_ids:
             run_batch(store, batch_id, PipelineConfig())

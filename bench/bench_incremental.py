@@ -99,7 +99,7 @@ def main() -> None:
                 store,
                 known,
                 max_batch_files=args.max_batch_files,
-                time_budget_s=TICK_BUDGET_S,
+                time_budget_s=TICK_BUDGET_S, settle_s=0.0,
             )
             known |= set(found.new_batch_ids)
             cursor = cursor_for(found)
@@ -131,14 +131,18 @@ def main() -> None:
         # 2. Ticks over the unchanged folder, then after one change.
         quiet = []
         for _ in range(3):
-            found = discover_pending(source, store, known, max_batch_files=args.max_batch_files)
+            found = discover_pending(
+                source, store, known, max_batch_files=args.max_batch_files, settle_s=0.0
+            )
             assert not found.discovered and not found.new_batch_ids
             quiet.append(found.elapsed_s)
             cursor = cursor_for(found)
         middle = _name(args.files // 2)
         target = folder / middle
         target.write_text(target.read_text() + "Amended.\n")
-        changed = discover_pending(source, store, known, max_batch_files=args.max_batch_files)
+        changed = discover_pending(
+            source, store, known, max_batch_files=args.max_batch_files, settle_s=0.0
+        )
         assert len(changed.discovered) == 1
         assert len(store.read_manifest(changed.discovered[0])) == 1
         cursor = cursor_for(changed)

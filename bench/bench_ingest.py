@@ -162,7 +162,7 @@ def one_run(folder: Path, work: Path, workers: int, ocr: str, pin: bool) -> dict
         LocalFolderSource(LocalFolderSourceConfig(folder=folder)),
         store,
         set(),
-        time_budget_s=float("inf"),
+        time_budget_s=float("inf"), settle_s=0.0,
     )
     stages["discovery"] = time.perf_counter() - last
     failures = 0
@@ -280,7 +280,7 @@ def _run_dagster(folder: Path, work: Path) -> float:
             LocalFolderSource(LocalFolderSourceConfig(folder=folder)),
             store,
             set(),
-            time_budget_s=float("inf"),
+            time_budget_s=float("inf"), settle_s=0.0,
         )
         instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))
         for batch_id in found.batch_ids:
@@ -295,7 +295,7 @@ def _run_plain(folder: Path, work: Path) -> float:
         LocalFolderSource(LocalFolderSourceConfig(folder=folder)),
         store,
         set(),
-        time_budget_s=float("inf"),
+        time_budget_s=float("inf"), settle_s=0.0,
     )
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, PipelineConfig())

@@ -48,7 +48,7 @@ def _one_run(sections: int) -> tuple[list[tuple[StageReport, float]], float]:
         _write_inbox(inbox, sections)
         store = ContentStore(Path(scratch) / "store")
         source = LocalFolderSource(LocalFolderSourceConfig(folder=inbox))
-        found = discover_pending(source, store, set())
+        found = discover_pending(source, store, set(), settle_s=0.0)
         (batch_id,) = found.batch_ids
         timed: list[tuple[StageReport, float]] = []
         started = last = time.perf_counter()

@@ -67,7 +67,7 @@ def _build_store(root: Path) -> Path:
 
     store = ContentStore(root / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=REPO / "examples" / "inbox"))
-    found = discover_pending(source, store, set(), time_budget_s=float("inf"))
+    found = discover_pending(source, store, set(), time_budget_s=float("inf"), settle_s=0.0)
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, PipelineConfig())
     store.ensure_layout()

@@ -87,7 +87,7 @@ def build_corpus_store(root: Path) -> Path:
         processing=ProcessingConfig(ocr=OcrConfig(mode="off")),
         embedder=EmbedderConfig(kind="wordllama"),
     )
-    found = discover_pending(source, store, set(), time_budget_s=float("inf"))
+    found = discover_pending(source, store, set(), time_budget_s=float("inf"), settle_s=0.0)
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, config)
     store.ensure_layout()

@@ -6,16 +6,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from content_core.agents import AgentConfig, PdfHandling
 from content_core.binary import BinaryConfig
 from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
+from content_core.discovery import DiscoveryConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.ocr import OcrConfig
 from content_core.pipeline.processing import ProcessingConfig
-from content_core.sandbox import available_cores
 from content_core.sources import (
     EntrySource,
     LocalFolderSource,
@@ -48,9 +48,11 @@ class SourceResource(dg.ConfigurableResource["SourceResource"]):
     source_id: str | None = Field(
         default=None, description="Source id; derived from the location when unset."
     )
-    max_batch_files: int = Field(default=2000, description="Most file changes in one batch.")
+    max_batch_files: int = Field(
+        default=DiscoveryConfig().max_batch_files, description="Most file changes in one batch."
+    )
     settle_s: float = Field(
-        default=2.0,
+        default=DiscoveryConfig().settle_s,
         description="Seconds a file must stay unchanged before it is ingested, so a file still "
         "being copied in waits for a later tick (CONTENT_SOURCE_SETTLE_S).",
     )
@@ -93,14 +95,22 @@ class S3SourceResource(SourceResource):
 class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
     """Limits and converters of binary normalisation and text extraction."""
 
-    office_converter: str = Field(default="none", description="none, libreoffice or gotenberg.")
+    office_converter: str = Field(
+        default=BinaryConfig().office_converter, description="none, libreoffice or gotenberg."
+    )
     gotenberg_url: str = Field(
         default=BinaryConfig().gotenberg_url, description="Gotenberg base URL."
     )
-    timeout_s: float = Field(default=60.0, description="Time limit per raw file.")
-    memory_mb: int = Field(default=2048, description="Memory cap of a worker process.")
+    timeout_s: float = Field(
+        default=ProcessingConfig().timeout_s, description="Time limit per raw file."
+    )
+    memory_mb: int = Field(
+        default=ProcessingConfig().memory_mb, description="Memory cap of a worker process."
+    )
+    # The library's factory itself: the cores are counted in the process that builds the
+    # resource (a run worker), not once at import.
     workers: int = Field(
-        default_factory=available_cores,
+        default_factory=ProcessingConfig.model_fields["workers"].default_factory,  # type: ignore[arg-type]
         description="Worker processes (CONTENT_WORKERS); default: the cores this process may use.",
     )
     ocr: str = Field(
@@ -112,12 +122,16 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
         description="OCR languages, Tesseract codes joined by '+' (CONTENT_OCR_LANGS).",
     )
 
-    @field_validator("ocr", "ocr_langs")
-    @classmethod
-    def _valid_ocr(cls, value: str, info: ValidationInfo) -> str:
-        """Refuse a bad CONTENT_OCR or CONTENT_OCR_LANGS when the resource is built."""
-        OcrConfig.model_validate({"mode" if info.field_name == "ocr" else "languages": value})
-        return value
+    # The OcrConfig built from `ocr` and `ocr_langs` when the resource is validated.
+    _ocr: OcrConfig = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _valid_ocr(self) -> "NormaliserResource":
+        """Refuse a bad CONTENT_OCR or CONTENT_OCR_LANGS when the resource is built, and keep
+        the OcrConfig so built for `to_core`."""
+        # Validated from plain values: both are launchpad or environment strings.
+        self._ocr = OcrConfig.model_validate({"mode": self.ocr, "languages": self.ocr_langs})
+        return self
 
     def to_core(self) -> ProcessingConfig:
         """The library's processing configuration."""
@@ -126,7 +140,7 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
             binary=BinaryConfig.model_validate(
                 {"office_converter": self.office_converter, "gotenberg_url": self.gotenberg_url}
             ),
-            ocr=OcrConfig.model_validate({"mode": self.ocr, "languages": self.ocr_langs}),
+            ocr=self._ocr,
             timeout_s=self.timeout_s,
             memory_mb=self.memory_mb,
             workers=self.workers,
@@ -219,7 +233,7 @@ class EmbedderResource(dg.ConfigurableResource["EmbedderResource"]):
     """How chunks are embedded: offline WordLlama, an OpenAI-compatible endpoint, or off."""
 
     kind: str = Field(
-        default="auto",
+        default=EmbedderConfig().kind,
         description="auto (wordllama when installed, else off), off, wordllama or openai "
         "(CONTENT_EMBEDDER).",
     )
@@ -255,19 +269,19 @@ class EmbedderResource(dg.ConfigurableResource["EmbedderResource"]):
 class AgentResource(dg.ConfigurableResource["AgentResource"]):
     """The extraction agent: the offline extractor or an OpenAI-compatible endpoint."""
 
-    kind: str = Field(default="offline", description="offline or openai (CONTENT_AGENT).")
+    kind: str = Field(default=AgentConfig().kind, description="offline or openai (CONTENT_AGENT).")
     model: str | None = Field(default=None, description="Model name (CONTENT_AGENT_MODEL).")
     base_url: str | None = Field(default=None, description="Endpoint (OPENAI_BASE_URL).")
     api_key: str | None = Field(default=None, description="API key (OPENAI_API_KEY).")
     schema_path: str | None = Field(default=None, description="pkg.module:Model extraction schema.")
     prompt: str | None = Field(default=None, description="Prompt template; default per schema.")
-    concurrency: int = 8
+    concurrency: int = AgentConfig().concurrency
     timeout_s: float = AgentConfig().timeout_s
     chunk_timeout_s: float = Field(
         default=AgentConfig().chunk_timeout_s,
         description="Time budget per chunk (per merge), retries included, seconds.",
     )
-    max_retries: int = 4
+    max_retries: int = AgentConfig().max_retries
     merge_strategy: str = Field(
         default=AgentConfig().merge_strategy,
         description="merge_json, concatenate_list (keeps repeats) or llm_merge.",

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from content_assets.cli.query import FORMATS, query_command, store_arg, store_location
+from content_core.discovery import DiscoveryConfig
 from content_core.logs import configure_logging
 
 __all__ = ["main"]
@@ -28,7 +29,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest = commands.add_parser("ingest", help="ingest a folder (each folder is a source)")
     ingest.add_argument("path", type=Path)
     ingest.add_argument("--source-id", default=None, help="default: derived from the path")
-    ingest.add_argument("--max-batch-files", type=int, default=2000)
+    ingest.add_argument(
+        "--max-batch-files", type=int, default=DiscoveryConfig().max_batch_files
+    )
 
     query = commands.add_parser("query", help="run SQL against the store's views")
     query.add_argument("sql")

@@ -52,6 +52,9 @@ def ingest(
             set(instance.get_dynamic_partitions(INGEST_BATCHES)),
             max_batch_files=max_batch_files,
             time_budget_s=float("inf"),
+            # One shot, asked for now: no later pass to leave a just-copied file to (a file
+            # that changes while it is read is still refused), see DiscoveryConfig.
+            settle_s=0.0,
         )
         print(f"scanned {found.scanned} files; {len(found.batch_ids)} batch(es) to run", flush=True)
         if found.new_batch_ids:

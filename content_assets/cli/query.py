@@ -17,7 +17,7 @@ from typing import TextIO
 
 import duckdb
 
-from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
+from content_core.store.layout import BATCHES_DIR, DEFAULT_STORE_DIR, StoreLayout
 from content_core.store.storage import ObjectStorage, default_work_dir, is_object_uri
 
 FORMATS = ("table", "csv", "json", "jsonl", "markdown")
@@ -89,9 +89,9 @@ def existing_store(given: Path | str | None) -> Path:
     """
     root = store_dir(given)
     uri = object_store(given)
-    if (root / CATALOG_FILE).is_file():
+    if StoreLayout(root).catalog.is_file():
         return root
-    if uri is None or not ObjectStorage(uri).list("batches/"):
+    if uri is None or not ObjectStorage(uri).list(f"{BATCHES_DIR}/"):
         raise StoreNotFoundError(uri or root)
     from content_core.store import ContentStore  # imports pyarrow: only here, once
 
@@ -112,7 +112,7 @@ def open_catalog(root: Path, uri: str | None = None) -> Iterator[duckdb.DuckDBPy
         uri = uri if uri is not None and store_dir(None) == root else None
     storage = ObjectStorage(uri) if uri is not None else None
     try:
-        connection = duckdb.connect(str(root / CATALOG_FILE), read_only=True)
+        connection = duckdb.connect(str(StoreLayout(root).catalog), read_only=True)
         if storage is not None:  # the views read s3:// URLs: httpfs and a secret from AWS_*
             storage.prepare(connection)
     except duckdb.IOException:

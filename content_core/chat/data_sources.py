@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from content_core.agents.base import Agent
 from content_core.chat.fetch import FetchPolicy, fetch_url, is_http_url
 from content_core.errors import ContentError, LLMError, SourceError
+from content_core.store import StoreLayout
 
 __all__ = [
     "RESOLVERS",
@@ -132,14 +133,15 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 def _connect(root: Path) -> duckdb.DuckDBPyConnection:
     """The store's catalog, read-only, able to read only the store's own table files."""
-    catalog = root / "content.duckdb"
+    layout = StoreLayout(root)
+    catalog = layout.catalog
     if not catalog.is_file():
         raise SourceError(f"no content store catalog at {catalog}")
     try:
         connection = duckdb.connect(str(catalog), read_only=True)
         # A SELECT may call read_csv('/etc/passwd') or COPY: only the store's files are open
         # to it, and the query cannot unlock that again.
-        folders = [str(root / "tables") + "/", str(root / "batches") + "/"]
+        folders = [str(layout.tables) + "/", str(layout.batches) + "/"]
         connection.execute("SET allowed_directories = ?", [folders])
         connection.execute("SET enable_external_access = false")
         connection.execute("SET lock_configuration = true")

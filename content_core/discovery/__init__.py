@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from content_core.discovery.config import DiscoveryConfig as DiscoveryConfig
     from content_core.discovery.discover import BatchManifest as BatchManifest
     from content_core.discovery.discover import ManifestEntry as ManifestEntry
     from content_core.discovery.discover import PendingBatches as PendingBatches

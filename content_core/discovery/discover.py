@@ -23,6 +23,7 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
+from content_core.discovery.config import DiscoveryConfig
 from content_core.discovery.hashing import HashCache, read_ahead, read_stable
 from content_core.discovery.known import SNAPSHOT_EVERY, load_latest, save_snapshot
 from content_core.sources import EntrySource, SourceEntry
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 Change = Literal["added", "modified", "deleted"]
+
+# The defaults of `discover_pending`'s keywords: DiscoveryConfig's, never numbers of its own.
+_DEFAULTS = DiscoveryConfig()
 
 
 class ManifestEntry(BaseModel):
@@ -177,7 +181,7 @@ def _discover(
     max_batch_files: int,
     time_budget_s: float,
     started: float,
-    settle_s: float = 0.0,
+    settle_s: float,
     clock_ns: Callable[[], int] = time.time_ns,
 ) -> _Pass:
     """One listing, then as many batches as the budget allows, each manifest written at once."""
@@ -185,7 +189,7 @@ def _discover(
         raise ValueError("max_batch_files must be at least 1")
     store.ensure_layout()
     with _source_lock(store, source.source_id):
-        cache = HashCache(store.root / "state" / f"{source.source_id}.hashes.parquet")
+        cache = HashCache(store.layout.state(f"{source.source_id}.hashes.parquet"))
         plan = _plan(source, store, cache)
         seq, previous = plan.last_seq, plan.last_batch
         batches: list[BatchManifest] = []
@@ -306,10 +310,10 @@ def discover_pending(
     store: ContentStore,
     known: set[str],
     *,
-    max_batch_files: int = 2000,
+    max_batch_files: int = _DEFAULTS.max_batch_files,
     time_budget_s: float = 40.0,
     is_finished: Callable[[str], bool] | None = None,
-    settle_s: float = 0.0,
+    settle_s: float = _DEFAULTS.settle_s,
     clock_ns: Callable[[], int] = time.time_ns,
 ) -> PendingBatches:
     """Discover until the source holds no unrecorded change or the time budget is spent, then
@@ -320,8 +324,9 @@ def discover_pending(
     are found by comparing every listed entry with the latest manifest row of its path; a
     rename is the deletion of one path and the addition of another. Each batch holds at most
     `max_batch_files` changes; `has_more` says whether a next pass is due. An entry that
-    changes while it is read, or (with `settle_s`) that changed less than `settle_s` seconds
-    ago, is left for the next pass and never pinned half-written; `clock_ns` is the wall clock
+    changes while it is read, or that changed less than `settle_s` seconds ago (default
+    `DiscoveryConfig().settle_s`; pass 0 when the files are known to be complete), is left
+    for the next pass and never pinned half-written; `clock_ns` is the wall clock
     that `changed_ns` is compared with (a test may pass its own).
 
     A batch written by a discovery whose caller crashed before requesting it is found again

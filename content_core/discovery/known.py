@@ -50,7 +50,7 @@ def _quote(path: Path | str) -> str:
 
 
 def _snapshot_path(store: ContentStore, source_id: str) -> Path:
-    return store.root / "state" / f"{source_id}.known.parquet"
+    return store.layout.state(f"{source_id}.known.parquet")
 
 
 def _manifests_after(store: ContentStore, source_id: str, after_seq: int) -> list[str]:

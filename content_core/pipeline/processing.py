@@ -44,6 +44,7 @@ from content_core.sandbox import (
     shared_pool,
     workers_can_start,
 )
+from content_core.store import StoreLayout
 from content_core.store.blobs import BlobStore, sha256_hex
 from content_core.store.storage import open_storage
 
@@ -276,7 +277,7 @@ def _process_file(task: _Task) -> list[ArtifactRecord] | _Deferred:
                                   exc.message, "normalise", kind=kind_for(media_type))]
         # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
         # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
-        ocr = OcrRun(task.ocr, task.blob_root.parent / "cache" / "ocr",
+        ocr = OcrRun(task.ocr, StoreLayout.of_blobs(task.blob_root).cache("ocr"),
                      started + 0.75 * task.timeout_s, defer_claimed=task.defer_claimed)
         try:
             return records_of(artifacts, store, raw_id, task.binary, ocr, pdfs=pdfs)

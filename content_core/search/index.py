@@ -30,7 +30,7 @@ import duckdb
 
 from content_core.errors import SearchError
 from content_core.search.terms import ApplyCounts, apply_rows, create_tables, index_counts
-from content_core.store.layout import CATALOG_FILE
+from content_core.store.layout import SEARCH_INDEX_FILE, StoreLayout, table_prefix
 from content_core.store.locks import state_lock
 from content_core.store.storage import Storage, open_storage
 
@@ -48,7 +48,7 @@ __all__ = [
     "update_index",
 ]
 
-INDEX_FILE = "search.duckdb"
+INDEX_FILE = SEARCH_INDEX_FILE
 _BATCHES_TABLE = "index_batches"  # batch_id, signature: what each batch was applied from
 _META_TABLE = "index_meta"  # one row: format, compacted (the compacted files seen)
 # Part of the state: an index laid out by another version of this module is built anew.
@@ -87,8 +87,9 @@ def _file_state(storage: Storage) -> _FileState:
     parts: dict[str, list[str]] = {}
     packed: list[str] = []
     for number, table in enumerate(_KEY_TABLES):
-        for item in storage.list(f"tables/{table}/"):
-            folder, _, name = item.key[len(f"tables/{table}/") :].partition("/")
+        prefix = table_prefix(table)
+        for item in storage.list(prefix):
+            folder, _, name = item.key[len(prefix) :].partition("/")
             stat = f"{item.size_bytes}:{item.version}"
             if folder.startswith("batch=") and folder != _EMPTY and name == "data.parquet":
                 slot = parts.setdefault(folder[len("batch=") :], ["-"] * len(_KEY_TABLES))
@@ -154,7 +155,7 @@ def _compacted_batches(storage: Storage) -> list[str]:
     try:
         storage.prepare(connection)
         for table in _KEY_TABLES:
-            for item in storage.list(f"tables/{table}/{_COMPACTED}/"):
+            for item in storage.list(f"{table_prefix(table)}{_COMPACTED}/"):
                 if item.key.endswith(".parquet"):
                     rows = connection.execute(
                         "SELECT DISTINCT batch_id FROM read_parquet(?)", [storage.url(item.key)]
@@ -186,8 +187,8 @@ def _write(
 ) -> tuple[ApplyCounts, int, int]:
     """Apply `batches` (None: build from every batch) to a copy of the index, record `state`
     for them, rename the copy into place; (counts, documents, postings) of the new file."""
-    target = root / INDEX_FILE
-    tmp = root / f".{INDEX_FILE}.{os.getpid()}.tmp"
+    target = StoreLayout(root).search_index
+    tmp = target.with_name(f".{INDEX_FILE}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     if batches is not None:
         shutil.copyfile(target, tmp)
@@ -230,7 +231,7 @@ def _write(
 def _bring_up(root: Path, storage: Storage) -> IndexUpdate:
     """Apply every stale batch, or build anew; under the lock."""
     started = time.perf_counter()
-    target = root / INDEX_FILE
+    target = StoreLayout(root).search_index
     with state_lock(root, "search_index"):  # one writer per store
         # Stat before reading rows: a file rewritten meanwhile is found stale next time.
         state = _file_state(storage)
@@ -301,13 +302,14 @@ def ensure_index(root: Path) -> Path:
     """
     root = Path(root).resolve()
     storage = open_storage(root)
-    target = root / INDEX_FILE
+    target = StoreLayout(root).search_index
     recorded = _recorded(target)
     if recorded is not None:
         state = _file_state(storage)
         if state.compacted == recorded.compacted and not _stale(storage, state, recorded):
             return target
-    if not (root / "tables").is_dir() and not (root / CATALOG_FILE).is_file():
+    layout = StoreLayout(root)
+    if not layout.tables.is_dir() and not layout.catalog.is_file():
         raise SearchError(f"no content store at {root}")
     return _bring_up(root, storage).path
 

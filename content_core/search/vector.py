@@ -18,7 +18,7 @@ import duckdb
 
 from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
 from content_core.search.types import SearchFilters
-from content_core.store import CHUNK_EMBEDDINGS, RAW_FILES, ContentStore
+from content_core.store import CHUNK_EMBEDDINGS, RAW_FILES, ContentStore, table_prefix
 
 __all__ = ["VECTORS_TABLE", "VectorIndex", "rank_vectors", "vector_ranking"]
 
@@ -115,7 +115,7 @@ class VectorIndex:
     def _files(self) -> tuple[tuple[str, str, int], ...]:
         found = []
         for table in (CHUNK_EMBEDDINGS, RAW_FILES):
-            for item in self.store.storage.list(f"tables/{table}/"):
+            for item in self.store.storage.list(table_prefix(table)):
                 if item.key.endswith(".parquet"):
                     found.append((item.key, item.version, item.size_bytes))
         return tuple(found)

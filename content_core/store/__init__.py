@@ -12,137 +12,50 @@ from typing import TYPE_CHECKING
 from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from content_core.store.blobs import BlobStore, sha256_hex
-    from content_core.store.catalog import CATALOG_STORAGE_VERSION, ensure_catalog
-    from content_core.store.compaction import CompactionReport, compact_store
-    from content_core.store.extensions import extension_path, load_extension
-    from content_core.store.layout import CATALOG_FILE, DEFAULT_STORE_DIR
-    from content_core.store.row_arrow import duckdb_type, rows_from_table
-    from content_core.store.rows import (
-        AgenticExtractionRow,
-        ArtifactRow,
-        BatchRow,
-        ChunkEmbeddingRow,
-        ChunkRow,
-        Col,
-        CompressedContextRow,
-        MergedExtractionRow,
-        MessagePartRow,
-        NormalisedArtifactRow,
-        OcrReading,
-        PageRange,
-        RawFileRow,
-        TableRow,
-    )
-    from content_core.store.store import ContentStore
-    from content_core.store.tables import (
-        AGENTIC_EXTRACTIONS,
-        BATCHES,
-        CHUNK_EMBEDDINGS,
-        CHUNKS,
-        COMPRESSED_CONTEXTS,
-        MERGED_EXTRACTIONS,
-        MESSAGE_PARTS,
-        NORMALISED_ARTIFACTS,
-        PIPELINE_TABLES,
-        RAW_FILES,
-        ROW_MODELS,
-        SCHEMAS,
-        pipeline_tables,
-        row_model,
-        table_schema,
-    )
+    from content_core.store.blobs import BlobStore as BlobStore
+    from content_core.store.blobs import sha256_hex as sha256_hex
+    from content_core.store.catalog import CATALOG_STORAGE_VERSION as CATALOG_STORAGE_VERSION
+    from content_core.store.catalog import ensure_catalog as ensure_catalog
+    from content_core.store.compaction import CompactionReport as CompactionReport
+    from content_core.store.compaction import compact_store as compact_store
+    from content_core.store.extensions import extension_path as extension_path
+    from content_core.store.extensions import load_extension as load_extension
+    from content_core.store.layout import CATALOG_FILE as CATALOG_FILE
+    from content_core.store.layout import DEFAULT_STORE_DIR as DEFAULT_STORE_DIR
+    from content_core.store.layout import StoreLayout as StoreLayout
+    from content_core.store.layout import table_prefix as table_prefix
+    from content_core.store.row_arrow import duckdb_type as duckdb_type
+    from content_core.store.row_arrow import rows_from_table as rows_from_table
+    from content_core.store.rows import AgenticExtractionRow as AgenticExtractionRow
+    from content_core.store.rows import ArtifactRow as ArtifactRow
+    from content_core.store.rows import BatchRow as BatchRow
+    from content_core.store.rows import ChunkEmbeddingRow as ChunkEmbeddingRow
+    from content_core.store.rows import ChunkRow as ChunkRow
+    from content_core.store.rows import Col as Col
+    from content_core.store.rows import CompressedContextRow as CompressedContextRow
+    from content_core.store.rows import MergedExtractionRow as MergedExtractionRow
+    from content_core.store.rows import MessagePartRow as MessagePartRow
+    from content_core.store.rows import NormalisedArtifactRow as NormalisedArtifactRow
+    from content_core.store.rows import OcrReading as OcrReading
+    from content_core.store.rows import PageRange as PageRange
+    from content_core.store.rows import RawFileRow as RawFileRow
+    from content_core.store.rows import TableRow as TableRow
+    from content_core.store.store import ContentStore as ContentStore
+    from content_core.store.tables import AGENTIC_EXTRACTIONS as AGENTIC_EXTRACTIONS
+    from content_core.store.tables import BATCHES as BATCHES
+    from content_core.store.tables import CHUNK_EMBEDDINGS as CHUNK_EMBEDDINGS
+    from content_core.store.tables import CHUNKS as CHUNKS
+    from content_core.store.tables import COMPRESSED_CONTEXTS as COMPRESSED_CONTEXTS
+    from content_core.store.tables import MERGED_EXTRACTIONS as MERGED_EXTRACTIONS
+    from content_core.store.tables import MESSAGE_PARTS as MESSAGE_PARTS
+    from content_core.store.tables import NORMALISED_ARTIFACTS as NORMALISED_ARTIFACTS
+    from content_core.store.tables import PIPELINE_TABLES as PIPELINE_TABLES
+    from content_core.store.tables import RAW_FILES as RAW_FILES
+    from content_core.store.tables import ROW_MODELS as ROW_MODELS
+    from content_core.store.tables import SCHEMAS as SCHEMAS
+    from content_core.store.tables import pipeline_tables as pipeline_tables
+    from content_core.store.tables import row_model as row_model
+    from content_core.store.tables import table_schema as table_schema
 
-# name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "AGENTIC_EXTRACTIONS": "content_core.store.tables",
-    "BATCHES": "content_core.store.tables",
-    "CATALOG_FILE": "content_core.store.layout",
-    "CATALOG_STORAGE_VERSION": "content_core.store.catalog",
-    "CHUNKS": "content_core.store.tables",
-    "CHUNK_EMBEDDINGS": "content_core.store.tables",
-    "COMPRESSED_CONTEXTS": "content_core.store.tables",
-    "DEFAULT_STORE_DIR": "content_core.store.layout",
-    "MERGED_EXTRACTIONS": "content_core.store.tables",
-    "MESSAGE_PARTS": "content_core.store.tables",
-    "NORMALISED_ARTIFACTS": "content_core.store.tables",
-    "PIPELINE_TABLES": "content_core.store.tables",
-    "RAW_FILES": "content_core.store.tables",
-    "ROW_MODELS": "content_core.store.tables",
-    "SCHEMAS": "content_core.store.tables",
-    "pipeline_tables": "content_core.store.tables",
-    "row_model": "content_core.store.tables",
-    "table_schema": "content_core.store.tables",
-    "AgenticExtractionRow": "content_core.store.rows",
-    "ArtifactRow": "content_core.store.rows",
-    "Col": "content_core.store.rows",
-    "BatchRow": "content_core.store.rows",
-    "BlobStore": "content_core.store.blobs",
-    "ChunkEmbeddingRow": "content_core.store.rows",
-    "ChunkRow": "content_core.store.rows",
-    "CompactionReport": "content_core.store.compaction",
-    "CompressedContextRow": "content_core.store.rows",
-    "ContentStore": "content_core.store.store",
-    "MergedExtractionRow": "content_core.store.rows",
-    "MessagePartRow": "content_core.store.rows",
-    "NormalisedArtifactRow": "content_core.store.rows",
-    "OcrReading": "content_core.store.rows",
-    "PageRange": "content_core.store.rows",
-    "RawFileRow": "content_core.store.rows",
-    "TableRow": "content_core.store.rows",
-    "compact_store": "content_core.store.compaction",
-    "duckdb_type": "content_core.store.row_arrow",
-    "ensure_catalog": "content_core.store.catalog",
-    "extension_path": "content_core.store.extensions",
-    "load_extension": "content_core.store.extensions",
-    "rows_from_table": "content_core.store.row_arrow",
-    "sha256_hex": "content_core.store.blobs",
-}
-
-__all__ = [
-    "AGENTIC_EXTRACTIONS",
-    "BATCHES",
-    "CATALOG_FILE",
-    "CATALOG_STORAGE_VERSION",
-    "CHUNKS",
-    "CHUNK_EMBEDDINGS",
-    "COMPRESSED_CONTEXTS",
-    "DEFAULT_STORE_DIR",
-    "MERGED_EXTRACTIONS",
-    "MESSAGE_PARTS",
-    "NORMALISED_ARTIFACTS",
-    "PIPELINE_TABLES",
-    "RAW_FILES",
-    "ROW_MODELS",
-    "SCHEMAS",
-    "AgenticExtractionRow",
-    "ArtifactRow",
-    "Col",
-    "BatchRow",
-    "BlobStore",
-    "ChunkEmbeddingRow",
-    "ChunkRow",
-    "CompactionReport",
-    "CompressedContextRow",
-    "ContentStore",
-    "MergedExtractionRow",
-    "MessagePartRow",
-    "NormalisedArtifactRow",
-    "OcrReading",
-    "PageRange",
-    "RawFileRow",
-    "TableRow",
-    "compact_store",
-    "duckdb_type",
-    "ensure_catalog",
-    "extension_path",
-    "load_extension",
-    "rows_from_table",
-    "sha256_hex",
-    "pipeline_tables",
-    "row_model",
-    "table_schema",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(globals())

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from content_core.store.layout import StoreLayout
+
 __all__ = ["state_lock"]
 
 
@@ -16,7 +18,7 @@ def state_lock(root: Path, name: str) -> Iterator[None]:
 
     An flock dies with its process, so a writer killed mid-way never leaves it held.
     """
-    lock_path = Path(root) / "state" / f"{name}.lock"
+    lock_path = StoreLayout(Path(root)).state(f"{name}.lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)

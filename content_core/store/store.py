@@ -14,12 +14,12 @@ import pyarrow.parquet as pq
 
 from content_core.store.blobs import BlobStore
 from content_core.store.catalog import (
-    CATALOG_FILE,
     COMPACTED_DIR,
     connect_views,
     ensure_catalog,
     table_select,
 )
+from content_core.store.layout import StoreLayout, table_prefix
 from content_core.store.rows import BatchRow, TableRow
 from content_core.store.storage import (
     LocalStorage,
@@ -50,7 +50,8 @@ class ContentStore:
     from the AWS_* variables, see `S3Settings`). Every machine shares what is under the URI:
     blobs, tables, manifests and finished marks. What stays on each machine is under
     `self.root`, its work folder (`work_dir`, default `default_work_dir`): the catalog file
-    (views over the `s3://` files), locks, caches and a copy of the blobs it read.
+    (views over the `s3://` files), locks, caches and a copy of the blobs it read. Every path
+    under `self.root` comes from `self.layout` (`content_core.store.layout`).
     """
 
     def __init__(self, root: Path | str, *, work_dir: Path | None = None) -> None:
@@ -58,11 +59,13 @@ class ContentStore:
         if is_object_uri(root):
             self.storage = ObjectStorage(str(root))
             self.root = (work_dir or default_work_dir(self.storage.location)).resolve()
-            self.blobs = BlobStore(self.root / "blobs", remote=self.storage)
+            self.layout = StoreLayout(self.root)
+            self.blobs = BlobStore(self.layout.blobs, remote=self.storage)
         else:
             self.storage = LocalStorage(Path(root))
             self.root = Path(root).expanduser().resolve()
-            self.blobs = BlobStore(self.root / "blobs")
+            self.layout = StoreLayout(self.root)
+            self.blobs = BlobStore(self.layout.blobs)
         self._ready = False
 
     # -- layout -------------------------------------------------------------------------------
@@ -75,7 +78,7 @@ class ContentStore:
     @property
     def catalog_path(self) -> Path:
         """Where `content.duckdb` lives (on this machine)."""
-        return self.root / CATALOG_FILE
+        return self.layout.catalog
 
     def ensure_layout(self) -> None:
         """Create the folders, an empty file of each table's schema and the catalog (idempotent).
@@ -114,7 +117,7 @@ class ContentStore:
     def _table_dir(self, table: str) -> str:
         if table == BATCHES or table not in pipeline_tables():
             raise ValueError(f"unknown table {table!r}")
-        return f"tables/{table}"
+        return table_prefix(table).rstrip("/")
 
     def table_key(self, table: str, batch_id: str) -> str:
         """The key (relative to the root) of the Parquet file of `table`'s rows for `batch_id`."""

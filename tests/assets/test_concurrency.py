@@ -92,7 +92,7 @@ def test_parallel_batch_runs_while_a_reader_queries_the_catalog(tmp_path: Path) 
         )
     store = ContentStore(tmp_path / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="par")
-    found = discover_pending(source, store, set(), max_batch_files=15)
+    found = discover_pending(source, store, set(), max_batch_files=15, settle_s=0.0)
     batches = list(found.batch_ids)
     assert len(batches) == 4
     home = tmp_path / "dagster_home"

@@ -49,7 +49,9 @@ def main():
     store = ContentStore(store_dir)
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="crash")
     if mode == "plain":
-        found = discover_pending(source, store, set(), max_batch_files=batch, time_budget_s=1e9)
+        found = discover_pending(
+            source, store, set(), max_batch_files=batch, time_budget_s=1e9, settle_s=0.0
+        )
         for batch_id in found.batch_ids:
             run_batch(store, batch_id, PipelineConfig())
         return
@@ -125,7 +127,9 @@ def _kill_when(process: subprocess.Popen[bytes], ready: Callable[[], bool], limi
 def _complete(folder: Path, store: ContentStore) -> None:
     """What `content-pipeline ingest` does: discover, then run every unfinished batch."""
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="crash")
-    found = discover_pending(source, store, set(), max_batch_files=BATCH, time_budget_s=1e9)
+    found = discover_pending(
+        source, store, set(), max_batch_files=BATCH, time_budget_s=1e9, settle_s=0.0
+    )
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, PipelineConfig())
 

@@ -38,7 +38,8 @@ def test_llm_agent_through_the_batch_job(
             "OPENAI_API_KEY": "test-key",
         }
     )
-    found = discover_pending(LocalFolderSource(LocalFolderSourceConfig(folder=inbox)), store, set())
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=inbox))
+    found = discover_pending(source, store, set(), settle_s=0.0)
     (batch,) = found.batch_ids
     server.script(Fault(status=429, retry_after="0.2"))
     job = defs.resolve_job_def("ingest_batch_job")

@@ -23,7 +23,7 @@ def _materialise(
 ) -> dict[str, object]:
     """Discover `inbox` into one batch, run the batch job for it; the search_index metadata."""
     source = LocalFolderSource(LocalFolderSourceConfig(folder=inbox))
-    [batch] = discover_pending(source, store, set(), time_budget_s=60).discovered
+    [batch] = discover_pending(source, store, set(), time_budget_s=60, settle_s=0.0).discovered
     instance.add_dynamic_partitions(INGEST_BATCHES, [batch])
     job = defs.resolve_job_def("ingest_batch_job")
     result = job.execute_in_process(instance=instance, partition_key=batch)

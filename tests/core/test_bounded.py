@@ -63,7 +63,7 @@ def _batch(tmp_path: Path) -> tuple[ContentStore, str]:
     (folder / "z_slow.txt").write_text(SLOW_TEXT, encoding="utf-8")
     store = ContentStore(tmp_path / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
-    (batch_id,) = discover_pending(source, store, set(), time_budget_s=1e9).batch_ids
+    (batch_id,) = discover_pending(source, store, set(), time_budget_s=1e9, settle_s=0.0).batch_ids
     build_raw_files(store, batch_id)
     build_normalised_artifacts(store, batch_id, ProcessingConfig(isolate=False))
     return store, batch_id

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import threading
 import time
@@ -14,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from content_core.discovery import PendingBatches, discover_pending
-from content_core.pipeline import discovery
+from content_core.discovery import DiscoveryConfig, PendingBatches, discover_pending
+from content_core.discovery import discover as discovery
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, iter_entries
 from content_core.store import ContentStore
 from tests.fixtures.names import ODD_NAMES, make_odd_folder
@@ -28,8 +29,9 @@ def _source(folder: Path) -> LocalFolderSource:
 
 
 def _discover(folder: Path, store: ContentStore, **options: Any) -> PendingBatches:
-    """One discovery pass over `folder` as the triggers run it."""
-    return discover_pending(_source(folder), store, set(), **options)
+    """One discovery pass over `folder` as the triggers run it, with no settle time unless
+    given (each test writes its files just before)."""
+    return discover_pending(_source(folder), store, set(), **{"settle_s": 0.0, **options})
 
 
 def _rows(store: ContentStore, found: PendingBatches) -> list[dict[str, Any]]:
@@ -90,7 +92,7 @@ def test_batches_are_capped_and_the_rest_follow(tmp_path: Path, store: ContentSt
     folder.mkdir()
     for number in range(25):
         (folder / f"f{number:02d}.txt").write_text(f"file {number}")
-    found = discover_pending(_source(folder), store, set(), max_batch_files=10)
+    found = discover_pending(_source(folder), store, set(), max_batch_files=10, settle_s=0.0)
     assert [len(store.read_manifest(b)) for b in found.batch_ids] == [10, 10, 5]
     assert found.new_batch_ids == found.batch_ids and not found.has_more
 
@@ -98,9 +100,9 @@ def test_batches_are_capped_and_the_rest_follow(tmp_path: Path, store: ContentSt
 def test_unrequested_batches_are_found_again(inbox: Path, store: ContentStore) -> None:
     """A trigger that crashed after discovery still gets the batch on its next call."""
     (first,) = _discover(inbox, store).discovered
-    again = discover_pending(_source(inbox), store, set())
+    again = discover_pending(_source(inbox), store, set(), settle_s=0.0)
     assert again.discovered == () and again.batch_ids == (first,)
-    known = discover_pending(_source(inbox), store, {first})
+    known = discover_pending(_source(inbox), store, {first}, settle_s=0.0)
     assert known.new_batch_ids == () and known.batch_ids == (first,)
 
 
@@ -128,14 +130,14 @@ def test_three_thousand_files_in_capped_batches_then_a_quick_quiet_pass(
     _many(folder, 3000)
     # No time budget: on a loaded machine the default 40 s could end the pass early.
     found = discover_pending(
-        _source(folder), store, set(), max_batch_files=400, time_budget_s=float("inf")
+        _source(folder), store, set(), max_batch_files=400, time_budget_s=float("inf"), settle_s=0.0
     )
     sizes = [len(store.read_manifest(b)) for b in found.batch_ids]
     assert sizes == [400] * 7 + [200] and not found.has_more
     paths = store.query("SELECT path, count(*) AS n FROM batches GROUP BY path").to_pylist()
     assert len(paths) == 3000 and {r["n"] for r in paths} == {1}  # every file recorded once
     with files_opened_under(folder) as opened:
-        quiet = discover_pending(_source(folder), store, set(found.batch_ids))
+        quiet = discover_pending(_source(folder), store, set(found.batch_ids), settle_s=0.0)
     assert quiet.discovered == () and quiet.scanned == 3000
     assert opened == []  # quick because it reads no file: the listing and the store suffice
 
@@ -146,7 +148,7 @@ def test_time_budget_keeps_progress_in_the_store(tmp_path: Path, store: ContentS
     _many(folder, 12)
     passes = []
     while True:
-        found = discover_pending(_source(folder), store, set(), time_budget_s=0.0)
+        found = discover_pending(_source(folder), store, set(), time_budget_s=0.0, settle_s=0.0)
         passes.append(found.discovered)
         if not found.has_more:
             break
@@ -195,7 +197,7 @@ def test_file_rewritten_after_listing_is_pinned_whole(inbox: Path, store: Conten
     target.write_text("version two of the minutes")
     listing = _source(inbox).list_entries()
     target.write_text("version three, written after the listing was taken")
-    found = discover_pending(_StaleSource(inbox, listing), store, set())
+    found = discover_pending(_StaleSource(inbox, listing), store, set(), settle_s=0.0)
     (entry,) = _rows(store, found)
     assert entry["sha256"] == hashlib.sha256(target.read_bytes()).hexdigest()
     now = _source(inbox).stat_entry(b"plain.txt")
@@ -210,7 +212,7 @@ def test_file_vanishing_between_listing_and_reading(inbox: Path, store: ContentS
     listing = _source(inbox).list_entries()
     (inbox / "plain.txt").unlink()
     (inbox / "fresh.txt").unlink()
-    stale = discover_pending(_StaleSource(inbox, listing), store, set())
+    stale = discover_pending(_StaleSource(inbox, listing), store, set(), settle_s=0.0)
     assert stale.discovered == () and stale.has_more  # no crash, nothing pinned, look again
     assert _changes(store, _discover(inbox, store)) == {"plain.txt": "deleted"}
 
@@ -482,17 +484,18 @@ def test_an_in_memory_source_is_discovered_through_the_protocol_alone(
     source = MemorySource("mem")
     for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
         source.put(name, f"version one of {name}".encode())
-    first = discover_pending(source, store, set())
+    first = discover_pending(source, store, set(), settle_s=0.0)
     assert set(_changes(store, first).values()) == {"added"} and len(_rows(store, first)) == 4
     assert {row["source_root"] for row in _rows(store, first)} == {"memory://mem"}
     source.opened.clear()
-    assert discover_pending(source, store, set()).discovered == () and source.opened == []
+    again = discover_pending(source, store, set(), settle_s=0.0)
+    assert again.discovered == () and source.opened == []
 
     source.put("a.txt", b"VERSION ONE OF a.txt")  # same size, new bytes
     source.put("b.txt", b"version one of b.txt")  # same bytes, new generation
     source.delete("c.txt")
     source.rename("d.txt", "e/d.txt")
-    second = discover_pending(source, store, set())
+    second = discover_pending(source, store, set(), settle_s=0.0)
     assert _changes(store, second) == {
         "a.txt": "modified",
         "c.txt": "deleted",
@@ -503,7 +506,7 @@ def test_an_in_memory_source_is_discovered_through_the_protocol_alone(
     assert rows["a.txt"]["sha256"] == hashlib.sha256(b"VERSION ONE OF a.txt").hexdigest()
     assert rows["e/d.txt"]["sha256"] == hashlib.sha256(b"version one of d.txt").hexdigest()
     source.opened.clear()
-    assert discover_pending(source, store, set()).discovered == ()
+    assert discover_pending(source, store, set(), settle_s=0.0).discovered == ()
     assert source.opened == []  # the touched b.txt is known by its new generation now
 
 
@@ -515,3 +518,21 @@ def test_an_in_memory_entry_waits_until_it_has_settled(store: ContentStore) -> N
     assert early.discovered == () and early.has_more and source.opened == []
     later = discover_pending(source, store, set(), settle_s=SETTLE_S, clock_ns=_later(SETTLE_S + 1))
     assert _changes(store, later) == {"late.txt": "added"} and not later.has_more
+
+
+def test_settle_default_is_the_discovery_configs(store: ContentStore) -> None:
+    """One settle time (2 s, for a source someone may still be copying into) and one batch
+    cap: `discover_pending` has no numbers of its own, so a caller that leaves them out waits
+    as the sensor does."""
+    defaults = DiscoveryConfig()
+    assert defaults.settle_s == 2.0
+    parameters = inspect.signature(discover_pending).parameters
+    for name in DiscoveryConfig.model_fields:
+        assert parameters[name].default == getattr(defaults, name), name
+    source = MemorySource("mem")
+    changed = time.time_ns()
+    source.put("fresh.txt", b"just written, no settle_s given", changed_ns=changed)
+    early = discover_pending(source, store, set(), clock_ns=_later(defaults.settle_s / 2))
+    assert early.discovered == () and early.has_more
+    later = discover_pending(source, store, set(), clock_ns=_later(defaults.settle_s + 1))
+    assert _changes(store, later) == {"fresh.txt": "added"}

@@ -35,7 +35,7 @@ TEXT = (
 
 def _ingest(folder: Path, store: ContentStore) -> list[str]:
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
-    found = discover_pending(source, store, set(), time_budget_s=1e9)
+    found = discover_pending(source, store, set(), time_budget_s=1e9, settle_s=0.0)
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, CONFIG)
     return list(found.batch_ids)
@@ -265,7 +265,8 @@ def test_sha256_media_type_and_source_id_travel_from_raw_files(
     monkeypatch.setattr(hashlib, "sha256", _RecordedSha256)
     limits = ProcessingConfig(isolate=False, binary=BinaryConfig(max_bytes=2 << 20))
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
-    for batch_id in discover_pending(source, store, set(), time_budget_s=1e9).batch_ids:
+    found = discover_pending(source, store, set(), time_budget_s=1e9, settle_s=0.0)
+    for batch_id in found.batch_ids:
         run_batch(store, batch_id, CONFIG.model_copy(update={"processing": limits}))
     monkeypatch.undo()
 

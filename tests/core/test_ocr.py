@@ -334,7 +334,7 @@ def test_the_ocr_columns_reach_the_table_and_the_chunks(tmp_path: Path) -> None:
     (folder / "scan.pdf").write_bytes(scanned_pdf([render_page(lines, rotation=90)]))
     store = ContentStore(tmp_path / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
-    found = discover_pending(source, store, set(), time_budget_s=1e9)
+    found = discover_pending(source, store, set(), time_budget_s=1e9, settle_s=0.0)
     config = PipelineConfig(processing=ProcessingConfig(isolate=False, ocr=TESSERACT))
     for batch_id in found.batch_ids:
         run_batch(store, batch_id, config)

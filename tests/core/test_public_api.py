@@ -56,7 +56,7 @@ ONE_TABLE = [
         f"content_core.{name}"
         for name in (
             "agents", "binary", "chat", "chat.mcp", "chunking", "compression", "discovery",
-            "embeddings", "extract", "ocr", "search", "sources",
+            "embeddings", "extract", "ocr", "pipeline", "search", "sources", "store",
         )
     ),
 ]  # fmt: skip

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.timeout(600)
 def _batch(store: ContentStore, folder: Path) -> str:
     """Discover `folder` and write its batch's tables up to chunks, without the index step."""
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder))
-    [batch_id] = discover_pending(source, store, set(), time_budget_s=60).discovered
+    [batch_id] = discover_pending(source, store, set(), time_budget_s=60, settle_s=0.0).discovered
     build_raw_files(store, batch_id)
     build_normalised_artifacts(store, batch_id, ProcessingConfig())
     build_chunks(store, batch_id, ChunkingConfig())

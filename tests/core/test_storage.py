@@ -38,7 +38,7 @@ _CLOCK_COLUMNS = {"discovered_at", "fetched_at"}
 
 def _ingest(store: ContentStore, folder: Path) -> list[str]:
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="corpus")
-    found = discover_pending(source, store, set())
+    found = discover_pending(source, store, set(), settle_s=0.0)
     batches = store.list_batches("corpus")
     assert batches and set(found.new_batch_ids) <= set(batches)
     for batch_id in batches:

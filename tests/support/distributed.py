@@ -208,7 +208,7 @@ def discover_batches(
     else:
         source = LocalFolderSource(LocalFolderSourceConfig(folder=location), source_id=source_id)
     found = discover_pending(
-        source, store, set(), max_batch_files=batch_files, time_budget_s=float("inf")
+        source, store, set(), max_batch_files=batch_files, time_budget_s=float("inf"), settle_s=0.0
     )
     return list(found.batch_ids)
 

@@ -23,7 +23,7 @@ def ingest_files(root: Path, files: Mapping[str, Path], source_id: str = "docs")
         shutil.copy(path, folder / name)
     store = ContentStore(root / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
-    (batch_id,) = discover_pending(source, store, set(), time_budget_s=1e9).batch_ids
+    (batch_id,) = discover_pending(source, store, set(), time_budget_s=1e9, settle_s=0.0).batch_ids
     build_raw_files(store, batch_id)
     build_normalised_artifacts(store, batch_id, ProcessingConfig(isolate=False))
     build_chunks(store, batch_id, ChunkingConfig())

@@ -58,7 +58,7 @@ def build_extractions(
         )
         for r in chunk_rows
     ]
-    cache_dir = store.root / "cache" / "extractions"
+    cache_dir = store.layout.cache("extractions")
     if config.kind == "offline":
         run = extract_offline(items, config, cache_dir=cache_dir, pool=pool or ProcessingConfig())
     else:

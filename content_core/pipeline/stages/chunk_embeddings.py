@@ -76,7 +76,7 @@ def build_chunk_embeddings(
     else:
         model = embedder.name
         texts = [r["content"] or "" for r in chunks]
-        cache_dir = store.root / "cache" / "embeddings"
+        cache_dir = store.layout.cache("embeddings")
         if in_pool and isinstance(embedder, WordLlamaEmbedder):
             run = embed_locally(
                 texts, config, embedder, cache_dir=cache_dir, pool=pool or ProcessingConfig()
