@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from typing import Any, overload
+from collections.abc import Callable
+from typing import Any
 
 Getattr = Callable[[str], Any]  # Any: the exported object, whatever its type
 Dir = Callable[[], list[str]]
@@ -52,22 +52,7 @@ def export_table(source: str) -> dict[str, str | None]:
     return table
 
 
-@overload
-def lazy_exports(namespace: dict[str, Any], /) -> tuple[Getattr, Dir]: ...
-
-
-@overload
-def lazy_exports(
-    package: str, exports: Mapping[str, str], namespace: dict[str, Any], /
-) -> tuple[Getattr, Dir]: ...
-
-
-def lazy_exports(
-    first: dict[str, Any] | str,
-    exports: Mapping[str, str] | None = None,
-    namespace: dict[str, Any] | None = None,
-    /,
-) -> tuple[Getattr, Dir]:
+def lazy_exports(namespace: dict[str, Any], /) -> tuple[Getattr, Dir]:
     """Return the `__getattr__` and `__dir__` of the package whose `globals()` is `namespace`.
 
     Call it as the package's last statement, out of type checkers' sight (they would take every
@@ -79,16 +64,8 @@ def lazy_exports(
     The package's own source is read once, on the first lookup: `__all__` lists its exports
     (see `export_table`), a name imported under `if TYPE_CHECKING:` is imported on first use
     and kept in `namespace`, and `dir()` lists what an eager import would bind.
-
-    The older form `lazy_exports(package, exports, namespace)`, with `exports` mapping each
-    name to its module, serves packages not yet moved to the one-table form; there
-    `dir()` and `__all__` stay as the package defines them.
     """
-    if isinstance(first, str):
-        if exports is None or namespace is None:
-            raise TypeError("lazy_exports(package, exports, namespace) takes three arguments")
-        return _from_mapping(first, exports, namespace)
-    return _from_source(first)
+    return _from_source(namespace)
 
 
 def _from_source(namespace: dict[str, Any]) -> tuple[Getattr, Dir]:
@@ -116,24 +93,5 @@ def _from_source(namespace: dict[str, Any]) -> tuple[Getattr, Dir]:
 
     def dir_() -> list[str]:
         return sorted(namespace.keys() | table().keys() | {"__all__"})
-
-    return getattr_, dir_
-
-
-def _from_mapping(
-    package: str, exports: Mapping[str, str], namespace: dict[str, Any]
-) -> tuple[Getattr, Dir]:
-    names = sorted(exports)
-
-    def getattr_(name: str) -> Any:  # Any: the exported object, whatever its type
-        module = exports.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        namespace[name] = value
-        return value
-
-    def dir_() -> list[str]:
-        return names
 
     return getattr_, dir_
