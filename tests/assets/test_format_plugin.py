@@ -5,35 +5,15 @@ files into a real CLI ingest: their text (after the `LOREM` line) is in
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 from content_core.store import ContentStore
-
-REPO = Path(__file__).resolve().parents[2]
-PLUGIN = REPO / "examples" / "format_plugin"
-
-
-def _run(args: list[str], *, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+from tests.support.plugins import REPO, pip_install_example, run
 
 
 def test_pip_installed_plugin_format_is_ingested_by_the_cli(tmp_path: Path) -> None:
-    target = tmp_path / "site"
-    # Built from a copy: setuptools writes build/ and *.egg-info next to the sources.
-    source = shutil.copytree(PLUGIN, tmp_path / "format_plugin")
-    # No network and no build isolation: the venv's setuptools builds the example, and it
-    # goes to a private folder instead of the shared environment.
-    installed = _run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "--target", str(target), str(source)],
-        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
-        cwd=tmp_path,
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    assert list(target.glob("*.dist-info/entry_points.txt"))
+    target = pip_install_example("format_plugin", tmp_path)
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()
@@ -50,7 +30,7 @@ def test_pip_installed_plugin_format_is_ingested_by_the_cli(tmp_path: Path) -> N
         "DAGSTER_HOME": str(home),
         "CONTENT_STORE_DIR": str(store_dir),
     }
-    ingest = _run([sys.executable, "-m", "content_assets.cli", "ingest", str(inbox)],
+    ingest = run([sys.executable, "-m", "content_assets.cli", "ingest", str(inbox)],
                   env=env, cwd=REPO)
     assert ingest.returncode == 0, ingest.stdout + ingest.stderr
     assert "FAILED" not in ingest.stdout

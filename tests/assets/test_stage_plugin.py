@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,30 +13,13 @@ import duckdb
 import pytest
 
 from content_core.store import ContentStore
-
-REPO = Path(__file__).resolve().parents[2]
-PLUGIN = REPO / "examples" / "stage_plugin"
+from tests.support.plugins import REPO, pip_install_example, run
 
 pytestmark = pytest.mark.timeout(900)
 
 
-def _run(args: list[str], *, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-
-
 def test_pip_installed_stage_is_an_asset_and_a_table_the_cli_writes(tmp_path: Path) -> None:
-    target = tmp_path / "site"
-    # Built from a copy: setuptools writes build/ and *.egg-info next to the sources.
-    source = shutil.copytree(PLUGIN, tmp_path / "stage_plugin")
-    # No network and no build isolation: the venv's setuptools builds the example, and it
-    # goes to a private folder instead of the shared environment.
-    installed = _run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "--target", str(target), str(source)],
-        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
-        cwd=tmp_path,
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
+    target = pip_install_example("stage_plugin", tmp_path)
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(target), str(REPO)]),
@@ -48,7 +29,7 @@ def test_pip_installed_stage_is_an_asset_and_a_table_the_cli_writes(tmp_path: Pa
     (tmp_path / "dagster_home").mkdir()
 
     # The definitions have the asset, after the table it reads, with its checks, in the job.
-    described = _run(
+    described = run(
         [sys.executable, "-c",
          "import json\n"
          "from content_assets.definitions import defs\n"
@@ -78,13 +59,13 @@ def test_pip_installed_stage_is_an_asset_and_a_table_the_cli_writes(tmp_path: Pa
     inbox.mkdir()
     (inbox / "three.txt").write_text("one two three\n", encoding="utf-8")
     (inbox / "five.md").write_text("# Title\n\nfour more words here\n", encoding="utf-8")
-    ingest = _run([sys.executable, "-m", "content_assets.cli", "ingest", str(inbox)],
+    ingest = run([sys.executable, "-m", "content_assets.cli", "ingest", str(inbox)],
                   env=env, cwd=REPO)
     assert ingest.returncode == 0, ingest.stdout + ingest.stderr
     assert "word_counts" in ingest.stdout
 
     # The view is there for whoever has the plug-in installed: the CLI's query here.
-    query = _run(
+    query = run(
         [sys.executable, "-m", "content_assets.cli", "query", "--format", "csv",
          "SELECT path, words FROM current_word_counts ORDER BY path"],
         env=env, cwd=REPO,
