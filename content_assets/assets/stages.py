@@ -3,6 +3,7 @@ same step) or, for a stage that writes no table of rows, a plain asset; the reso
 are the stage's `uses`, one resource per part of `PipelineConfig`."""
 
 import inspect
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,8 +53,12 @@ def _code_reference(stage: Stage) -> dict[str, object]:
     if path is None:
         return {}
     line = inspect.getsourcelines(stage.build)[1]
-    reference = dg.LocalFileCodeReference(file_path=path, line_number=line)
-    return {"dagster/code_references": dg.CodeReferencesMetadataValue(code_references=[reference])}
+    # Code references are a Dagster beta; its warning would print on every load.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        reference = dg.LocalFileCodeReference(file_path=path, line_number=line)
+        value = dg.CodeReferencesMetadataValue(code_references=[reference])
+    return {"dagster/code_references": value}
 
 
 def stage_asset(stage: Stage) -> dg.AssetsDefinition:
