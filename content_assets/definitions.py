@@ -18,12 +18,10 @@ from content_assets.resources import (
     EmbedderResource,
     MessagePartsResource,
     NormaliserResource,
-    S3SourceResource,
-    SourceFolderResource,
     SourceResource,
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
-from content_assets.sensors import source_folder_sensor
+from content_assets.sensors import source_sensor
 from content_core.embeddings import EMBEDDER_ENV
 from content_core.store import DEFAULT_STORE_DIR
 
@@ -37,15 +35,15 @@ def _given(**fields: str | None) -> dict[str, Any]:
 
 
 def _source(environ: Mapping[str, str]) -> SourceResource:
-    """CONTENT_SOURCE (or CONTENT_SOURCE_DIR): an `s3://bucket/prefix` or a folder."""
-    where = environ.get("CONTENT_SOURCE") or environ.get("CONTENT_SOURCE_DIR") or ""
-    tuning = _given(
-        source_id=environ.get("CONTENT_SOURCE_ID"),
-        settle_s=environ.get("CONTENT_SOURCE_SETTLE_S"),
+    """CONTENT_SOURCE (or CONTENT_SOURCE_DIR): a folder, or any URI `open_source` reads."""
+    where = environ.get("CONTENT_SOURCE") or environ.get("CONTENT_SOURCE_DIR")
+    return SourceResource(
+        uri=where or DEFAULT_SOURCE_DIR,
+        **_given(
+            source_id=environ.get("CONTENT_SOURCE_ID"),
+            settle_s=environ.get("CONTENT_SOURCE_SETTLE_S"),
+        ),
     )
-    if where.startswith("s3://"):
-        return S3SourceResource(uri=where, **tuning)
-    return SourceFolderResource(folder=where or DEFAULT_SOURCE_DIR, **tuning)
 
 
 # Any: resources of several classes, each its own ConfigurableResource parameter.
@@ -54,7 +52,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
     env = environ.get
     return {
         "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR),
-        "source_folder": _source(environ),
+        "source": _source(environ),
         "normaliser": NormaliserResource(
             **_given(
                 office_converter=env("CONTENT_OFFICE_CONVERTER"),
@@ -89,7 +87,7 @@ def build_definitions(environ: Mapping[str, str]) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
         jobs=[ingest_batch_job, compact_store_job],
-        sensors=[source_folder_sensor],
+        sensors=[source_sensor],
         schedules=[hourly_ingest_batch_job_schedule, daily_compact_store_job_schedule],
         resources=build_resources(environ),
         # In process unless CONTENT_EXECUTOR=celery: a step subprocess costs about a second

@@ -1,12 +1,10 @@
 """Resources: thin adapters from launchpad/env configuration to content_core objects."""
 
-from abc import abstractmethod
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from content_core.agents import AgentConfig, PdfHandling
 from content_core.binary import BinaryConfig
@@ -14,14 +12,10 @@ from content_core.chunking import ChunkingConfig, list_chunkers
 from content_core.compression import CompressionConfig
 from content_core.discovery import DiscoveryConfig
 from content_core.embeddings import EmbedderConfig
+from content_core.errors import UnknownSourceSchemeError
 from content_core.ocr import OcrConfig
 from content_core.pipeline.processing import ProcessingConfig
-from content_core.sources import (
-    EntrySource,
-    LocalFolderSource,
-    LocalFolderSourceConfig,
-    S3ObjectSource,
-)
+from content_core.sources import EntrySource, open_source, source_factory
 from content_core.store import ContentStore
 
 
@@ -41,13 +35,19 @@ class ContentStoreResource(dg.ConfigurableResource["ContentStoreResource"]):
 class SourceResource(dg.ConfigurableResource["SourceResource"]):
     """The source the sensor and the schedule discover, and how much a tick takes from it.
 
-    A kind of source (a folder, later an object store) is a subclass with its own location
-    fields and a `get_source` that builds its `EntrySource`; bind it under `source_folder`.
+    `uri` picks the kind of source (`content_core.sources.open_source`): a folder path or
+    `file://`, `s3://bucket/prefix`, or a scheme an installed plug-in adds. Bound under `source`.
     """
 
+    uri: str = Field(
+        default="examples/inbox",
+        description="Folder, file:// or s3://bucket/prefix to ingest, or a plug-in's URI "
+        "(CONTENT_SOURCE, else CONTENT_SOURCE_DIR); S3 endpoint and keys from the AWS_* variables.",
+    )
     source_id: str | None = Field(
         default=None, description="Source id; derived from the location when unset."
     )
+    include_hidden: bool = False
     max_batch_files: int = Field(
         default=DiscoveryConfig().max_batch_files, description="Most file changes in one batch."
     )
@@ -57,37 +57,19 @@ class SourceResource(dg.ConfigurableResource["SourceResource"]):
         "being copied in waits for a later tick (CONTENT_SOURCE_SETTLE_S).",
     )
 
-    @abstractmethod
+    @field_validator("uri")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        """Refuse a URI of a scheme no source is registered for when the resource is built."""
+        try:
+            source_factory(value)
+        except UnknownSourceSchemeError as exc:
+            raise ValueError(exc.message) from exc
+        return value
+
     def get_source(self) -> EntrySource:
-        """The source to discover."""
-
-
-class SourceFolderResource(SourceResource):
-    """A folder on this machine as the source."""
-
-    folder: str = Field(
-        default="examples/inbox", description="Folder to ingest (CONTENT_SOURCE_DIR)."
-    )
-    include_hidden: bool = False
-
-    def get_source(self) -> LocalFolderSource:
-        """The local folder source."""
-        config = LocalFolderSourceConfig(
-            folder=Path(self.folder), include_hidden=self.include_hidden
-        )
-        return LocalFolderSource(config, source_id=self.source_id)
-
-
-class S3SourceResource(SourceResource):
-    """The objects under an S3 bucket prefix as the source (CONTENT_SOURCE=s3://bucket/prefix;
-    endpoint and keys from the AWS_* variables)."""
-
-    uri: str = Field(description="s3://bucket/prefix to ingest (CONTENT_SOURCE).")
-    include_hidden: bool = False
-
-    def get_source(self) -> S3ObjectSource:
-        """The S3 prefix source."""
-        return S3ObjectSource(
+        """The source `uri` names."""
+        return open_source(
             self.uri, source_id=self.source_id, include_hidden=self.include_hidden
         )
 

@@ -12,12 +12,12 @@ from content_assets.triggers import batch_run_requests, pending_batches
     job=ingest_batch_job,
     cron_schedule="0 * * * *",
     default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Hourly discovery of the source folder (stopped by default; the sensor runs).",
+    description="Hourly discovery of the source (stopped by default; the sensor runs).",
 )
 def hourly_ingest_batch_job_schedule(
     context: dg.ScheduleEvaluationContext,
     store: ContentStoreResource,
-    source_folder: SourceResource,
+    source: SourceResource,
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """Schedules cannot return partition requests, so new partitions are added directly.
 
@@ -25,7 +25,7 @@ def hourly_ingest_batch_job_schedule(
     run, so a batch whose run died an hour ago is retried too.
     """
     found = pending_batches(
-        list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source_folder
+        list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source
     )
     if found.new_batch_ids:
         context.instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))

@@ -1,4 +1,4 @@
-"""source_folder_sensor: turns changes in the watched folder into ingest batches and runs."""
+"""source_sensor: turns changes in the watched source into ingest batches and runs."""
 
 import dagster as dg
 
@@ -12,14 +12,14 @@ from content_assets.triggers import batch_run_requests, cursor_for, pending_batc
     job=ingest_batch_job,
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Discovers added, modified and deleted files in the source folder; one batch "
+    description="Discovers added, modified and deleted files in the source; one batch "
     "partition per at most max_batch_files changes, one run per batch (retried with a new run "
     "key when a run failed or its worker died).",
 )
-def source_folder_sensor(
+def source_sensor(
     context: dg.SensorEvaluationContext,
     store: ContentStoreResource,
-    source_folder: SourceResource,
+    source: SourceResource,
 ) -> dg.SensorResult:
     """Manifests first (in discovery), then partitions and runs, then the cursor.
 
@@ -27,7 +27,7 @@ def source_folder_sensor(
     are the state, and every unfinished batch without a live run is requested again.
     """
     found = pending_batches(
-        list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source_folder
+        list(context.instance.get_dynamic_partitions(INGEST_BATCHES)), store, source
     )
     cursor = cursor_for(found)
     requests = batch_run_requests(context.instance, ingest_batch_job.name, found.batch_ids)

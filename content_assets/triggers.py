@@ -45,17 +45,17 @@ _ACTIVE = {
 def pending_batches(
     instance_partitions: list[str],
     store: ContentStoreResource,
-    source_folder: SourceResource,
+    source: SourceResource,
     time_budget_s: float = TICK_BUDGET_S,
 ) -> PendingBatches:
     """Discover the watched source and list the batches that need a run."""
     return discovery.discover_pending(
-        source_folder.get_source(),
+        source.get_source(),
         store.get_store(),
         set(instance_partitions),
-        max_batch_files=source_folder.max_batch_files,
+        max_batch_files=source.max_batch_files,
         time_budget_s=time_budget_s,
-        settle_s=source_folder.settle_s,
+        settle_s=source.settle_s,
     )
 
 

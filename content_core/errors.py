@@ -27,6 +27,7 @@ ContentError                      base of everything raised on purpose; retryabl
 │   │                             entity expansion, external references, path traversal)
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
+│   ├── UnknownSourceSchemeError  no source is registered for a URI's scheme (lists the known)
 │   └── FetchError                an http(s) URL could not be fetched (connection, timeout, status)
 │       ├── FetchRefusedError     the fetch policy refused a URL or an address (also UnsafeInput)
 │       ├── FetchTooLargeError    the body passed the policy's size cap (also LimitExceeded)
@@ -92,6 +93,7 @@ __all__ = [
     "SearchError",
     "SourceError",
     "StageTimeoutError",
+    "UnknownSourceSchemeError",
     "UnsafeArchiveError",
     "UnsafeInputError",
     "UnsupportedBinaryError",
@@ -178,6 +180,10 @@ class UnsafeInputError(ContentError):
 
 class SourceError(ContentError):
     """An item of a source cannot be listed or read."""
+
+
+class UnknownSourceSchemeError(SourceError):
+    """No source is registered for a URI's scheme; the message lists the schemes that are."""
 
 
 class FetchError(SourceError):

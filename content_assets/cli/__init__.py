@@ -1,5 +1,5 @@
-"""content-pipeline: ingest a folder through the Dagster instance, query or search the store,
-show the state of its batches and retry the failed ones.
+"""content-pipeline: ingest a source (a folder, an s3:// prefix) through the Dagster instance,
+query or search the store, show the state of its batches and retry the failed ones.
 
 Only the chosen subcommand's module is imported: `query` loads neither Dagster nor pyarrow,
 `search` no Dagster.
@@ -26,9 +26,15 @@ def _parser() -> argparse.ArgumentParser:
         "(default: $CONTENT_STORE_DIR, else ./content_store)"
     )
 
-    ingest = commands.add_parser("ingest", help="ingest a folder (each folder is a source)")
-    ingest.add_argument("path", type=Path)
-    ingest.add_argument("--source-id", default=None, help="default: derived from the path")
+    ingest = commands.add_parser(
+        "ingest", help="ingest a source: a folder, file://, s3://bucket/prefix or a plug-in's URI"
+    )
+    ingest.add_argument(
+        "source",
+        help="a folder path, file:///path, s3://bucket/prefix (endpoint and keys from AWS_*), "
+        "or a URI of a scheme an installed plug-in adds (each one is a source)",
+    )
+    ingest.add_argument("--source-id", default=None, help="default: derived from the location")
     ingest.add_argument(
         "--max-batch-files", type=int, default=DiscoveryConfig().max_batch_files
     )
@@ -101,7 +107,7 @@ def _orchestrated(args: argparse.Namespace) -> int:
         from content_assets.cli.ingest import ingest
 
         return ingest(
-            args.path.resolve(),
+            args.source,
             args.source_id,
             args.max_batch_files,
             store_location(args.store),

@@ -24,7 +24,7 @@ from content_assets.cli.runs import (
     run_failure,
 )
 from content_assets.jobs import ingest_batch_job
-from content_assets.sensors import source_folder_sensor
+from content_assets.sensors import source_sensor
 from content_assets.triggers import PARTITION_TAG, fail_dead_runs
 from content_core.store import NORMALISED_ARTIFACTS, ContentStore
 from content_core.store.storage import LocalStorage
@@ -118,7 +118,7 @@ def batch_states(instance: dg.DagsterInstance, store: ContentStore) -> list[Batc
 
 def _last_tick(instance: dg.DagsterInstance) -> str:
     for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR):
-        if state.instigator_name != source_folder_sensor.name:
+        if state.instigator_name != source_sensor.name:
             continue
         ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
         if ticks:

@@ -1,5 +1,6 @@
-"""`content-pipeline ingest`: discover a folder, then materialise every pending batch through
-the Dagster instance, with progress and a summary."""
+"""`content-pipeline ingest`: discover a source (a folder, an `s3://` prefix, a plug-in's URI),
+then materialise every pending batch through the Dagster instance, with progress and a
+summary."""
 
 import os
 import sys
@@ -12,8 +13,9 @@ from content_assets.cli.query import render
 from content_assets.cli.runs import STAGES, batch_job, current_rows, dagster_home, run_batches
 from content_assets.partitions import INGEST_BATCHES
 from content_core.discovery import discover_pending
+from content_core.errors import SourceError
 from content_core.paths import os_path_text
-from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.sources import LocalFolderSource, open_source
 from content_core.store import ContentStore
 
 
@@ -28,34 +30,45 @@ def sample_query(source_id: str) -> str:
 
 
 def ingest(
-    folder: Path,
+    uri: str,
     source_id: str | None,
     max_batch_files: int,
     store_dir: Path | str,
     verbose: bool,
 ) -> int:
-    """Discover `folder`, then materialise every pending batch through the Dagster instance
-    into the store `store_dir` (a folder or an `s3://` URI)."""
-    if not folder.is_dir():
-        print(f"error: {os_path_text(folder)} is not a folder", file=sys.stderr)
+    """Discover the source `uri` names (`open_source`), then materialise every pending batch
+    through the Dagster instance into the store `store_dir` (a folder or an `s3://` URI)."""
+    try:
+        source = open_source(uri, source_id=source_id)
+    except (SourceError, ValueError) as exc:  # an unknown scheme, a malformed URI
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(source, LocalFolderSource) and not source.root.is_dir():
+        print(f"error: {os_path_text(source.root)} is not a folder", file=sys.stderr)
         return 2
     home = dagster_home()
-    environ = {**os.environ, "CONTENT_STORE_DIR": str(store_dir), "CONTENT_SOURCE_DIR": str(folder)}
+    # The job's definitions name the same source (a folder by its absolute path), so a
+    # CONTENT_SOURCE of the environment never stands in for the one given here.
+    where = str(source.root) if isinstance(source, LocalFolderSource) else uri
+    environ = {**os.environ, "CONTENT_STORE_DIR": str(store_dir), "CONTENT_SOURCE": where}
     job = batch_job(environ)
     store = ContentStore(store_dir)
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id=source_id)
-    print(f"source {source.source_id}: {os_path_text(source.root)}", flush=True)
+    print(f"source {source.source_id}: {source.location}", flush=True)
     with dg.DagsterInstance.get() as instance:
-        found = discover_pending(
-            source,
-            store,
-            set(instance.get_dynamic_partitions(INGEST_BATCHES)),
-            max_batch_files=max_batch_files,
-            time_budget_s=float("inf"),
-            # One shot, asked for now: no later pass to leave a just-copied file to (a file
-            # that changes while it is read is still refused), see DiscoveryConfig.
-            settle_s=0.0,
-        )
+        try:
+            found = discover_pending(
+                source,
+                store,
+                set(instance.get_dynamic_partitions(INGEST_BATCHES)),
+                max_batch_files=max_batch_files,
+                time_budget_s=float("inf"),
+                # One shot, asked for now: no later pass to leave a just-copied file to (a
+                # file that changes while it is read is still refused), see DiscoveryConfig.
+                settle_s=0.0,
+            )
+        except SourceError as exc:  # the source cannot be listed: no such bucket, refused
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         print(f"scanned {found.scanned} files; {len(found.batch_ids)} batch(es) to run", flush=True)
         if found.new_batch_ids:
             instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))

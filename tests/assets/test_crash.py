@@ -59,15 +59,15 @@ def main():
     import dagster as dg
     from content_assets.definitions import build_definitions
     from content_assets.partitions import INGEST_BATCHES
-    from content_assets.resources import SourceFolderResource
+    from content_assets.resources import SourceResource
 
     defs = build_definitions({"CONTENT_STORE_DIR": str(store_dir)})
     resources = dict(defs.resources)
-    resources["source_folder"] = SourceFolderResource(
-        folder=str(folder), source_id="crash", max_batch_files=batch, settle_s=0
+    resources["source"] = SourceResource(
+        uri=str(folder), source_id="crash", max_batch_files=batch, settle_s=0
     )
     instance = dg.DagsterInstance.get()
-    sensor = defs.resolve_sensor_def("source_folder_sensor")
+    sensor = defs.resolve_sensor_def("source_sensor")
     result = sensor(dg.build_sensor_context(instance=instance, resources=resources))
     for request in result.dynamic_partitions_requests or []:
         instance.add_dynamic_partitions(INGEST_BATCHES, list(request.partition_keys))
@@ -239,7 +239,7 @@ def test_sensor_tick_killed_mid_way_loses_nothing(
     assert _kill_when(process, ready, limit=240)
     _visible_parquet_is_whole(store)
     # The next tick (in this process) finds every change, whatever the killed one had done.
-    from content_assets.resources import SourceFolderResource
+    from content_assets.resources import SourceResource
 
     defs = build_definitions(
         {
@@ -250,12 +250,12 @@ def test_sensor_tick_killed_mid_way_loses_nothing(
     )
     resources = {
         **(defs.resources or {}),
-        "source_folder": SourceFolderResource(
-            folder=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
+        "source": SourceResource(
+            uri=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
         ),
     }
     with dg.DagsterInstance.get() as instance:
-        sensor = defs.resolve_sensor_def("source_folder_sensor")
+        sensor = defs.resolve_sensor_def("source_sensor")
         result = sensor(dg.build_sensor_context(instance=instance, resources=resources))
         assert isinstance(result, dg.SensorResult)
         for request in result.dynamic_partitions_requests or []:
@@ -279,7 +279,7 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     process = _start("job", folder, store.root, {"DAGSTER_HOME": str(home)})
     assert _kill_when(process, _table_file(store, "normalised_artifacts", 0), limit=240)
-    from content_assets.resources import SourceFolderResource
+    from content_assets.resources import SourceResource
 
     defs = build_definitions(
         {
@@ -290,15 +290,15 @@ def test_killed_dagster_run_is_failed_and_retried_by_the_sensor(
     )
     resources = {
         **(defs.resources or {}),
-        "source_folder": SourceFolderResource(
-            folder=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
+        "source": SourceResource(
+            uri=str(folder), source_id="crash", max_batch_files=BATCH, settle_s=0
         ),
     }
     first = store.list_batches("crash")[0]
     with dg.DagsterInstance.get() as instance:
         (killed,) = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": first}))
         assert killed.status == dg.DagsterRunStatus.STARTED  # what a SIGKILL leaves behind
-        sensor = defs.resolve_sensor_def("source_folder_sensor")
+        sensor = defs.resolve_sensor_def("source_sensor")
         result = sensor(dg.build_sensor_context(instance=instance, resources=resources))
         assert isinstance(result, dg.SensorResult)
         assert instance.get_run_by_id(killed.run_id).status == dg.DagsterRunStatus.FAILURE

@@ -37,12 +37,12 @@ def test_definitions_hold_the_expected_objects(tmp_path: Path) -> None:
         "ingest_batch_job",
         "compact_store_job",
     }
-    assert {s.name for s in repository.sensor_defs} == {"source_folder_sensor"}
+    assert {s.name for s in repository.sensor_defs} == {"source_sensor"}
     assert {s.name for s in repository.schedule_defs} == {
         "hourly_ingest_batch_job_schedule",
         "daily_compact_store_job_schedule",
     }
-    sensor = defs.resolve_sensor_def("source_folder_sensor")
+    sensor = defs.resolve_sensor_def("source_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
     schedule = defs.resolve_schedule_def("hourly_ingest_batch_job_schedule")
     assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
@@ -102,6 +102,45 @@ def test_a_bad_ocr_setting_is_refused_when_resources_are_built(
 ) -> None:
     with pytest.raises(pydantic.ValidationError):
         build_definitions({"CONTENT_STORE_DIR": str(tmp_path), **environment})
+
+
+@pytest.mark.parametrize(
+    ("environment", "uri", "kind"),
+    [
+        pytest.param({}, "examples/inbox", "LocalFolderSource", id="default-folder"),
+        pytest.param({"CONTENT_SOURCE_DIR": "/data/in"}, "/data/in", "LocalFolderSource",
+                     id="source-dir"),
+        pytest.param({"CONTENT_SOURCE": "file:///data/in"}, "file:///data/in",
+                     "LocalFolderSource", id="file-uri"),
+        # CONTENT_SOURCE wins over CONTENT_SOURCE_DIR, as it always did.
+        pytest.param({"CONTENT_SOURCE": "s3://bucket/inbox", "CONTENT_SOURCE_DIR": "/data/in"},
+                     "s3://bucket/inbox", "S3ObjectSource", id="s3-prefix"),
+    ],
+)
+def test_the_source_resource_is_bound_under_source(
+    tmp_path: Path, environment: dict[str, str], uri: str, kind: str
+) -> None:
+    defs = build_definitions(
+        {"CONTENT_STORE_DIR": str(tmp_path), "CONTENT_SOURCE_ID": "in", **environment}
+    )
+    resources = defs.resources or {}
+    assert "source_folder" not in resources
+    source = resources["source"]
+    assert source.uri == uri
+    built = source.get_source()
+    assert type(built).__name__ == kind and built.source_id == "in"
+    for instigator in (
+        defs.resolve_sensor_def("source_sensor"),
+        defs.resolve_schedule_def("hourly_ingest_batch_job_schedule"),
+    ):
+        assert {"store", "source"} <= set(instigator.required_resource_keys)
+
+
+def test_a_source_of_an_unknown_scheme_is_refused_when_resources_are_built(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(pydantic.ValidationError, match=r"no source for the scheme gs://.*s3://"):
+        build_definitions({"CONTENT_STORE_DIR": str(tmp_path), "CONTENT_SOURCE": "gs://b/in"})
 
 
 def test_dagster_validates_the_workspace(tmp_path: Path) -> None:

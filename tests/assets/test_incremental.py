@@ -13,7 +13,7 @@ import dagster as dg
 
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
-from content_assets.resources import SourceFolderResource
+from content_assets.resources import SourceResource
 from content_core.store import PIPELINE_TABLES, ContentStore
 from tests.support.opened import files_opened_under
 from tests.support.sensors import tick_sensor
@@ -36,9 +36,9 @@ def _defs(store: ContentStore, folder: Path) -> dg.Definitions:
 def _resources(defs: dg.Definitions, **source: Any) -> dict[str, Any]:
     resources = dict(defs.resources or {})
     if source:
-        current = resources["source_folder"]
-        resources["source_folder"] = SourceFolderResource(
-            folder=current.folder, settle_s=current.settle_s, **source
+        current = resources["source"]
+        resources["source"] = SourceResource(
+            uri=current.uri, settle_s=current.settle_s, **source
         )
     return resources
 

@@ -11,7 +11,7 @@ import dagster as dg
 
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
-from content_assets.resources import SourceFolderResource
+from content_assets.resources import SourceResource
 from content_core.store import PIPELINE_TABLES, ContentStore
 from tests.support.sensors import tick_sensor
 
@@ -135,10 +135,10 @@ def test_sensor_waits_for_files_to_settle(
     early = tick_sensor(defs, instance, None)
     assert not early.run_requests and early.cursor is not None
     assert json.loads(early.cursor)["has_more"] is True
-    source = (defs.resources or {})["source_folder"]
+    source = (defs.resources or {})["source"]
     an_hour_later = {
         **(defs.resources or {}),
-        "source_folder": SourceFolderResource(folder=source.folder, settle_s=0.001),
+        "source": SourceResource(uri=source.uri, settle_s=0.001),
     }
     later = tick_sensor(defs, instance, early.cursor, an_hour_later)
     assert len(later.run_requests or []) == 1

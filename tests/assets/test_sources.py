@@ -1,7 +1,8 @@
 """Sources that are not a folder, bound through the source resource: one in memory (shaped like
 an object store) and a real S3 prefix on SeaweedFS (with the store on S3 too). The real sensor
 discovers each and the real batch job ingests it, so discovery and the pipeline depend on the
-EntrySource protocol alone."""
+EntrySource protocol alone. The real `content-pipeline ingest s3://bucket/prefix` ingests a
+prefix too."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import dagster as dg
 import pytest
 
 from content_assets.definitions import build_definitions
-from content_assets.resources import S3SourceResource
+from content_assets.resources import SourceResource
 from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
+from tests.support.cli import run_cli
 from tests.support.memory_source import MemorySource, MemorySourceResource, registered
 from tests.support.s3_server import S3Endpoint, S3Prefix
 from tests.support.sensors import tick_sensor
@@ -74,7 +76,7 @@ def _source(
         return
     endpoint: S3Endpoint = request.getfixturevalue("s3")
     prefix = S3Prefix(endpoint, f"{tmp_path.name}/inbox")
-    resource = S3SourceResource(uri=prefix.uri, source_id="mem", settle_s=0)
+    resource = SourceResource(uri=prefix.uri, source_id="mem", settle_s=0)
     yield prefix, resource, f"s3://{endpoint.bucket}/{tmp_path.name}/store", prefix.uri, None
 
 
@@ -85,7 +87,7 @@ def test_source_through_sensor_and_batch(
     with _source(kind, tmp_path, request) as (source, resource, store_root, where, opened):
         store = ContentStore(store_root)
         defs = build_definitions({"CONTENT_STORE_DIR": store_root})
-        resources = {**(defs.resources or {}), "source_folder": resource}
+        resources = {**(defs.resources or {}), "source": resource}
         for name in ("plain.txt", "notes.md", "handbook.pdf", "bundle.zip"):
             source.put(name, (SAMPLE_INBOX / name).read_bytes())
 
@@ -131,3 +133,45 @@ def test_source_through_sensor_and_batch(
     for view in ("current_normalised_artifacts", "current_chunks"):
         paths = {r["path"] for r in store.query(f"SELECT DISTINCT path FROM {view}").to_pylist()}
         assert not paths & {"notes.md", "handbook.pdf"}, view
+
+
+@pytest.mark.timeout(900)  # two ingests through the real command on a loaded machine
+def test_the_cli_ingests_an_s3_prefix(s3: S3Endpoint, tmp_path: Path) -> None:
+    """The command picks the source by the URI's scheme; endpoint and keys reach it through
+    the AWS_* variables the `s3` fixture sets (inherited by the subprocess)."""
+    prefix = S3Prefix(s3, f"{tmp_path.name}/inbox")
+    prefix.put("a.txt", b"QS3SRC alpha note\n")
+    prefix.put("deep/b.md", b"# QS3SRC bravo\n\nA heading and a line.\n")
+    prefix.put("handbook.pdf", (SAMPLE_INBOX / "handbook.pdf").read_bytes())
+    prefix.put(".hidden/c.txt", b"never ingested\n")
+    store_dir, home = tmp_path / "store", tmp_path / "home"
+
+    done = run_cli("ingest", prefix.uri, "--source-id", "bucket", home=home, store=store_dir)
+    assert done.returncode == 0, done.stderr
+    assert f"source bucket: {prefix.uri}" in done.stdout
+    store = ContentStore(store_dir)
+    assert store.query("SELECT DISTINCT source_id, source_root FROM batches").to_pylist() == [
+        {"source_id": "bucket", "source_root": prefix.uri}
+    ]
+    assert sorted(_current(store)) == ["a.txt", "deep/b.md", "handbook.pdf"]
+    assert _text(store, "a.txt") == ["QS3SRC alpha note"]
+    assert "QS3SRC bravo" in _text(store, "deep/b.md")[0]
+    assert _text(store, "handbook.pdf")
+    chunks = store.query(
+        "SELECT count(*) AS n FROM current_chunks WHERE source_id = 'bucket'"
+    ).to_pylist()
+    assert chunks[0]["n"] >= 3
+
+    # A second ingest of the same prefix finds the one change only.
+    prefix.put("a.txt", b"QS3SRC alpha rewritten\n")
+    again = run_cli("ingest", prefix.uri, "--source-id", "bucket", home=home, store=store_dir)
+    assert again.returncode == 0, again.stderr
+    assert "scanned 3 files; 1 batch(es) to run" in again.stdout
+    assert _text(store, "a.txt") == ["QS3SRC alpha rewritten"]
+    assert len(store.list_batches("bucket")) == 2
+
+    # A scheme no source is registered for: a clear error naming the known ones, exit 2.
+    unknown = run_cli("ingest", "gs://bucket/inbox", home=home, store=store_dir)
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+    assert "no source for the scheme gs:// of gs://bucket/inbox" in unknown.stderr
+    assert "file://, s3://" in unknown.stderr

@@ -27,6 +27,6 @@ def test_ui_lists_assets_sensor_and_schedule(tmp_path: Path) -> None:
             "merged_extractions",
         } <= assets
         sensors = {s["name"]: s["sensorState"]["status"] for s in repository["sensors"]}
-        assert sensors["source_folder_sensor"] == "RUNNING"
+        assert sensors["source_sensor"] == "RUNNING"
         schedules = {s["name"]: s["scheduleState"]["status"] for s in repository["schedules"]}
         assert schedules["hourly_ingest_batch_job_schedule"] == "STOPPED"

@@ -18,7 +18,13 @@ from content_core.errors import SourceError
 from content_core.paths import escape_path
 from content_core.sources import LISTING_SCHEMA, ContentSourceBase, SourceEntry
 
-__all__ = ["MEMORY_SOURCES", "MemorySource", "MemorySourceResource", "registered"]
+__all__ = [
+    "MEMORY_SOURCES",
+    "MemorySource",
+    "MemorySourceResource",
+    "open_memory_source",
+    "registered",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +115,17 @@ def registered(source: MemorySource) -> Iterator[MemorySource]:
         del MEMORY_SOURCES[source.source_id]
 
 
+def open_memory_source(
+    uri: str, *, source_id: str | None = None, include_hidden: bool = False
+) -> MemorySource:
+    """The registered source `memory://<source id>` names: a source plug-in's factory, as an
+    entry point of `content_pipeline.sources` would name it."""
+    del source_id, include_hidden  # the registered source has its id; no name is hidden
+    return MEMORY_SOURCES[uri.removeprefix("memory://")]
+
+
 class MemorySourceResource(SourceResource):
-    """Binds a registered in-memory source: the seam a later object-store source uses too."""
+    """Binds a registered in-memory source by its id (overriding `get_source`, not by URI)."""
 
     def get_source(self) -> MemorySource:
         """The registered source of `source_id`."""

@@ -14,9 +14,9 @@ def tick_sensor(
     cursor: str | None,
     resources: Mapping[str, Any] | None = None,
 ) -> dg.SensorResult:
-    """Evaluate `source_folder_sensor` once and apply its partition requests, as the daemon
+    """Evaluate `source_sensor` once and apply its partition requests, as the daemon
     would; returns the sensor's result."""
-    sensor = defs.resolve_sensor_def("source_folder_sensor")
+    sensor = defs.resolve_sensor_def("source_sensor")
     context = dg.build_sensor_context(
         instance=instance, cursor=cursor, resources=resources or defs.resources
     )
