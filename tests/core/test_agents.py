@@ -493,6 +493,7 @@ def test_prompt_template_from_a_file(server: ChatServer, tmp_path: Path) -> None
 def test_public_surface() -> None:
     import content_core
     import content_core.agents as agents
+    import content_core.chat as chat
 
     assert agents.__all__ == sorted(agents.__all__)
     assert all(hasattr(agents, name) for name in agents.__all__)
@@ -503,10 +504,11 @@ def test_public_surface() -> None:
         "OfflineExtractor",
         "OpenAICompatibleAgent",
         "merge_results",
-        "prepare_messages",
         "run_extractions",
     ):
         assert getattr(content_core, name) is getattr(agents, name)
+    # Preparing a caller's messages is the chat package's, on the floor above.
+    assert content_core.prepare_messages is chat.prepare_messages
 
 
 @pytest.mark.parametrize(
