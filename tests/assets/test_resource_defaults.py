@@ -12,8 +12,7 @@ from content_assets.resources import (
     EmbedderResource,
     MessagePartsResource,
     NormaliserResource,
-    S3SourceResource,
-    SourceFolderResource,
+    SourceResource,
 )
 from content_core.agents import AgentConfig, PdfHandling
 from content_core.chunking import ChunkingConfig
@@ -52,12 +51,12 @@ def test_source_resources_take_the_discovery_defaults(name: str) -> None:
     # Both kinds of source, and the sensor and schedule that read them, wait as the CLI's
     # discovery call would by default (see DiscoveryConfig for why 2 s).
     want = getattr(DiscoveryConfig(), name)
-    assert getattr(SourceFolderResource(), name) == want
-    assert getattr(S3SourceResource(uri="s3://bucket/prefix"), name) == want
+    assert getattr(SourceResource(uri="examples/inbox"), name) == want
+    assert getattr(SourceResource(uri="s3://bucket/prefix"), name) == want
 
 
 def test_the_settle_default_is_two_seconds_everywhere() -> None:
-    assert SourceFolderResource().settle_s == DiscoveryConfig().settle_s == 2.0
+    assert SourceResource(uri="examples/inbox").settle_s == DiscoveryConfig().settle_s == 2.0
 
 
 def test_cli_batch_cap_is_the_discovery_configs() -> None:
