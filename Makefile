@@ -43,6 +43,7 @@ dev: $(VENV)/.installed
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check content_core content_assets tests bench examples
 	$(BIN)/mypy --strict --ignore-missing-imports content_core content_assets
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf content_store .dagster_home

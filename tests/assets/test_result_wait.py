@@ -1,15 +1,24 @@
 """A distributed run's orchestrator notices a finished step through the Redis result channel
 Celery publishes on, instead of reading every step in flight on a timer (ResultWait), on a
-real Redis server with Celery's own clients on both sides."""
+real Redis server with Celery's own clients on both sides; and the executor that waits so is
+the one CONTENT_EXECUTOR=celery builds (CONTENT_CELERY_RESULT_WAIT=poll: dagster-celery's)."""
 
 from __future__ import annotations
 
 import time
 
+import dagster as dg
 import pytest
 import redis
 
-from content_assets.executors import BROKER_ENV, TICK_S, ResultWait, worker_app_args
+from content_assets.distributed.executors import (
+    BROKER_ENV,
+    EXECUTOR_ENV,
+    RESULT_WAIT_ENV,
+    build_executor,
+    worker_app_args,
+)
+from content_assets.distributed.result_wait import TICK_S, ChannelCeleryExecutor, ResultWait
 from tests.support.services import RedisServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -28,13 +37,12 @@ def _subscribers(client: redis.Redis, channel: str) -> int:
 
 def test_a_finished_step_is_read_from_its_result_channel(redis_server: RedisServer) -> None:
     from celery import Celery
-    from dagster_celery import core_execution_loop
+    from dagster_celery.make_app import make_app
 
-    wait = ResultWait.install()
-    assert ResultWait.install() is wait, "a second install must not wrap the loop again"
     args = worker_app_args({BROKER_ENV: redis_server.url(3)})
-    # The app the orchestration loop makes (through the wrapped make_app), and the worker's.
-    app = core_execution_loop.make_app(args)  # type: ignore[attr-defined]
+    # The app the orchestration loop makes (dagster-celery's make_app), and the worker's.
+    app = make_app(args)
+    wait = ResultWait(app)
     worker = Celery("worker", **args)
     client = redis.Redis.from_url(redis_server.url(3), socket_timeout=_WAIT_S)
 
@@ -58,3 +66,35 @@ def test_a_finished_step_is_read_from_its_result_channel(redis_server: RedisServ
     app.close()
     worker.close()
 
+
+@pytest.mark.parametrize(
+    ("wait", "channel"), [("", True), ("channel", True), ("poll", False)],
+    ids=["default", "channel", "poll"],
+)
+def test_the_celery_executor_waits_as_configured(wait: str, channel: bool) -> None:
+    from dagster_celery.executor import CeleryExecutor
+
+    environ = {EXECUTOR_ENV: "celery", BROKER_ENV: "redis://127.0.0.1:1/0", RESULT_WAIT_ENV: wait}
+    definition = build_executor(environ)
+    assert definition.executor_creation_fn is not None
+    with dg.instance_for_test() as instance:
+        # What Dagster passes once it has applied the configured executor's config.
+        context = dg.InitExecutorContext(
+            job=dg.reconstructable(_job),
+            executor_def=definition,
+            executor_config={"broker": "redis://127.0.0.1:1/0", "retries": {"enabled": {}}},
+            instance=instance,
+        )
+        executor = definition.executor_creation_fn(context)
+    assert isinstance(executor, ChannelCeleryExecutor if channel else CeleryExecutor)
+    assert executor.retries.enabled
+
+
+@dg.job
+def _job() -> None:
+    """A job for the executor's init context (never run)."""
+
+
+def test_an_unknown_result_wait_is_refused() -> None:
+    with pytest.raises(ValueError, match=RESULT_WAIT_ENV):
+        build_executor({EXECUTOR_ENV: "celery", RESULT_WAIT_ENV: "sometimes"})
