@@ -13,12 +13,6 @@ by the instance's run launcher (deploy/dagster-postgres.yaml's ForkingRunLaunche
 started by a warm fork server), at most `--runs-per-worker` per worker at once. Workers and the
 launcher's fork server are started before the clock starts, as in a running deployment.
 
-    .venv/bin/python bench/bench_distributed.py --files 150 --batch-files 25 --stock-wait
-
-With `--stock-wait` the runs wait for their steps as dagster-celery does (a look at the steps
-in flight every second: CONTENT_CELERY_RESULT_WAIT=poll) instead of on the result backend's
-channel (content_assets.distributed.result_wait), to compare the two.
-
     .venv/bin/python bench/bench_distributed.py --files 1000 --s3
 
 With `--s3` the distributed runs read the files from an S3 source prefix and write an S3 store,
@@ -86,7 +80,6 @@ def run_distributed(
         # process, so two workers are two cores' worth, as on two one-core hosts.
         "CONTENT_WORKERS": str(args.worker_cores),
         "CONTENT_CELERY_BROKER": redis.url(workers),
-        "CONTENT_CELERY_RESULT_WAIT": "poll" if args.stock_wait else "channel",
     }
     hosts = None
     if s3 is None:
@@ -154,11 +147,6 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=3,
         help="distributed runs of each kind, one worker and two in turn; medians are compared",
-    )
-    parser.add_argument(
-        "--stock-wait", action="store_true",
-        help="runs wait for step results as dagster-celery does (a look every second) "
-        "instead of on the result backend's channel",
     )
     args = parser.parse_args()
     # A folder source and an S3 one sign versions differently; everything else must be equal.

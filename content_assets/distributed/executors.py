@@ -32,11 +32,6 @@ EXECUTOR_ENV = "CONTENT_EXECUTOR"
 BROKER_ENV = "CONTENT_CELERY_BROKER"
 BACKEND_ENV = "CONTENT_CELERY_BACKEND"
 VISIBILITY_ENV = "CONTENT_CELERY_VISIBILITY_TIMEOUT_S"
-# How a run waits for its steps' results: `channel` (the default: as soon as one is published,
-# content_assets.distributed.result_wait) or `poll` (dagster-celery's own loop, a look every
-# second); bench/bench_distributed.py --stock-wait compares the two.
-RESULT_WAIT_ENV = "CONTENT_CELERY_RESULT_WAIT"
-RESULT_WAITS = ("channel", "poll")
 CELERY_ENV = (BROKER_ENV, BACKEND_ENV, VISIBILITY_ENV)
 
 DEFAULT_BROKER = "redis://localhost:6379/0"
@@ -127,9 +122,6 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
     try:
         from dagster_celery import celery_executor
         from dagster_celery.config import TASK_EXECUTE_PLAN_NAME
-        from dagster_celery.executor import CeleryExecutor
-
-        from content_assets.distributed.result_wait import ChannelCeleryExecutor
     except ImportError as exc:
         raise ImportError(
             f"{EXECUTOR_ENV}=celery needs dagster-celery: "
@@ -144,10 +136,6 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
         "config_source": celery_settings(environ),
     }
 
-    wait = environ.get(RESULT_WAIT_ENV) or "channel"
-    if wait not in RESULT_WAITS:
-        raise ValueError(f"{RESULT_WAIT_ENV}={wait!r}: expected one of {', '.join(RESULT_WAITS)}")
-
     def create(context: dg.InitExecutorContext) -> dg.Executor:
         # In the run's own process, where the orchestration loop runs.
         keep_connections(context.instance)
@@ -158,11 +146,7 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
         )
         make = celery_executor.executor_creation_fn
         assert make is not None, "dagster-celery's executor definition makes its executor"
-        stock = make(context)
-        if wait == "poll":
-            return stock
-        assert isinstance(stock, CeleryExecutor), type(stock)
-        return ChannelCeleryExecutor(stock)
+        return make(context)
 
     executor = dg.ExecutorDefinition(
         name="celery",

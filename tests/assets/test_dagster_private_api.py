@@ -5,7 +5,6 @@ release (and the distributed tests with it)."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import inspect
 from typing import Any
@@ -78,51 +77,6 @@ PRIVATE_NAMES: list[tuple[str, str, list[str] | None]] = [
      ["broker", "backend", "include", "config_source"]),
     ("dagster_celery.executor", "CeleryExecutor.app_args", ["self"]),
     ("dagster_celery.make_app", "make_app", ["app_args"]),
-    # result_wait.py: dagster-celery's orchestration loop, copied with its wait changed
-    ("dagster_celery.executor", "_submit_task",
-     ["app", "plan_context", "step", "queue", "priority", "known_state"]),
-    ("dagster_celery.core_execution_loop", "_get_run_priority", ["context"]),
-    ("dagster_celery.core_execution_loop", "_get_step_priority",
-     ["context", "step", "task_default_priority"]),
-    ("dagster_celery.core_execution_loop", "_warn_on_priority_misuse",
-     ["context", "execution_plan"]),
-    ("dagster_celery.tags", "DAGSTER_CELERY_QUEUE_TAG", None),
-    ("dagster_celery.tags", "DAGSTER_CELERY_STEP_PRIORITY_TAG", None),
-    ("dagster._core.execution.context.system", "PlanOrchestrationContext.for_step", None),
-    ("dagster._core.execution.context.system", "PlanOrchestrationContext.executor", None),
-    ("dagster._core.execution.plan.plan", "ExecutionPlan.artifacts_persisted", None),
-    ("dagster._core.execution.plan.plan", "ExecutionPlan.step_keys_to_execute", None),
-    ("dagster._core.execution.plan.plan", "ExecutionPlan.get_step_by_key", ["self", "key"]),
-    (
-        "dagster._core.execution.plan.plan",
-        "ExecutionPlan.start",
-        ["self", "retry_mode", "sort_key_fn", "max_concurrent", "tag_concurrency_limits",
-         "instance_concurrency_context"],
-    ),
-    ("dagster._core.execution.plan.active", "ActiveExecution.is_complete", None),
-    ("dagster._core.execution.plan.active", "ActiveExecution.check_for_interrupts", ["self"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.mark_interrupted", ["self"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.get_step_by_key",
-     ["self", "step_key"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.handle_event",
-     ["self", "dagster_event"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.verify_complete",
-     ["self", "job_context", "step_key"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.plan_events_iterator",
-     ["self", "job_context"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.get_steps_to_execute", ["self"]),
-    ("dagster._core.execution.plan.active", "ActiveExecution.get_known_state", ["self"]),
-    ("dagster._core.execution.plan.instance_concurrency_context", "InstanceConcurrencyContext",
-     ["instance", "dagster_run"]),
-    ("dagster._core.execution.plan.step", "IExecutionStep", None),
-    ("dagster._core.execution.retries", "RetryMode", None),
-    ("dagster._core.events", "EngineEventData.interrupted", ["steps_interrupted"]),
-    ("dagster._core.events", "EngineEventData.engine_error", ["error"]),
-    ("dagster._utils.error", "serializable_error_info_from_exc_info", ["exc_info"]),
-    ("dagster._check", "invariant", ["condition", "desc"]),
-    ("dagster_shared.error", "SerializableErrorInfo", None),
-    ("dagster", "DagsterEvent.engine_event", ["plan_context", "message", "event_specific_data"]),
-    ("dagster", "DagsterSubprocessError", None),
     # sensor_ticks.py: a sensor's last tick for `content-pipeline status`
     ("dagster._core.definitions.run_request", "InstigatorType.SENSOR", None),
     (
@@ -161,16 +115,3 @@ def test_private_name_is_unchanged(module: str, path: str, parameters: list[str]
     assert all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
                for p in rest), (path, found)
 
-
-# inspect.getsource of dagster_celery.core_execution_loop.core_celery_execution_loop, 0.29.27.
-_STOCK_LOOP_SHA256 = "3f780815d35a19871a6e2d42ee85a49ffbe8aeb6e36b473c16c8811b6a792389"
-
-
-def test_the_copied_orchestration_loop_matches_dagster_celerys() -> None:
-    """content_assets.distributed.result_wait._orchestrate is a copy of dagster-celery's loop
-    with its wait changed. When dagster-celery changes its loop, port the change into the copy,
-    then put the new digest here."""
-    from dagster_celery import core_execution_loop
-
-    source = inspect.getsource(core_execution_loop.core_celery_execution_loop)
-    assert hashlib.sha256(source.encode()).hexdigest() == _STOCK_LOOP_SHA256
