@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import dagster as dg  # noqa: E402
 from bench_ingest import make_corpus  # noqa: E402
 
-from content_assets.launcher import ForkingRunLauncher  # noqa: E402
+from content_assets.distributed.launcher import ForkingRunLauncher  # noqa: E402
 from content_assets.partitions import INGEST_BATCHES  # noqa: E402
 from content_core.store import ContentStore  # noqa: E402
 from tests.support import distributed, services  # noqa: E402

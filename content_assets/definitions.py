@@ -8,7 +8,7 @@ import dagster as dg
 
 from content_assets.assets import ALL_ASSETS
 from content_assets.compaction import compact_store_job, daily_compact_store_job_schedule
-from content_assets.executors import build_executor
+from content_assets.distributed.executors import build_executor
 from content_assets.jobs import ingest_batch_job
 from content_assets.resources import (
     AgentResource,

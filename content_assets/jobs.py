@@ -1,5 +1,6 @@
 """The batch job: every asset of one ingest batch, in the Definitions' executor (in
-process by default, Celery workers with CONTENT_EXECUTOR=celery: content_assets.executors)."""
+process by default, Celery workers with CONTENT_EXECUTOR=celery:
+content_assets.distributed.executors)."""
 
 import dagster as dg
 

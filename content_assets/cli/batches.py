@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Literal
 
 import dagster as dg
-from dagster._core.definitions.run_request import InstigatorType
 
 from content_assets.cli.progress import IngestView
 from content_assets.cli.query import StoreNotFoundError, existing_store, store_location
@@ -23,6 +22,7 @@ from content_assets.cli.runs import (
     run_batches,
     run_failure,
 )
+from content_assets.distributed.sensor_ticks import last_sensor_tick
 from content_assets.jobs import ingest_batch_job
 from content_assets.sensors import source_sensor
 from content_assets.triggers import PARTITION_TAG, fail_dead_runs
@@ -117,16 +117,12 @@ def batch_states(instance: dg.DagsterInstance, store: ContentStore) -> list[Batc
 
 
 def _last_tick(instance: dg.DagsterInstance) -> str:
-    for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR):
-        if state.instigator_name != source_sensor.name:
-            continue
-        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
-        if ticks:
-            tick = ticks[0]
-            when = datetime.fromtimestamp(tick.timestamp, UTC).isoformat(timespec="seconds")
-            note = f": {tick.skip_reason}" if tick.skip_reason else ""
-            return f"{when} {tick.status.value.lower()}{note}"
-    return "never (the sensor runs under `make dev` (dg dev) or the daemon)"
+    tick = last_sensor_tick(instance, source_sensor.name)
+    if tick is None:
+        return "never (the sensor runs under `make dev` (dg dev) or the daemon)"
+    when = datetime.fromtimestamp(tick.timestamp, UTC).isoformat(timespec="seconds")
+    note = f": {tick.skip_reason}" if tick.skip_reason else ""
+    return f"{when} {tick.status.lower()}{note}"
 
 
 def _size(store: ContentStore) -> int:

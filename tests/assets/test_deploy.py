@@ -20,7 +20,7 @@ from dagster._serdes.config_class import ConfigurableClassData
 from dagster_postgres.utils import pg_url_from_config
 
 from content_assets.definitions import build_definitions
-from content_assets.executors import (
+from content_assets.distributed.executors import (
     BACKEND_ENV,
     BROKER_ENV,
     EXECUTOR_ENV,
@@ -128,7 +128,7 @@ def test_docker_compose_wires_every_service() -> None:
         assert set(_ENV_NAME.findall(" ".join(env))) <= known, name
         assert env[EXECUTOR_ENV] == "celery"
     command = services["worker"]["command"]
-    assert command[:4] == ["celery", "-A", "content_assets.workers", "worker"]
+    assert command[:4] == ["celery", "-A", "content_assets.distributed.workers", "worker"]
     assert "--queues" in command and "dagster" in command  # dagster-celery's queue
     postgres = services["postgres"]["environment"]
     shared = services["webserver"]["environment"]

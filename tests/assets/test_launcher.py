@@ -1,6 +1,6 @@
-"""content_assets.launcher.ForkingRunLauncher on a real instance: a launched run executes in a
-process started by the broker's fork server, in a session of its own; terminate cancels a
-running run; a broker that died is started again on the next launch."""
+"""content_assets.distributed.launcher.ForkingRunLauncher on a real instance: a launched run
+executes in a process started by the broker's fork server, in a session of its own; terminate
+cancels a running run; a broker that died is started again on the next launch."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import yaml
 from dagster._core.definitions.reconstruct import ReconstructableRepository
 from dagster._core.launcher import WorkerStatus
 
-from content_assets.launcher import PID_TAG, ForkingRunLauncher
+from content_assets.distributed.launcher import PID_TAG, ForkingRunLauncher
 from content_core.sandbox import is_process_alive
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ _WAIT_S = 120.0
 @pytest.fixture
 def instance() -> Iterator[dg.DagsterInstance]:
     launcher = {
-        "module": "content_assets.launcher",
+        "module": "content_assets.distributed.launcher",
         "class": "ForkingRunLauncher",
         "config": {"preload_modules": [JOBS]},
     }
@@ -100,12 +100,12 @@ def test_start_returns_once_the_fork_server_has_imported_its_preload(
 def test_the_deployments_preload_loads_what_runs_need_and_starts_no_thread() -> None:
     config = yaml.safe_load((REPO / "deploy" / "dagster-postgres.yaml").read_text())
     preload = config["run_launcher"]["config"]["preload_modules"]
-    assert preload == ["content_assets.run_preload"]
+    assert preload == ["content_assets.distributed.run_preload"]
     # Checked in the new interpreter only: importing the preload here would load the
     # definitions and the clients into the test process for nothing.
     code = (
         "import json, sys, threading\n"
-        "from content_assets import run_preload\n"
+        "from content_assets.distributed import run_preload\n"
         "modules = [*run_preload._MODULES, 'content_assets.definitions']\n"
         "missing = [m for m in modules if m not in sys.modules]\n"
         "print(json.dumps([threading.active_count(), missing]))"

@@ -1,7 +1,7 @@
 """The distributed setup of tests and bench_distributed: a Dagster home with the Postgres
-instance yaml, Celery worker processes (`celery -A content_assets.workers worker`), and batch
-runs launched by the instance's run launcher with the Celery executor, one process per batch,
-as the daemon launches them."""
+instance yaml, Celery worker processes (`celery -A content_assets.distributed.workers worker`),
+and batch runs launched by the instance's run launcher with the Celery executor, one process per
+batch, as the daemon launches them."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import dagster as dg
 from dagster._core.definitions.reconstruct import ReconstructableRepository
 
 from content_assets.definitions import build_definitions
-from content_assets.executors import keep_connections
+from content_assets.distributed.executors import keep_connections
 from content_assets.partitions import INGEST_BATCHES
 from content_core.discovery import discover_pending
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig, S3ObjectSource
@@ -101,7 +101,7 @@ def _start_worker(
         env = {**env, "CONTENT_STORE_WORK_DIR": str(work_dirs / name)}
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [str(_BIN / "celery"), "-A", "content_assets.workers", "worker",
+            [str(_BIN / "celery"), "-A", "content_assets.distributed.workers", "worker",
              "--hostname", f"{name}@%h", "--queues", "dagster", "--loglevel", "INFO",
              "--without-gossip", "--without-mingle"],
             cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,

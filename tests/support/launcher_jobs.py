@@ -1,5 +1,5 @@
-"""The jobs tests/assets/test_launcher.py launches with content_assets.launcher: one op that
-writes down which process ran it, then waits `wait_s` seconds (for a run to terminate).
+"""The jobs tests/assets/test_launcher.py launches with content_assets.distributed.launcher: one
+op that writes down which process ran it, then waits `wait_s` seconds (for a run to terminate).
 
 No `from __future__ import annotations`: Dagster reads the op's annotation at definition time."""
 

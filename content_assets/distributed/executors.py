@@ -19,16 +19,15 @@ lost or duplicated row, for two reasons that hold together:
   attempt, leaves exactly one copy of the batch's rows.
 """
 
-import threading
-import time
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import dagster as dg
 
-# The environment variables read here (the workers read the same ones, content_assets.workers).
+# The environment variables read here (the workers read the same ones:
+# content_assets.distributed.workers).
 EXECUTOR_ENV = "CONTENT_EXECUTOR"
 BROKER_ENV = "CONTENT_CELERY_BROKER"
 BACKEND_ENV = "CONTENT_CELERY_BACKEND"
@@ -36,13 +35,6 @@ VISIBILITY_ENV = "CONTENT_CELERY_VISIBILITY_TIMEOUT_S"
 CELERY_ENV = (BROKER_ENV, BACKEND_ENV, VISIBILITY_ENV)
 
 DEFAULT_BROKER = "redis://localhost:6379/0"
-# A run's orchestrator looks at its steps in flight when one of their results is published on
-# the result backend's channel (ResultWait), and at the latest this often: dagster-celery's own
-# pace, which also bounds how long a termination request waits.
-TICK_S = 1.0
-# Without a result channel (a backend that only stores results), it looks this often instead;
-# a look is one read of the backend per step in flight.
-POLL_INTERVAL_S = 0.1
 # Kept Postgres connections: recycled after an hour, and a few more while several threads
 # (the run's log capture, the orchestrator) write at once.
 _POOL_RECYCLE_S = 3600
@@ -79,64 +71,6 @@ def celery_settings(environ: Mapping[str, str]) -> dict[str, Any]:
         },
         "result_expires": 7 * 24 * 3600,
     }
-
-
-class ResultWait:
-    """Stands for the `time` module in dagster-celery's orchestration loop, whose one use of
-    it is the sleep between two looks at the steps in flight: the sleep ends as soon as one of
-    those steps' results is published, instead of after a fixed tick.
-
-    dagster-celery polled: a look every second (TICK_SECONDS), so each step of a batch ended
-    up to a second after its work did, and a shorter tick costs a backend read per step in
-    flight per look (at 0.1 s, a third of a run process's CPU). Celery's Redis result backend
-    already subscribes the sending app to each task's result channel when the task is sent
-    (`on_task_call`), and the worker publishes there when it stores the result; this drains
-    that channel (the backend's `result_consumer`, what `AsyncResult.get` waits on), so a
-    step's end is noticed at once and a quiet wait reads nothing. The app is the one the loop
-    made in this thread (`make_app`, wrapped by `install`); with a backend that has no channel
-    it sleeps `POLL_INTERVAL_S`.
-    """
-
-    def __init__(self) -> None:
-        self._apps = threading.local()
-
-    # Any: a Celery app, typed loosely in dagster-celery.
-    def _remembering(self, make_app: Callable[..., Any]) -> Callable[..., Any]:
-        """`make_app`, noting the app it returns as this thread's."""
-
-        def make(*args: Any, **kwargs: Any) -> Any:
-            app = make_app(*args, **kwargs)
-            self._apps.app = app
-            return app
-
-        return make
-
-    def sleep(self, seconds: float) -> None:
-        app = getattr(self._apps, "app", None)
-        consumer = getattr(app.backend, "result_consumer", None) if app is not None else None
-        if consumer is None:
-            time.sleep(min(seconds, POLL_INTERVAL_S))
-            return
-        # Returns when a message arrives on a subscribed channel (Celery notes a ready
-        # result and unsubscribes), or after at most `seconds` (Celery caps one wait at 1 s).
-        consumer.drain_events(timeout=seconds)
-
-    @classmethod
-    def install(cls) -> "ResultWait":
-        """Make dagster-celery's loop in this process wait on result channels (once)."""
-        from dagster_celery import core_execution_loop
-
-        # The loop module's own imports, replaced: not part of its exported names.
-        current = core_execution_loop.time  # type: ignore[attr-defined]
-        if isinstance(current, cls):
-            return current
-        wait = cls()
-        make_app = core_execution_loop.make_app  # type: ignore[attr-defined]
-        core_execution_loop.make_app = wait._remembering(make_app)  # type: ignore[attr-defined]
-        core_execution_loop.time = wait  # type: ignore[attr-defined,assignment]
-        # The module's longest wait; declared an int there, any number works.
-        core_execution_loop.TICK_SECONDS = TICK_S  # type: ignore[assignment]
-        return wait
 
 
 def keep_connections(instance: dg.DagsterInstance) -> None:
@@ -204,14 +138,15 @@ def build_executor(environ: Mapping[str, str]) -> dg.ExecutorDefinition:
 
     def create(context: dg.InitExecutorContext) -> dg.Executor:
         # In the run's own process, where the orchestration loop runs.
-        ResultWait.install()
         keep_connections(context.instance)
         # dagster-celery defines its task again for every step it submits; Celery 5.7 warns
         # each time that the name is taken (by that same task).
         warnings.filterwarnings(
             "ignore", message=f"Task name '{TASK_EXECUTE_PLAN_NAME}' is already registered"
         )
-        return celery_executor.executor_creation_fn(context)  # type: ignore[misc]
+        make = celery_executor.executor_creation_fn
+        assert make is not None, "dagster-celery's executor definition makes its executor"
+        return make(context)
 
     executor = dg.ExecutorDefinition(
         name="celery",

@@ -12,10 +12,10 @@ a process that runs threads: the broker only reads requests, and the fork server
 standard library's (the same mechanism as the normaliser's worker pool).
 
     run_launcher:
-      module: content_assets.launcher
+      module: content_assets.distributed.launcher
       class: ForkingRunLauncher
       config:
-        preload_modules: [content_assets.run_preload]
+        preload_modules: [content_assets.distributed.run_preload]
 
 Runs execute on the launcher's host (the daemon's, for runs the daemon launches), with its
 environment, as with the default launcher on a local code location. The fork server imports
@@ -49,7 +49,7 @@ from dagster._core.launcher import (
 )
 from dagster._serdes import ConfigurableClass, ConfigurableClassData
 
-from content_assets.executors import keep_connections
+from content_assets.distributed.executors import keep_connections
 from content_core.sandbox import is_process_alive
 
 __all__ = ["ForkingRunLauncher", "PID_TAG", "HOST_TAG"]
@@ -58,9 +58,9 @@ PID_TAG = "content/run_pid"
 HOST_TAG = "content/run_host"
 DEFAULT_PRELOAD = ("content_assets.definitions",)
 # The broker's program. Run as `-c`, not `-m`: the run target is then pickled as
-# content_assets.launcher._execute, and no run process imports this module a second time as
-# multiprocessing's main module.
-_BROKER = "import sys; from content_assets.launcher import serve; serve(sys.argv[1:])"
+# content_assets.distributed.launcher._execute, and no run process imports this module a
+# second time as multiprocessing's main module.
+_BROKER = "import sys; from content_assets.distributed.launcher import serve; serve(sys.argv[1:])"
 # How long a launch waits for the broker to answer (its fork server may be importing).
 _ANSWER_TIMEOUT_S = 300.0
 

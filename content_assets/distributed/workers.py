@@ -1,7 +1,7 @@
 """The Celery app of the batch job's workers, configured from the same environment variables
-as the job's executor (content_assets.executors):
+as the job's executor (content_assets.distributed.executors):
 
-    celery -A content_assets.workers worker --hostname w1@%h --queues dagster
+    celery -A content_assets.distributed.workers worker --hostname w1@%h --queues dagster
 
 Every worker needs what a step needs: this package, the Dagster instance's settings
 (DAGSTER_HOME, the DAGSTER_POSTGRES_* variables), the store (CONTENT_STORE_DIR: object storage,
@@ -24,31 +24,38 @@ import importlib
 import logging
 import os
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from celery import Celery
 from celery.signals import worker_ready
-from dagster import DagsterInstance
+from dagster import DagsterInstance, serialize_value
 from dagster._core.definitions.reconstruct import ReconstructableJob
 from dagster._core.events import EngineEventData
 from dagster._core.execution.api import create_execution_plan, execute_plan_iterator
 from dagster._core.instance.ref import InstanceRef
 from dagster._grpc.types import ExecuteStepArgs
-from dagster._serdes import serialize_value, unpack_value
+from dagster._serdes import unpack_value
 from dagster_celery.config import TASK_EXECUTE_PLAN_NAME
 from dagster_celery.core_execution_loop import DELEGATE_MARKER
 from dagster_celery.executor import CeleryExecutor
 from dagster_celery.make_app import make_app
 
 from content_assets.definitions import build_resources
-from content_assets.executors import keep_connections, worker_app_args
+from content_assets.distributed.executors import keep_connections, worker_app_args
 from content_assets.resources import EmbedderResource, NormaliserResource
 from content_core.formats import default_formats
 from content_core.pipeline.pool import warm_pool
 
-# dagster-celery's functions carry no annotations; these are the calls its own `app` module makes.
-executor = CeleryExecutor.for_cli(**worker_app_args(os.environ))  # type: ignore[no-untyped-call]
-app: Celery = make_app(executor.app_args())  # type: ignore[no-untyped-call]
+# dagster-celery's functions carry no annotations: the types relied on here (their parameters
+# are checked by tests/assets/test_dagster_private_api.py). Any: Celery's settings, of mixed types.
+_for_cli: Callable[..., CeleryExecutor] = CeleryExecutor.for_cli
+_app_args: Callable[[CeleryExecutor], Mapping[str, Any]] = CeleryExecutor.app_args
+_make_app: Callable[[Mapping[str, Any]], Celery] = make_app
+
+# The calls dagster-celery's own `app` module makes.
+executor = _for_cli(**worker_app_args(os.environ))
+app = _make_app(_app_args(executor))
 
 _INSTANCES: dict[str, DagsterInstance] = {}
 _log = logging.getLogger(__name__)
@@ -77,7 +84,7 @@ def warm_up(**_signal: Any) -> None:
             worker_instance(InstanceRef.from_dir(home))
         # What a run's process inherits from its fork server: the clients, and the job loaded
         # through Dagster's own loading path.
-        importlib.import_module("content_assets.run_preload")
+        importlib.import_module("content_assets.distributed.run_preload")
         default_formats()
         importlib.import_module("pyarrow.dataset")
         _log.info("the worker's instance and job loaded in %.1f s", time.perf_counter() - started)

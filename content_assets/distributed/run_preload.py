@@ -1,8 +1,8 @@
 """Imported once by the run launcher's fork server (deploy/dagster-postgres.yaml names it in
-`preload_modules`), and by a Celery worker when it is ready (content_assets.workers): what
-every distributed batch run loaded on its own before its first step, about 0.2 CPU-seconds of
-each run (measured with cProfile in the run processes). Every run the server starts inherits
-it.
+`preload_modules`), and by a Celery worker when it is ready (content_assets.distributed.workers):
+what every distributed batch run loaded on its own before its first step, about 0.2
+CPU-seconds of each run (measured with cProfile in the run processes). Every run the server
+starts inherits it.
 
 - the clients: Postgres (dagster-postgres, psycopg2), Redis (kombu's transport, Celery's result
   backend), and the Celery app and task modules dagster-celery builds its app from;
