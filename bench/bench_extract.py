@@ -32,7 +32,8 @@ sys.path.insert(0, str(REPO))
 
 from content_core.extract import extract_text  # noqa: E402
 from content_core.ocr import OcrConfig  # noqa: E402
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files  # noqa: E402
+from content_core.pipeline.config import ProcessingConfig  # noqa: E402
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files  # noqa: E402
 from content_core.store.blobs import BlobStore  # noqa: E402
 
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO / "examples"))
 from content_core.discovery import discover_pending  # noqa: E402
 from content_core.ocr import OcrConfig  # noqa: E402
 from content_core.pipeline import PipelineConfig, run_batch  # noqa: E402
-from content_core.pipeline.processing import ProcessingConfig  # noqa: E402
+from content_core.pipeline.config import ProcessingConfig  # noqa: E402
 from content_core.pipeline.report import StageReport  # noqa: E402
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig  # noqa: E402
 from content_core.store import ContentStore  # noqa: E402

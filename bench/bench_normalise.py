@@ -17,7 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from content_core.binary import BinaryConfig  # noqa: E402
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files  # noqa: E402
+from content_core.pipeline.config import ProcessingConfig  # noqa: E402
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files  # noqa: E402
 from content_core.store.blobs import BlobStore  # noqa: E402
 from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
 

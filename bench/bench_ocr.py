@@ -32,7 +32,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from content_core.ocr import OcrConfig  # noqa: E402
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files  # noqa: E402
+from content_core.pipeline.config import ProcessingConfig  # noqa: E402
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files  # noqa: E402
 from content_core.store.blobs import BlobStore  # noqa: E402
 from tests.fixtures.scans import (  # noqa: E402
     page_lines,

@@ -77,7 +77,7 @@ def build_corpus_store(root: Path) -> Path:
     from content_core.discovery import discover_pending
     from content_core.ocr import OcrConfig
     from content_core.pipeline import PipelineConfig, run_batch
-    from content_core.pipeline.processing import ProcessingConfig
+    from content_core.pipeline.config import ProcessingConfig
     from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
     from content_core.store import ContentStore
 

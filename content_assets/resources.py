@@ -14,7 +14,7 @@ from content_core.discovery import DiscoveryConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.errors import UnknownSourceSchemeError
 from content_core.ocr import OcrConfig
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.config import ProcessingConfig
 from content_core.sources import EntrySource, open_source, source_factory
 from content_core.store import ContentStore
 

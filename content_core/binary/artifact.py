@@ -49,7 +49,7 @@ class BinaryArtifact(BaseModel):
     rendered to PDF, a HEIC image re-encoded as PNG): the same content in another format.
     `notes` are facts about the artifact that are not failures of the row. `damage` marks a
     picture that could be decoded or drawn only in part: whether the row is that error or keeps
-    it as a note depends on the text read afterwards (`content_core.pipeline.artifact_records`).
+    it as a note depends on the text read afterwards (the normalise stage's `records`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -37,7 +37,7 @@ from content_core.embeddings import (
     make_embedder,
 )
 from content_core.errors import StageTimeoutError
-from content_core.pipeline.processing import WORKER_PRELOAD, ProcessingConfig
+from content_core.pipeline.config import WORKER_PRELOAD, ProcessingConfig
 from content_core.sandbox import (
     TaskFailure,
     WorkerTimeoutError,

@@ -21,7 +21,7 @@ from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig
 from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.pipeline.checks import CheckRule
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.config import ProcessingConfig
 from content_core.pipeline.report import StageReport
 
 if TYPE_CHECKING:

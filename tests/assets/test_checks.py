@@ -24,7 +24,7 @@ from tests.support.sensors import tick_sensor
 STAGES_DIR = Path(__file__).resolve().parents[2] / "content_core" / "pipeline" / "stages"
 ASSET_MODULES = {
     "raw_files": "raw_files.py",
-    "normalised_artifacts": "normalised_artifacts.py",
+    "normalised_artifacts": "normalised_artifacts/__init__.py",
     "chunks": "chunks.py",
     "chunk_embeddings": "chunk_embeddings.py",
     "message_parts": "message_parts.py",

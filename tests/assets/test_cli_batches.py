@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from content_core.pipeline.processing import FileInput, _worker_failure
 from content_core.pipeline.stages.normalised_artifacts import _artifact_row
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, _worker_failure
 from content_core.sandbox import TaskFailure
 from content_core.store import NORMALISED_ARTIFACTS, PIPELINE_TABLES, ContentStore
 from content_core.store.row_arrow import rows_from_table

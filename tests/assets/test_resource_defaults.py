@@ -19,7 +19,7 @@ from content_core.chunking import ChunkingConfig
 from content_core.compression import CompressionConfig
 from content_core.discovery import DiscoveryConfig
 from content_core.embeddings import EmbedderConfig
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.config import ProcessingConfig
 
 
 def _differences(built: BaseModel, default: BaseModel) -> dict[str, tuple[object, object]]:

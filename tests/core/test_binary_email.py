@@ -14,7 +14,8 @@ from content_core.binary import EmailUnpacker
 from content_core.binary import media_types as mt
 from content_core.binary.archives import ExpansionBudget
 from content_core.errors import BinaryFanoutError, BinaryTooLargeError, EmailParseError
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.hostile import (
@@ -119,7 +120,8 @@ def test_huge_encoded_word_in_a_part_header_stays_bounded() -> None:
 
 
 def _process(tmp_path: Path, name: str, data: bytes) -> list:
-    from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+    from content_core.pipeline.config import ProcessingConfig
+    from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
     from content_core.store.blobs import BlobStore
 
     path = tmp_path / name

@@ -19,7 +19,7 @@ from content_core.binary.pdf_handles import OpenedPdf, PdfHandles
 from content_core.errors import BinaryTooLargeError
 from content_core.extract import extract_text
 from content_core.ocr import OcrConfig, OcrRun
-from content_core.pipeline.artifact_records import ArtifactRecord, records_of
+from content_core.pipeline.stages.normalised_artifacts.records import ArtifactRecord, records_of
 from content_core.store.blobs import BlobStore
 from tests.fixtures.hostile import pdf_with_text
 

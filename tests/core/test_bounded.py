@@ -31,6 +31,7 @@ from content_core.pipeline import (
     build_normalised_artifacts,
     build_raw_files,
 )
+from content_core.pipeline.config import ProcessingConfig
 from content_core.pipeline.pool import (
     _grouped,
     _run_bounded,
@@ -39,7 +40,6 @@ from content_core.pipeline.pool import (
     embed_locally,
     extract_offline,
 )
-from content_core.pipeline.processing import ProcessingConfig
 from content_core.sandbox import TaskFailure
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from content_core.binary.config import BinaryConfig
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.store.blobs import BlobStore

@@ -19,10 +19,10 @@ from content_core.binary import media_types as mt
 from content_core.binary.tiff import count_ifds
 from content_core.errors import BinaryTooLargeError, ImageConversionError
 from content_core.ocr import OcrConfig
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.store.blobs import BlobStore

@@ -32,10 +32,10 @@ from content_core.errors import (
     StageTimeoutError,
     UnsupportedBinaryError,
 )
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.sandbox import WorkerTimeoutError

@@ -27,7 +27,8 @@ from content_core.extract import (
     default_registry,
     extract_text,
 )
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 from tests.core.extract_inputs import make_pdf
 

@@ -12,7 +12,8 @@ import pytest
 from content_core.binary.sniff import sniff_media_type
 from content_core.extract import Blob, ExtractOptions, SniffInfo, build_text, extract_text
 from content_core.extract.pdf_fallback import PypdfExtractor
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.titled import (
     titled_doc,

@@ -34,7 +34,8 @@ from content_core.formats import (
     Signature,
     default_formats,
 )
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.ole2 import compound_file
 

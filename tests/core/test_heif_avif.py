@@ -18,7 +18,8 @@ from content_core.binary import BinaryNormalizer, ImageNormalizer
 from content_core.binary import media_types as mt
 from content_core.binary.sniff import sniff_media_type
 from content_core.errors import ImageConversionError
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS
 from tests.fixtures.heif import blanked_box, exif_payload, heif_without_images, without_box

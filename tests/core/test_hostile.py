@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from content_core.binary import BinaryConfig
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.store.blobs import BlobStore
@@ -261,7 +261,7 @@ async def test_mutated_corpus_files_only_raise_typed_errors(tmp_path: Path) -> N
     from content_core.binary import BinaryNormalizer
     from content_core.errors import ContentError
     from content_core.ocr import OcrConfig, OcrRun
-    from content_core.pipeline.artifact_records import records_of
+    from content_core.pipeline.stages.normalised_artifacts.records import records_of
     from tests.fixtures.corpus import CORPUS, manifest_rows
 
     rows = [r for r in manifest_rows() if not r["path"].startswith(("heic/example",

@@ -12,7 +12,8 @@ from content_core.binary import media_types as mt
 from content_core.binary.sniff import sniff_media_type
 from content_core.extract import extract_text
 from content_core.extract._decode import decode_html, markup_charset
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 
 # (case id, document, codec that writes the bytes, sniffed type, marker that must come out)

@@ -19,7 +19,7 @@ import pytest
 from content_core.binary import BinaryConfig
 from content_core.discovery import discover_pending
 from content_core.pipeline import PipelineConfig, run_batch
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.config import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 from tests.core.extract_inputs import DOCX, make_pdf, make_zip

@@ -14,7 +14,8 @@ import pytest
 
 import content_core
 from content_core.logs import MAX_NOTES, library_notes, root_logging_kept
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"

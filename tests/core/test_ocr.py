@@ -28,10 +28,10 @@ from content_core.ocr import (
     tessdata_dir,
 )
 from content_core.pipeline import PipelineConfig, run_batch
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from content_core.binary import BinaryConfig
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.store.blobs import BlobStore
@@ -292,7 +292,7 @@ def test_slow_office_rendering_fails_alone_and_the_document_keeps_its_text(
 def test_failure_rows_from_workers_say_whether_they_are_transient(
     tmp_path: Path, error_type: str, stage: str
 ) -> None:
-    from content_core.pipeline.processing import _worker_failure
+    from content_core.pipeline.stages.normalised_artifacts.worker import _worker_failure
     from content_core.sandbox import TaskFailure
 
     item = _write(tmp_path, "f.pdf", pdf_with_text("x"))
@@ -367,7 +367,7 @@ def test_a_large_docx_refused_in_its_worker_is_a_docx_row_not_a_zip(
 
 @pytest.mark.parametrize("error_type", ["WorkerTimeoutError", "WorkerCrashedError"])
 def test_a_large_docx_whose_worker_died_is_a_docx_row(tmp_path: Path, error_type: str) -> None:
-    from content_core.pipeline.processing import _worker_failure
+    from content_core.pipeline.stages.normalised_artifacts.worker import _worker_failure
     from content_core.sandbox import TaskFailure
 
     item = _large_docx(tmp_path)
@@ -388,7 +388,7 @@ def test_a_worker_that_times_out_reports_what_the_caller_knows(tmp_path: Path) -
 
 PRELOAD_PROBE = """
 import json
-from content_core.pipeline.processing import WORKER_PRELOAD
+from content_core.pipeline.stages.normalised_artifacts.worker import WORKER_PRELOAD
 from content_core.sandbox import shared_pool
 from tests.support.worker_probe import preloaded
 

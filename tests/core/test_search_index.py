@@ -22,7 +22,7 @@ from content_core.pipeline import (
     build_raw_files,
     build_search_index,
 )
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.config import ProcessingConfig
 from content_core.search.index import INDEX_FILE, ensure_index
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore, compact_store

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from content_core.extract import extract_text
-from content_core.pipeline.processing import (
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import (
     ArtifactRecord,
     FileInput,
-    ProcessingConfig,
     process_files,
 )
 from content_core.store import NormalisedArtifactRow

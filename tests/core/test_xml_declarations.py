@@ -16,7 +16,8 @@ from lxml import etree
 from content_core.binary.sniff import sniff_media_type
 from content_core.errors import UnsafeInputError
 from content_core.extract import extract_text
-from content_core.pipeline.processing import FileInput, ProcessingConfig, process_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.worker import FileInput, process_files
 from content_core.store.blobs import BlobStore
 from tests.fixtures.corpus import CORPUS
 

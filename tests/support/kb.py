@@ -9,7 +9,7 @@ from pathlib import Path
 from content_core.chunking import ChunkingConfig
 from content_core.discovery import discover_pending
 from content_core.pipeline import build_chunks, build_normalised_artifacts, build_raw_files
-from content_core.pipeline.processing import ProcessingConfig
+from content_core.pipeline.config import ProcessingConfig
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import ContentStore
 

@@ -10,10 +10,10 @@ from content_core.pipeline.checks import (
     failures_rule,
     unique_rule,
 )
+from content_core.pipeline.config import ProcessingConfig
 from content_core.pipeline.pool import (
     compress_documents,
 )
-from content_core.pipeline.processing import ProcessingConfig
 from content_core.pipeline.report import StageReport, preview
 from content_core.pipeline.stage import Batch, Stage
 from content_core.pipeline.stages._documents import (

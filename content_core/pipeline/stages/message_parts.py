@@ -14,8 +14,8 @@ from content_core.pipeline.checks import (
     failures_rule,
     unique_rule,
 )
+from content_core.pipeline.config import ProcessingConfig
 from content_core.pipeline.pool import PartsTask, parts_of_artifacts
-from content_core.pipeline.processing import ProcessingConfig
 from content_core.pipeline.report import StageReport, preview
 from content_core.pipeline.stage import Batch, Stage
 from content_core.sandbox import TaskFailure

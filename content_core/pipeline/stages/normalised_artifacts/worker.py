@@ -4,7 +4,7 @@ This is the library entry point behind the `normalised_artifacts` asset. Each ra
 normalised (sniff, guards, conversions, unpacking) and every document artifact gets its text,
 in a worker process with a memory cap and a time limit. A file, or a member of one, that fails
 becomes a record with `error_type` set; the rest of the batch goes on. The records themselves
-(`ArtifactRecord`) are made in `content_core.pipeline.artifact_records`.
+(`ArtifactRecord`) are made in `content_core.pipeline.stages.normalised_artifacts.records`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from content_core.binary import media_types as mt
 from content_core.binary.artifact import kind_for
@@ -31,7 +31,8 @@ from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.logs import configure_logging, library_notes
 from content_core.ocr import OcrConfig, OcrRun, PageClaimed
-from content_core.pipeline.artifact_records import (
+from content_core.pipeline.config import WORKER_PRELOAD, ProcessingConfig
+from content_core.pipeline.stages.normalised_artifacts.records import (
     TEXT_STATUSES,
     ArtifactRecord,
     error_record,
@@ -39,7 +40,6 @@ from content_core.pipeline.artifact_records import (
 )
 from content_core.sandbox import (
     TaskFailure,
-    available_cores,
     run_task,
     shared_pool,
     workers_can_start,
@@ -52,44 +52,12 @@ __all__ = [
     "TEXT_STATUSES",
     "ArtifactRecord",
     "FileInput",
-    "ProcessingConfig",
     "process_files",
 ]
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-# What the pool's fork server imports once, so that every worker starts with it: this module,
-# the text stages that run in the same pool after it (content_core.pipeline.pool), and the
-# parsers, tokeniser and embedding model they load (content_core.pipeline._worker_preload).
-WORKER_PRELOAD = (
-    "content_core.pipeline.processing",
-    "content_core.pipeline.pool",
-    "content_core.pipeline._worker_preload",
-)
-
-class ProcessingConfig(BaseModel):
-    """How raw files are processed: normalisation limits plus isolation settings."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    binary: BinaryConfig = BinaryConfig()
-    ocr: OcrConfig = OcrConfig()
-    timeout_s: float = Field(default=60.0, gt=0)
-    memory_mb: int = Field(default=2048, ge=256)
-    # One worker process per core the process is given.
-    workers: int = Field(default_factory=available_cores, ge=1)
-    isolate: bool = True
-
-    def fingerprint(self) -> str:
-        """Return a short hash of the settings that can change the output records.
-
-        `workers` and `isolate` only change how the work is scheduled, so they are left out.
-        """
-        payload = self.model_dump_json(include={"binary", "ocr", "timeout_s", "memory_mb"})
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
-
 
 class FileInput(BaseModel):
     """One raw file to process: the caller's key, where its bytes are, and hints.

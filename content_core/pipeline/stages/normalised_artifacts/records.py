@@ -2,7 +2,7 @@
 raw file become records: blobs stored, text extracted (falling back on a PDF rendition), OCR
 read where a page or a picture has no text, and every failure kept as a record of its own.
 
-Runs in a pool worker, called by `content_core.pipeline.processing` for each raw file.
+Runs in a pool worker, called by the stage's `worker` module for each raw file.
 """
 
 from __future__ import annotations

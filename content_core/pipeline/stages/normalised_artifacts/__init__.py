@@ -1,5 +1,8 @@
 """The normalised_artifacts stage: fan every raw file out into artifacts with text, reusing
-what an earlier batch already produced from the same bytes under the same configuration."""
+what an earlier batch already produced from the same bytes under the same configuration.
+
+Its worker side lives here too: `worker` (`process_files`: each raw file in a pool worker,
+under its time and memory limits) and `records` (how one file's artifacts become rows)."""
 
 from __future__ import annotations
 
@@ -18,14 +21,14 @@ from content_core.pipeline.checks import (
     failures_rule,
     unique_rule,
 )
-from content_core.pipeline.processing import (
-    ArtifactRecord,
-    FileInput,
-    ProcessingConfig,
-    process_files,
-)
+from content_core.pipeline.config import ProcessingConfig
 from content_core.pipeline.report import StageReport, preview
 from content_core.pipeline.stage import Batch, Stage
+from content_core.pipeline.stages.normalised_artifacts.worker import (
+    ArtifactRecord,
+    FileInput,
+    process_files,
+)
 from content_core.store import (
     NORMALISED_ARTIFACTS,
     RAW_FILES,
