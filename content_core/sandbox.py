@@ -23,6 +23,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -381,8 +382,6 @@ def _warn_once(message: str) -> None:
 
 def _main_script() -> str | None:
     """The file a new worker would run as the main module, or None for none."""
-    import sys
-
     main = sys.modules.get("__main__")
     if main is None:
         return None

@@ -9,12 +9,10 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
-from collections.abc import Iterable
-from importlib import metadata
 
 from content_core.pipeline.checks import CheckOutcome, CheckRule, check_rules
-from content_core.pipeline.stage import ENTRY_POINT_GROUP, Stage
-from content_core.store import ContentStore
+from content_core.pipeline.stage import Stage
+from content_core.store import ContentStore, stage_plugins
 
 __all__ = ["BUILTIN_STAGE_MODULES", "all_stages", "batch_checks", "check_batch", "stage_of"]
 
@@ -76,32 +74,19 @@ def check_batch(
 
 
 def _plugins(taken: set[str]) -> list[Stage]:
-    """The stages of the entry point group, each checked; one that fails to load or clashes
-    with a table already written by another stage is left out with a warning."""
+    """The stages the installed plug-ins declare (`content_core.store.stage_plugins`, which
+    loads them once); one that writes a table another stage writes is left out with a
+    warning."""
     found: list[Stage] = []
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            value = entry.load()
-        except Exception:  # noqa: BLE001 - a broken plug-in must not stop the pipeline
-            _log.warning("stage plug-in %s failed to load", entry.value, exc_info=True)
+    for entry, stage in stage_plugins():
+        if not isinstance(stage, Stage):
             continue
-        for stage in _as_stages(value):
-            if stage.table in taken:
-                _log.warning("stage plug-in %s: table %s is taken", entry.value, stage.table)
-                continue
-            taken.add(stage.table)
-            found.append(stage)
+        if stage.table in taken:
+            _log.warning("stage plug-in %s: table %s is taken", entry, stage.table)
+            continue
+        taken.add(stage.table)
+        found.append(stage)
     return found
-
-
-def _as_stages(value: object) -> list[Stage]:
-    if callable(value) and not isinstance(value, Stage):
-        value = value()
-    if isinstance(value, Stage):
-        return [value]
-    if isinstance(value, Iterable):
-        return [item for item in value if isinstance(item, Stage)]
-    return []
 
 
 def _ordered(builtin: list[Stage], plugins: list[Stage]) -> tuple[Stage, ...]:

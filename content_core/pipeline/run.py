@@ -28,10 +28,10 @@ def run_batch(
     given, embeds the chunks instead of `config.embedder`'s); the reports in the order the
     stages finished.
 
-    The stages run one after the other as the assets depend on each other, except the search
-    index: nothing but `merged_extractions` waits for it, so it is updated in a thread (DuckDB
-    works outside the GIL) while message parts, compression and extraction use the pool. The
-    worker pool starts in a thread while raw_files runs. No thread forks: the pool's
+    The stages run one after the other in the registry's order, except a stage marked
+    `beside` (the search index): it runs in a thread (DuckDB works outside the GIL) until the
+    first stage that reads it, or the one that finishes the batch, waits for it. The worker
+    pool starts in a thread while the first stage runs. No thread forks: the pool's
     processes are forked by its fork server, a process of its own.
     """
     reports: list[StageReport] = []

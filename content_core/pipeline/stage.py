@@ -23,13 +23,15 @@ from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.pipeline.checks import CheckRule
 from content_core.pipeline.config import ProcessingConfig
 from content_core.pipeline.report import StageReport
+from content_core.store.tables import STAGES_ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
     from content_core.store import ContentStore, TableRow
 
 __all__ = ["ENTRY_POINT_GROUP", "Batch", "PipelineConfig", "Stage"]
 
-ENTRY_POINT_GROUP = "content_pipeline.stages"
+# Where other packages add stages (read by the store, which writes and views their tables).
+ENTRY_POINT_GROUP = STAGES_ENTRY_POINT_GROUP
 
 
 class PipelineConfig(BaseModel):

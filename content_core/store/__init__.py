@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from content_core.store.tables import SCHEMAS as SCHEMAS
     from content_core.store.tables import pipeline_tables as pipeline_tables
     from content_core.store.tables import row_model as row_model
+    from content_core.store.tables import stage_plugins as stage_plugins
     from content_core.store.tables import table_schema as table_schema
 
 if not TYPE_CHECKING:

@@ -38,6 +38,7 @@ __all__ = [
     "read_parquet",
     "row_model",
     "rows_to_table",
+    "stage_plugins",
     "table_schema",
     "write_parquet_atomic",
 ]
@@ -68,24 +69,35 @@ SCHEMAS: dict[str, pa.Schema] = {table: arrow_schema(model) for table, model in 
 
 
 @functools.cache
-def _plugin_models() -> dict[str, type[TableRow]]:
-    """The row models of the installed stage plug-ins, by table (read once, by a stage's `row`
-    attribute: the store sits below the pipeline and never imports it)."""
-    found: dict[str, type[TableRow]] = {}
+def stage_plugins() -> tuple[tuple[str, object], ...]:
+    """What each installed stage plug-in declares, as (entry point, item), read once per
+    process: the entry point group's values, a factory called, an iterable spread. One that
+    fails to load is logged and left out. The pipeline's registry keeps the `Stage`s among the
+    items; the store takes their row models (by `row`: it sits below the pipeline and never
+    imports it)."""
+    found: list[tuple[str, object]] = []
     for entry in metadata.entry_points(group=STAGES_ENTRY_POINT_GROUP):
         try:
             value = entry.load()
             if callable(value) and not hasattr(value, "row"):
                 value = value()
-        except Exception:  # noqa: BLE001 - a broken plug-in must not stop the store
+        except Exception:  # noqa: BLE001 - a broken plug-in must not stop the pipeline
             _log.warning("stage plug-in %s failed to load", entry.value, exc_info=True)
             continue
         items = value if isinstance(value, Iterable) else [value]
-        for item in items:
-            row = getattr(item, "row", None)
-            if isinstance(row, type) and issubclass(row, TableRow) and row.TABLE:
-                if row.TABLE not in ROW_MODELS:
-                    found.setdefault(row.TABLE, row)
+        found.extend((entry.value, item) for item in items)
+    return tuple(found)
+
+
+@functools.cache
+def _plugin_models() -> dict[str, type[TableRow]]:
+    """The row models of the installed stage plug-ins, by table."""
+    found: dict[str, type[TableRow]] = {}
+    for _, item in stage_plugins():
+        row = getattr(item, "row", None)
+        if isinstance(row, type) and issubclass(row, TableRow) and row.TABLE:
+            if row.TABLE not in ROW_MODELS:
+                found.setdefault(row.TABLE, row)
     return found
 
 

@@ -3,7 +3,6 @@ key columns of a row about one document, and work done once per distinct artifac
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -41,11 +40,3 @@ def _once_per_artifact(
     texts = {doc["artifact_id"]: doc["text"] for doc in docs}
     results = dict(zip(texts, run(list(texts.values())), strict=True))
     return [results[doc["artifact_id"]] for doc in docs]
-
-
-def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
-    if not pages:
-        return None
-    starts = [p["start"] for p in pages]
-    index = max(bisect.bisect_right(starts, offset) - 1, 0)
-    return pages[index]["page"]

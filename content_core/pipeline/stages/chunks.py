@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from content_core.chunking import ChunkingConfig
@@ -25,7 +26,6 @@ from content_core.pipeline.stages._documents import (
     _doc_keys,
     _documents,
     _once_per_artifact,
-    _page_of,
 )
 from content_core.sandbox import TaskFailure
 from content_core.store import (
@@ -33,6 +33,14 @@ from content_core.store import (
     ChunkRow,
     ContentStore,
 )
+
+
+def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
+    if not pages:
+        return None
+    starts = [p["start"] for p in pages]
+    index = max(bisect.bisect_right(starts, offset) - 1, 0)
+    return pages[index]["page"]
 
 
 def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
