@@ -53,15 +53,21 @@ def _pages(text: str) -> tuple[int, int]:
 def add_search_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add the `search` subcommand to the CLI's parser."""
     search = commands.add_parser("search", help="find the chunks that match a query")
-    search.add_argument("text", metavar="query")
-    search.add_argument("--k", "-k", type=int, default=10, help="hits to print (default: 10)")
+    search.add_argument(
+        "text",
+        metavar="query",
+        help="words or a phrase to look for",
+    )
+    search.add_argument("--k", "-k", type=int, default=10, help="hits to print")
     search.add_argument(
         "--mode",
         choices=SEARCH_MODES,
         default="hybrid",
         help="hybrid (default) fuses BM25 and vectors; it is BM25 while there are no embeddings",
     )
-    search.add_argument("--format", "-f", choices=SEARCH_FORMATS, default="table")
+    search.add_argument(
+        "--format", "-f", choices=SEARCH_FORMATS, default="table", help="output format"
+    )
     search.add_argument("--source-id", default=None, help="only this source")
     search.add_argument("--path-prefix", default=None, help="only paths starting with this")
     search.add_argument("--media-type", default=None, help="only files of this media type")

@@ -13,6 +13,7 @@ import pty
 import re
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from content_assets.cli import _parser
 from content_core.logs import MAX_NOTES
 from content_core.store import ContentStore
 from tests.conftest import SAMPLE_INBOX
@@ -365,3 +367,111 @@ def test_status_after_a_good_ingest(ingested: Ingested) -> None:
         assert "batches:   0 pending, 0 running, 0 failed, 1 done" in section
         assert f"files:     {files} current" in section
         assert "merged_extractions" in section and "failed " not in section
+
+
+# -- exits by convention: help, closed pipes, Ctrl-C ---------------------------------------------
+
+
+def test_no_arguments_prints_the_help_and_version_is_known(tmp_path: Path) -> None:
+    bare = run_cli(home=tmp_path / "home", store=None)
+    assert bare.returncode == 0, bare.stderr
+    assert "usage: content-pipeline" in bare.stdout and "examples:" in bare.stdout
+    for command in ("ingest", "query", "search", "status", "retry"):
+        assert command in bare.stdout
+    version = run_cli("--version", home=tmp_path / "home", store=None)
+    assert version.returncode == 0 and version.stdout.startswith("content-pipeline 0.")
+
+
+@pytest.mark.parametrize("command", ["ingest", "query", "search", "status", "retry"])
+def test_every_argument_is_described_with_its_default_and_examples(
+    tmp_path: Path, command: str
+) -> None:
+    done = run_cli(command, "--help", home=tmp_path / "home", store=None)
+    assert done.returncode == 0, done.stderr
+    subcommand = _parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    for action in subcommand._actions:
+        assert action.help, action.dest
+        # argparse folds a help's whitespace; the first words are on the option's line
+        assert " ".join(action.help.split()[:2]) in " ".join(done.stdout.split()), action.dest
+    assert f"content-pipeline {command}" in done.stdout.split("examples:", 1)[1]
+    if command == "ingest":
+        assert re.search(r"files per batch.*?\(default: \d+\)", done.stdout, re.S)
+
+
+def _into_a_closed_pipe(args: list[str], home: Path, store: Path) -> tuple[int, str]:
+    """Run the command with stdout a pipe whose reader is already gone (`| head` that has
+    read its line); return its exit code and stderr."""
+    env = {k: v for k, v in os.environ.items() if k != "CONTENT_STORE_DIR"}
+    env.update(PYTHONPATH=str(REPO), DAGSTER_HOME=str(home), CONTENT_STORE_DIR=str(store))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "content_assets.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    try:
+        _, err = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    return process.returncode, err.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "SELECT path FROM current_normalised_artifacts"],
+        ["search", "invoice"],
+        ["status"],
+        ["retry"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_a_closed_pipe_ends_the_command_quietly(ingested: Ingested, args: list[str]) -> None:
+    code, err = _into_a_closed_pipe(args, ingested.home, ingested.store)
+    assert code == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_an_ingest_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path, "inbox")
+    code, err = _into_a_closed_pipe(["ingest", str(folder)], tmp_path / "home", tmp_path / "store")
+    assert code == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_ctrl_c_during_an_ingest_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path, "inbox")
+    env = {k: v for k, v in os.environ.items() if k != "CONTENT_STORE_DIR"}
+    env.update(
+        PYTHONPATH=str(REPO),
+        DAGSTER_HOME=str(tmp_path / "home"),
+        CONTENT_STORE_DIR=str(tmp_path / "store"),
+    )
+    (tmp_path / "home").mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "content_assets.cli", "ingest", str(folder)],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    try:
+        # Interrupt once the ingest is under way (it has printed its first line).
+        first = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    text = err.decode("utf-8", "replace")
+    assert first and process.returncode == 130, (out, text)
+    assert "Traceback" not in text and "interrupted" in text
