@@ -22,8 +22,8 @@ from content_assets.resources import (
 )
 from content_assets.schedules import hourly_ingest_batch_job_schedule
 from content_assets.sensors import source_sensor
+from content_assets.state import default_store
 from content_core.embeddings import EMBEDDER_ENV
-from content_core.store import DEFAULT_STORE_DIR
 
 DEFAULT_SOURCE_DIR = "examples/inbox"
 _EMBED_KEY = EMBEDDER_ENV["api_key"]
@@ -51,7 +51,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
     """Resources configured from environment variables, with local defaults for the rest."""
     env = environ.get
     return {
-        "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR),
+        "store": ContentStoreResource(store_dir=env("CONTENT_STORE_DIR") or str(default_store())),
         "source": _source(environ),
         "normaliser": NormaliserResource(
             **_given(

@@ -140,6 +140,14 @@ def _parser() -> argparse.ArgumentParser:
         help="batches to run again (default: every failed batch)",
     )
 
+    for command in (ingest, commands.choices["status"], retry):
+        command.add_argument(
+            "--home",
+            type=Path,
+            default=None,
+            help="the Dagster instance's folder (default: $DAGSTER_HOME, else this project's "
+            "folder when run inside it, else a per-user folder)",
+        )
     for name, command in commands.choices.items():
         command.formatter_class = _HelpFormatter
         command.epilog = _COMMAND_EXAMPLES[name]
@@ -208,6 +216,8 @@ def _command(args: argparse.Namespace) -> int:
 
 def _orchestrated(args: argparse.Namespace) -> int:
     """The subcommands that go through the Dagster instance (they import Dagster)."""
+    if args.home is not None:
+        os.environ["DAGSTER_HOME"] = str(args.home)
     if args.command == "ingest":
         from content_assets.cli.ingest import ingest
 

@@ -18,13 +18,13 @@ from content_assets.cli.runs import (
     TABLE_STAGES,
     batch_job,
     current_rows,
-    dagster_home,
     run_batches,
     run_failure,
 )
 from content_assets.distributed.sensor_ticks import last_sensor_tick
 from content_assets.jobs import ingest_batch_job
 from content_assets.sensors import source_sensor
+from content_assets.state import dagster_home
 from content_assets.triggers import PARTITION_TAG, fail_dead_runs
 from content_core.store import NORMALISED_ARTIFACTS, ContentStore
 from content_core.store.storage import LocalStorage

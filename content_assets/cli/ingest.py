@@ -10,8 +10,9 @@ import dagster as dg
 
 from content_assets.cli.progress import IngestView
 from content_assets.cli.query import render
-from content_assets.cli.runs import STAGES, batch_job, current_rows, dagster_home, run_batches
+from content_assets.cli.runs import STAGES, batch_job, current_rows, run_batches
 from content_assets.partitions import INGEST_BATCHES
+from content_assets.state import dagster_home
 from content_core.discovery import discover_pending
 from content_core.errors import SourceError
 from content_core.paths import os_path_text
@@ -52,6 +53,8 @@ def ingest(
     where = str(source.root) if isinstance(source, LocalFolderSource) else uri
     environ = {**os.environ, "CONTENT_STORE_DIR": str(store_dir), "CONTENT_SOURCE": where}
     job = batch_job(environ)
+    if isinstance(store_dir, Path) and not store_dir.exists():
+        print(f"new store: {os_path_text(store_dir)}", flush=True)
     store = ContentStore(store_dir)
     print(f"source {source.source_id}: {source.location}", flush=True)
     with dg.DagsterInstance.get() as instance:
@@ -102,4 +105,10 @@ def print_locations(store: ContentStore, home: Path) -> None:
     print(f"store:    {where}")
     catalog = os_path_text(store.catalog_path)
     print(f"catalog:  {catalog}  (open it with the DuckDB CLI, or query below)")
-    print(f"dagster:  {home_text}  (DAGSTER_HOME={home_text} dg dev -m content_assets.definitions)")
+    print(f"dagster:  {home_text}")
+    # Runs as printed: dg from this interpreter's environment, on this store and instance.
+    dg_command = os_path_text(Path(sys.executable).parent / "dg")
+    print(
+        f"ui:       DAGSTER_HOME={home_text} CONTENT_STORE_DIR={where} {dg_command} dev "
+        "-m content_assets.definitions  (then open http://127.0.0.1:3000)"
+    )

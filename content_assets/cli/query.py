@@ -17,7 +17,8 @@ from typing import TextIO
 
 import duckdb
 
-from content_core.store.layout import BATCHES_DIR, DEFAULT_STORE_DIR, StoreLayout
+from content_assets.state import default_store
+from content_core.store.layout import BATCHES_DIR, StoreLayout
 from content_core.store.storage import ObjectStorage, default_work_dir, is_object_uri
 
 FORMATS = ("table", "csv", "json", "jsonl", "markdown")
@@ -66,12 +67,14 @@ def object_store(given: Path | str | None) -> str | None:
 
 
 def store_dir(given: Path | str | None) -> Path:
-    """The store the command works on: `--store`, else CONTENT_STORE_DIR, else ./content_store
-    (for an `s3://` store, this machine's work folder, where its catalog is)."""
+    """The store the command works on: `--store`, else CONTENT_STORE_DIR, else the default
+    (`content_assets.state`; for an `s3://` store, this machine's work folder, where its
+    catalog is)."""
     uri = object_store(given)
     if uri is not None:
         return default_work_dir(uri)
-    chosen = Path(given or os.environ.get("CONTENT_STORE_DIR") or DEFAULT_STORE_DIR)
+    configured = os.environ.get("CONTENT_STORE_DIR")
+    chosen = Path(given) if given else Path(configured) if configured else default_store()
     return chosen.expanduser().resolve()
 
 

@@ -1,13 +1,11 @@
 """Running batches through the Dagster instance for `ingest` and `retry`: the job in this
 process, its stage events turned into progress, Dagster's console log quiet unless asked."""
 
-import os
 import threading
 import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import dagster as dg
 
@@ -25,20 +23,6 @@ STAGES = [asset.key.to_user_string() for asset in ALL_ASSETS]
 TABLE_STAGES = [stage.table for stage in all_stages() if stage.row is not None]
 # How often the stage events of a running batch are read for the progress bars.
 _POLL_S = 0.25
-
-
-def dagster_home() -> Path:
-    """DAGSTER_HOME (made if missing), else the project folder when it holds dagster.yaml,
-    else ./.dagster_home."""
-    if os.environ.get("DAGSTER_HOME"):
-        # Dagster refuses a home that does not exist yet (a traceback): make it, as below.
-        given = Path(os.environ["DAGSTER_HOME"])
-        given.mkdir(parents=True, exist_ok=True)
-        return given
-    home = Path.cwd() if (Path.cwd() / "dagster.yaml").is_file() else Path.cwd() / ".dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    os.environ["DAGSTER_HOME"] = str(home.resolve())
-    return home
 
 
 def batch_job(environ: Mapping[str, str]) -> dg.JobDefinition:

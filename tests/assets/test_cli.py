@@ -159,8 +159,11 @@ def test_missing_store_is_an_error_and_nothing_is_created(tmp_path: Path, given:
         home=tmp_path / "home",
         cwd=cwd,
         store=missing if given == "environment" else None,
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
     )
-    where = cwd / "content_store" if given == "default" else missing
+    # outside the project, the default store is the per-user one, never the current folder's
+    per_user = tmp_path / "xdg" / "content-pipeline" / "content_store"
+    where = per_user if given == "default" else missing
     assert done.returncode != 0
     assert done.stderr.strip() == (
         f"error: no content store at {where}; run `content-pipeline ingest` first "
@@ -475,3 +478,34 @@ def test_ctrl_c_during_an_ingest_exits_130_without_a_traceback(tmp_path: Path) -
     text = err.decode("utf-8", "replace")
     assert first and process.returncode == 130, (out, text)
     assert "Traceback" not in text and "interrupted" in text
+
+
+def test_state_never_follows_the_current_folder(tmp_path: Path) -> None:
+    # Run from a folder outside the project with neither CONTENT_STORE_DIR nor DAGSTER_HOME:
+    # the store and the instance go to the per-user folder, and nothing lands where it ran.
+    elsewhere, data = tmp_path / "elsewhere", tmp_path / "xdg"
+    elsewhere.mkdir()
+    folder = make_folder(tmp_path, "inbox")
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("CONTENT_STORE_DIR", "DAGSTER_HOME")
+    }
+    env.update(PYTHONPATH=str(REPO), XDG_DATA_HOME=str(data))
+    done = subprocess.run(
+        [sys.executable, "-m", "content_assets.cli", "ingest", str(folder)],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list(elsewhere.iterdir()) == []
+    store = data / "content-pipeline" / "content_store"
+    assert f"new store: {store}" in done.stdout
+    assert f"store:    {store}" in done.stdout
+    assert (data / "content-pipeline" / "dagster_home" / "dagster.yaml").is_file()
+    for noise in ("No dagster instance configuration", "Telemetry", "Welcome to Dagster"):
+        assert noise not in done.stdout + done.stderr
+    home = data / "content-pipeline" / "dagster_home"
+    again = run_cli("status", home=home, store=None, cwd=elsewhere, XDG_DATA_HOME=str(data))
+    assert again.returncode == 0 and f"store:       {store}" in again.stdout, again.stderr

@@ -143,8 +143,10 @@ def test_a_dagster_home_that_does_not_exist_yet_is_made(
 ) -> None:
     # Dagster refuses a DAGSTER_HOME that is not a folder yet: the command once ended there
     # with Dagster's traceback.
-    from content_assets.cli.runs import dagster_home
+    from content_assets.state import dagster_home
 
     wanted = tmp_path / "new" / "home"
     monkeypatch.setenv("DAGSTER_HOME", str(wanted))
     assert dagster_home() == wanted and wanted.is_dir()
+    # configured explicitly: no telemetry, no first-visit dialog, no "no dagster.yaml" warning
+    assert "enabled: false" in (wanted / "dagster.yaml").read_text(encoding="utf-8")
