@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from content_core.extract._tables import markdown_table
+from content_core.extract._tables import SpanCell, markdown_table, spanned_table
 from content_core.extract.pdf_layout import PageLayout, Ruling, TextLine
 
 __all__ = ["Table", "aligned_tables", "continue_tables", "ruled_tables", "segments"]
@@ -29,9 +29,13 @@ _MAX_MEAN_CELL_CHARS = 40
 _MAX_MEAN_CELL_WORDS = 5
 # Share of the cells of an unruled table that hold text.
 _MIN_FILL = 0.5
+# Lines after a line (in the text layer's order) searched for the rest of its row.
+_BESIDE_LOOKAHEAD = 8
 _MAX_COLUMNS = 30
 # A line this short at a page's edge is a page number, not content.
 _PAGE_MARK_CHARS = 4
+# A ruled grid with more cells than this is drawn art (a chart's grid), not looked at for spans.
+_MAX_SPAN_GRID = 2500
 # Rulings are paired with one another (quadratic); a page with more is a drawing, not a table.
 _MAX_RULINGS = 1000
 
@@ -97,14 +101,18 @@ def ruled_tables(layout: PageLayout) -> list[Table]:
         ys = _cluster([h.at for h in hs])
         if len(xs) < 3 or len(ys) < 2:
             continue
-        table = _grid_table(layout, xs, ys, vs)
+        table = _grid_table(layout, xs, ys, vs, hs)
         if table is not None:
             tables.append(table)
     return tables
 
 
 def _grid_table(
-    layout: PageLayout, xs: list[float], ys: list[float], verticals: Sequence[Ruling]
+    layout: PageLayout,
+    xs: list[float],
+    ys: list[float],
+    verticals: Sequence[Ruling],
+    horizontals: Sequence[Ruling],
 ) -> Table | None:
     """Cells bounded by `xs` (left to right) and `ys` (bottom to top); a grid with one band
     of rows (only its outline ruled across) gets one row per text line. A line that a rule
@@ -136,10 +144,66 @@ def _grid_table(
     widest = max((sum(1 for cell in row if cell) for row in grid), default=0)
     if widest < 2 or len(grid) == 1 and filled < 3:
         return None
-    markdown = markdown_table(grid)
+    merged = None if one_band else _merged_cells(rows, xs, ys, verticals, horizontals)
+    markdown = spanned_table(*merged) if merged is not None else markdown_table(grid)
     if not markdown:
         return None
     return Table(members[0], set(members), markdown, tuple(zip(xs, xs[1:], strict=False)))
+
+
+def _merged_cells(
+    rows: dict[int, list[list[str]]],
+    xs: list[float],
+    ys: list[float],
+    verticals: Sequence[Ruling],
+    horizontals: Sequence[Ruling],
+) -> tuple[list[list[SpanCell]], int] | None:
+    """The grid's cells with their spans, and its header rows, when a missing rule joins
+    two cells (a header over two columns, a label over two rows); None when none does, or
+    the joined cells are not rectangles (then the rules are not a cell grid)."""
+    height, width = len(ys) - 1, len(xs) - 1
+    if height * width > _MAX_SPAN_GRID:
+        return None
+    owner = list(range(height * width))
+
+    def find(i: int) -> int:
+        while owner[i] != i:
+            owner[i] = owner[owner[i]]
+            i = owner[i]
+        return i
+
+    def ruled(rules: Sequence[Ruling], at: float, across: float) -> bool:
+        return any(
+            abs(r.at - at) <= _SNAP_PT and r.start - _SNAP_PT <= across <= r.end + _SNAP_PT
+            for r in rules
+        )
+
+    for r in range(height):
+        top, bottom = ys[height - r], ys[height - r - 1]
+        for c in range(width):
+            if c + 1 < width and not ruled(verticals, xs[c + 1], (top + bottom) / 2):
+                owner[find(r * width + c + 1)] = find(r * width + c)
+            if r + 1 < height and not ruled(horizontals, bottom, (xs[c] + xs[c + 1]) / 2):
+                owner[find((r + 1) * width + c)] = find(r * width + c)
+    groups: dict[int, list[int]] = {}
+    for i in range(height * width):
+        groups.setdefault(find(i), []).append(i)
+    if len(groups) == height * width:
+        return None
+    starts: dict[int, SpanCell] = {}
+    for cells in groups.values():
+        top_row, last_row = cells[0] // width, cells[-1] // width
+        left, right = min(i % width for i in cells), max(i % width for i in cells)
+        if len(cells) != (last_row - top_row + 1) * (right - left + 1):
+            return None
+        text = " ".join(
+            t for i in cells for t in rows.get(i // width, [[]] * width)[i % width] if t
+        )
+        starts[cells[0]] = SpanCell(text, last_row - top_row + 1, right - left + 1)
+    grid = [[starts[r * width + c] for c in range(width) if r * width + c in starts]
+            for r in range(height)]
+    header = max(cell.rows for cell in grid[0]) if grid and grid[0] else 1
+    return [row for row in grid if row], header
 
 
 def _cells_of_line(line: TextLine, xs: list[float], cuts: list[float]) -> list[str] | None:
@@ -208,33 +272,68 @@ def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
     """Tables of three or more lines in shared columns, among the lines not in `taken`.
 
     A line beside a row (PDFium may set cells on a line of their own when their baselines
-    differ a little) or of one piece just below it (a cell wrapped onto more lines) belongs
-    to that row.
+    differ a little, or give a wrapped cell's lines before the rest of its row) or of one
+    piece just below it (a cell wrapped onto more lines) belongs to that row.
     """
     tables: list[Table] = []
     block: list[_Entry] = []
     row: TextLine | None = None
     floor = 0.0
+    consumed: set[int] = set()
     for index, line in enumerate(layout.lines):
+        if index in consumed:
+            continue
         pieces = segments(line) if index not in taken else []
+        besides = _besides(layout, index, pieces, taken | consumed) if pieces else []
+        count = len(pieces) + sum(len(other) for _, other in besides)
         pitch = floor - line.bottom if block else -1.0
         size = max(line.size, 1.0)
         beside = row is not None and line.bottom < row.top and line.top > row.bottom
         if pieces and block and beside:
             block.append((index, pieces, True))
-        elif len(pieces) >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
+        elif count >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
             block.append((index, pieces, False))
             row = line
-        elif len(pieces) == 1 and block and 0 <= pitch <= _WRAP_PITCH_EM * size:
+        elif count == 1 and block and 0 <= pitch <= _WRAP_PITCH_EM * size:
             block.append((index, pieces, True))
         else:
             _close_block(block, tables)
-            block = [(index, pieces, False)] if len(pieces) >= 2 else []
+            block = [(index, pieces, False)] if count >= 2 else []
             row, floor = (line, line.bottom) if block else (None, 0.0)
+            if block:
+                block.extend((other, more, True) for other, more in besides)
+                consumed.update(other for other, _ in besides)
             continue
+        block.extend((other, more, True) for other, more in besides)
+        consumed.update(other for other, _ in besides)
         floor = min(floor, line.bottom) if len(block) > 1 else line.bottom
     _close_block(block, tables)
     return tables
+
+
+def _besides(
+    layout: PageLayout, index: int, pieces: list[_Piece], skip: set[int]
+) -> list[tuple[int, list[_Piece]]]:
+    """Lines a little later in the text layer's order that sit beside line `index` (their
+    middles within each other's height) and clear of its pieces: the rest of a row whose
+    first cell wraps, which PDFium gives after the wrapped lines."""
+    line = layout.lines[index]
+    middle = (line.top + line.bottom) / 2
+    spans = [(left, right) for left, right, _ in pieces]
+    found: list[tuple[int, list[_Piece]]] = []
+    for other in range(index + 1, min(index + _BESIDE_LOOKAHEAD, len(layout.lines))):
+        candidate = layout.lines[other]
+        if (
+            other in skip
+            or not candidate.bottom < middle < candidate.top
+            or not line.bottom < (candidate.top + candidate.bottom) / 2 < line.top
+        ):
+            continue
+        more = segments(candidate)
+        if more and all(b < left or right < a for left, right, _ in more for a, b in spans):
+            found.append((other, more))
+            spans += [(left, right) for left, right, _ in more]
+    return found
 
 
 def _close_block(block: list[_Entry], tables: list[Table]) -> None:
