@@ -9,7 +9,7 @@ import bisect
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from content_core.extract._tables import SpanCell, markdown_table, spanned_table
 from content_core.extract.pdf_layout import PageLayout, Ruling, TextLine
@@ -49,6 +49,8 @@ class Table:
     lines: set[int]
     markdown: str
     columns: tuple[tuple[float, float], ...] = ()
+    grid: list[list[str]] = field(default_factory=list)
+    """The cells, row by row, of a table rendered as Markdown (empty for HTML)."""
 
 
 def _cluster(values: Sequence[float]) -> list[float]:
@@ -148,7 +150,8 @@ def _grid_table(
     markdown = spanned_table(*merged) if merged is not None else markdown_table(grid)
     if not markdown:
         return None
-    return Table(members[0], set(members), markdown, tuple(zip(xs, xs[1:], strict=False)))
+    extents = tuple(zip(xs, xs[1:], strict=False))
+    return Table(members[0], set(members), markdown, extents, [] if merged else grid)
 
 
 def _merged_cells(
@@ -375,7 +378,7 @@ def _close_block(block: list[_Entry], tables: list[Table]) -> None:
     markdown = markdown_table(grid)
     if markdown:
         extents = tuple((column[0], column[1]) for column in columns)
-        tables.append(Table(min(members), members, markdown, extents))
+        tables.append(Table(min(members), members, markdown, extents, grid))
 
 
 def _placed(pieces: list[_Piece], columns: list[list[float]]) -> list[tuple[int, str]] | None:
@@ -424,6 +427,31 @@ def continue_tables(
         if closing is not None:
             head = _edge_rows(there, content[index + 1], taken[index + 1], last=False)
             _add_fragment(there, head, closing.columns, tables[index + 1], taken[index + 1])
+            opening = _edge_table(content[index + 1], tables[index + 1], last=False)
+            if opening is not None:
+                _repeat_header(closing, opening)
+
+
+def _repeat_header(closing: Table, opening: Table) -> None:
+    """Give `opening`, the rest of `closing` on the next page, the header row of `closing`
+    when the page does not repeat it: each page's part reads as a whole table, and the
+    parts join into one table under one header."""
+    if not closing.grid or not opening.grid or len(closing.columns) != len(opening.columns):
+        return
+    if any(
+        a_right < b_left or b_right < a_left
+        for (a_left, a_right), (b_left, b_right) in zip(
+            closing.columns, opening.columns, strict=True
+        )
+    ):
+        return
+    header = closing.grid[0]
+    if [" ".join(cell.split()) for cell in opening.grid[0]] == [
+        " ".join(cell.split()) for cell in header
+    ]:
+        return
+    opening.grid = [list(header), *opening.grid]
+    opening.markdown = markdown_table(opening.grid)
 
 
 def _running_key(line: TextLine) -> tuple[str, int]:
@@ -475,5 +503,5 @@ def _add_fragment(
         grid.append(row)
     markdown = markdown_table(grid) if grid else ""
     if markdown:
-        tables.append(Table(rows[0], set(rows), markdown, columns))
+        tables.append(Table(rows[0], set(rows), markdown, columns, grid))
         taken.update(rows)
