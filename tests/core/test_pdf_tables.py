@@ -83,6 +83,19 @@ def test_merged_header_is_an_html_table_with_spans() -> None:
     assert "| Method" not in page
 
 
+def test_merged_header_reads_the_same_from_the_docx_and_its_pdf() -> None:
+    # One HTML renderer for every format: the DOCX's merged cells (gridSpan, vMerge) and
+    # the PDF's missing rules give the same table.
+    from content_core.extract.docx import DocxExtractor
+
+    data = (TABLES / "merged-header.docx").read_bytes()
+    media_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    text = DocxExtractor().extract(Blob(data, SniffInfo(media_type=media_type)), ExtractOptions())
+    (page,) = _pages("layout/tables/merged-header.pdf")
+    from_docx = text.text[text.text.index("<table>") : text.text.index("</table>")]
+    assert from_docx == page[page.index("<table>") : page.index("</table>")]
+
+
 @pytest.mark.parametrize("stem", ["page-break", "page-break-repeated-header"])
 def test_table_across_a_page_break_is_one_table(stem: str) -> None:
     first, second = _pages(f"layout/tables/{stem}.pdf")
