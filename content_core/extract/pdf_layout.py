@@ -28,6 +28,9 @@ _THIN_PT = 3.0
 _MAX_PAGE_SEGMENTS = 20_000
 _MAX_OUTLINE_ENTRIES = 5000
 _MAX_FONT_NAME = 256
+# A run of text wider than this many ems per character (two for a wide CJK one) has gaps:
+# Courier sets 0.6, proportional fonts about 0.5.
+_MAX_RUN_EM_PER_CHAR = 0.62
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +145,13 @@ def _line(raw: Any, textpage: Any, text: str, start: int, end: int, rect: Any) -
     # PDFium cuts a line into one rectangle per text run; a line of one run has no gap
     # inside, so its characters need no box of their own (most prose lines: far fewer calls).
     if raw.FPDFText_CountRects(textpage.raw, start, end - start) == 1:
-        return _single_run_line(raw, textpage, text, start, end)
+        line = _single_run_line(raw, textpage, text, start, end)
+        # A run far wider than its text is set with gaps (a LaTeX table row is one run):
+        # its columns show only in the characters' boxes.
+        span = text[start:end]
+        ems = len(span) if span.isascii() else sum(2 if c >= "\u2e80" else 1 for c in span)
+        if line is None or line.right - line.left <= _MAX_RUN_EM_PER_CHAR * line.size * ems:
+            return line
     lefts: list[float] = []
     rights: list[float] = []
     tops: list[float] = []
