@@ -160,6 +160,19 @@ def _grid_table(
     return Table(members[0], set(members), markdown, extents, [] if merged else grid)
 
 
+def _rules_along(rules: Sequence[Ruling], lines: list[float]) -> list[list[Ruling]]:
+    """The rules on each of the grid lines `lines` (sorted; a rule snaps to its nearest)."""
+    along: list[list[Ruling]] = [[] for _ in lines]
+    for rule in rules:
+        i = bisect.bisect(lines, rule.at)
+        nearest = min(
+            (j for j in (i - 1, i) if 0 <= j < len(lines)), key=lambda j: abs(lines[j] - rule.at)
+        )
+        if abs(lines[nearest] - rule.at) <= _SNAP_PT:
+            along[nearest].append(rule)
+    return along
+
+
 def _merged_cells(
     rows: dict[int, list[list[str]]],
     xs: list[float],
@@ -181,18 +194,19 @@ def _merged_cells(
             i = owner[i]
         return i
 
-    def ruled(rules: Sequence[Ruling], at: float, across: float) -> bool:
-        return any(
-            abs(r.at - at) <= _SNAP_PT and r.start - _SNAP_PT <= across <= r.end + _SNAP_PT
-            for r in rules
-        )
+    # The rules along each grid line, so that each cell edge looks at its own line only.
+    at_x = _rules_along(verticals, xs)
+    at_y = _rules_along(horizontals, ys)
+
+    def ruled(rules: Sequence[Ruling], across: float) -> bool:
+        return any(r.start - _SNAP_PT <= across <= r.end + _SNAP_PT for r in rules)
 
     for r in range(height):
         top, bottom = ys[height - r], ys[height - r - 1]
         for c in range(width):
-            if c + 1 < width and not ruled(verticals, xs[c + 1], (top + bottom) / 2):
+            if c + 1 < width and not ruled(at_x[c + 1], (top + bottom) / 2):
                 owner[find(r * width + c + 1)] = find(r * width + c)
-            if r + 1 < height and not ruled(horizontals, bottom, (xs[c] + xs[c + 1]) / 2):
+            if r + 1 < height and not ruled(at_y[height - r - 1], (xs[c] + xs[c + 1]) / 2):
                 owner[find((r + 1) * width + c)] = find(r * width + c)
     groups: dict[int, list[int]] = {}
     for i in range(height * width):
