@@ -12,6 +12,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -509,3 +510,16 @@ def test_state_never_follows_the_current_folder(tmp_path: Path) -> None:
     home = data / "content-pipeline" / "dagster_home"
     again = run_cli("status", home=home, store=None, cwd=elsewhere, XDG_DATA_HOME=str(data))
     assert again.returncode == 0 and f"store:       {store}" in again.stdout, again.stderr
+
+
+def test_the_printed_sample_command_runs_as_printed(ingested: Ingested) -> None:
+    line = next(x for x in ingested.second.stdout.splitlines() if x.startswith("sample:"))
+    command = shlex.split(line.removeprefix("sample:"))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CONTENT_STORE_DIR": str(ingested.store)}
+    done = subprocess.run(
+        command, cwd=REPO, env=env, capture_output=True, encoding="utf-8", timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "source_id" in done.stdout and "long.txt" in done.stdout
+    ui = next(x for x in ingested.second.stdout.splitlines() if x.startswith("ui:"))
+    assert f"{Path(sys.executable).parent / 'dg'} dev -m content_assets.definitions" in ui
