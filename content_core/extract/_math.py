@@ -30,6 +30,7 @@ __all__ = [
     "MAX_MATH_NODES",
     "fence_latex",
     "limit_latex",
+    "mathml_body_latex",
     "mathml_element_latex",
     "mathml_soup_latex",
 ]
@@ -93,6 +94,11 @@ def mathml_element_latex(element: Any, *, display: bool | None = None) -> str:
     """The `$...$` or `$$...$$` LaTeX of a MathML `math` element (lxml), or "" when empty;
     `display` overrides the element's own `display` attribute."""
     return _fenced(_from_lxml(element, _Budget()), display)
+
+
+def mathml_body_latex(element: Any) -> str:
+    """The LaTeX of a MathML `math` element (lxml) without its `$` fences."""
+    return limit_latex(_latex(_from_lxml(element, _Budget())))
 
 
 def mathml_soup_latex(tag: Any, *, display: bool | None = None) -> str:
@@ -241,7 +247,8 @@ def _under_over(node: _Node) -> str:
     if under_char in _UNDER_BRACES:
         return f"\\underbrace{{{base}}}"
     if over_char in _LINES:
-        return f"\\overline{{{base}}}"
+        single = group(base) == base.strip() and over_char != "‾"
+        return f"\\bar{{{base}}}" if single else f"\\overline{{{base}}}"
     if under_char in _LINES:
         return f"\\underline{{{base}}}"
     accent = accent_command(over_char) if over_char else None

@@ -107,6 +107,7 @@ _TEXT_ESCAPES = {c: "\\" + c for c in "{}#$%&_"} | {
 }
 _ATOM = re.compile(r"\\[A-Za-z]+|\\.|[^\\{}\s]|\{[^{}]*\}")
 _WORDS = re.compile(r"[A-Za-z]+|[^A-Za-z]")
+_SCRIPT_END = re.compile(r"[_^][A-Za-z0-9]$")
 _COMMAND_END = re.compile(r"\\[A-Za-z]+$")
 
 
@@ -141,8 +142,11 @@ def join_latex(parts: Iterable[str]) -> str:
     for part in parts:
         if not part:
             continue
-        if last and _COMMAND_END.search(last) and (part[0].isalpha()):
-            out.append(" ")
+        if last and (
+            (_COMMAND_END.search(last) and part[0].isalpha())
+            or (_SCRIPT_END.search(last) and part[0].isalnum())
+        ):
+            out.append(" ")  # `\\sin x`, not `\\sinx`; `\\sum_{i}^n i`, not `^ni`
         out.append(part)
         last = part
     return "".join(out)

@@ -95,7 +95,7 @@ class _Converter:
             function = self._part(element, "fName", depth).strip()
             if function.isalpha() and len(function) > 1:
                 function = f"\\operatorname{{{function}}}"
-            return join_latex([function, " ", self._part(element, "e", depth)]).strip()
+            return join_latex([function, self._part(element, "e", depth)]).strip()
         if name in ("limLow", "limUpp"):
             base = self._part(element, "e", depth).strip()
             limit = self._part(element, "lim", depth)
