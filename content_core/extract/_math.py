@@ -200,7 +200,13 @@ def _token(node: _Node) -> str:
         return ""
     latex = symbols_to_latex(text)
     variant = node.attrs.get("mathvariant", "")
-    if node.name == "mi" and len(text) > 1 and latex == text and text.isalpha() and variant in ("", "normal"):
+    if (
+        node.name == "mi"
+        and len(text) > 1
+        and latex == text
+        and text.isalpha()
+        and variant in ("", "normal")
+    ):
         return f"\\mathrm{{{text}}}"  # a multi-letter identifier is a name, set upright
     if node.name == "mi" and variant == "bold":
         return f"\\mathbf{{{latex}}}"
@@ -231,7 +237,9 @@ def _under_over(node: _Node) -> str:
     base_node = _child(node, 0)
     base = _arg(base_node)
     under_node = _child(node, 1) if node.name != "mover" else None
-    over_node = _child(node, 2 if node.name == "munderover" else 1) if node.name != "munder" else None
+    over_node = (
+        _child(node, 2 if node.name == "munderover" else 1) if node.name != "munder" else None
+    )
     under, over = _arg(under_node), _arg(over_node)
     under_char = under_node.text.strip() if under_node is not None else ""
     over_char = over_node.text.strip() if over_node is not None else ""

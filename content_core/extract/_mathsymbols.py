@@ -77,13 +77,13 @@ SYMBOLS: dict[str, str] = {
     # invisible operators (function application, times, separator, plus) and spaces
     "\u2061": "", "\u2062": "", "\u2063": "", "\u2064": "", "\u200b": "",
     "\u00a0": " ", "\u2009": " ", "\u200a": " ", "\u2005": " ", "\u2003": " ", "\u2002": " ",
-}
+}  # fmt: skip
 LARGE_OPERATORS = frozenset(
     {"\\sum", "\\prod", "\\coprod", "\\int", "\\iint", "\\iiint", "\\oint", "\\oiint",
      "\\bigcup", "\\bigcap", "\\bigoplus", "\\bigotimes", "\\bigvee", "\\bigwedge",
      "\\lim", "\\max", "\\min", "\\sup", "\\inf", "\\limsup", "\\liminf", "\\det", "\\Pr",
      "\\gcd", "\\overbrace", "\\underbrace"}
-)
+)  # fmt: skip
 FUNCTIONS = frozenset(
     "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln lg exp lim max "
     "min sup inf det dim gcd deg arg ker hom Pr limsup liminf".split()
@@ -96,14 +96,16 @@ _ACCENTS = {
     "\u0300": "\\grave", "`": "\\grave", "\u030c": "\\check", "ˇ": "\\check",
     "\u0306": "\\breve", "˘": "\\breve", "\u20d6": "\\overleftarrow", "←": "\\overleftarrow",
     "\u20e1": "\\overleftrightarrow", "↔": "\\overleftrightarrow",
-}
+}  # fmt: skip
 _DELIMITERS = {
     "{": "\\{", "}": "\\}", "⟨": "\\langle", "⟩": "\\rangle", "〈": "\\langle",
     "〉": "\\rangle", "⌊": "\\lfloor", "⌋": "\\rfloor", "⌈": "\\lceil", "⌉": "\\rceil",
     "‖": "\\|", "∥": "\\|", "": ".",
-}
+}  # fmt: skip
 _TEXT_ESCAPES = {c: "\\" + c for c in "{}#$%&_"} | {
-    "\\": "\\textbackslash{}", "^": "\\^{}", "~": "\\~{}"
+    "\\": "\\textbackslash{}",
+    "^": "\\^{}",
+    "~": "\\~{}",
 }
 _ATOM = re.compile(r"\\[A-Za-z]+|\\.|[^\\{}\s]|\{[^{}]*\}")
 _WORDS = re.compile(r"[A-Za-z]+|[^A-Za-z]")
@@ -164,8 +166,11 @@ def script_base(latex: str) -> str:
     latex = latex.strip()
     if not latex:
         return "{}"
-    if _ATOM.fullmatch(latex) or (latex.startswith("\\left") and latex.count("\\left") == 1
-                                  and re.search(r"\\right\\?.$", latex)):
+    if _ATOM.fullmatch(latex) or (
+        latex.startswith("\\left")
+        and latex.count("\\left") == 1
+        and re.search(r"\\right\\?.$", latex)
+    ):
         return latex
     return "{" + latex + "}"
 

@@ -69,7 +69,9 @@ class _Converter:
             return ""  # comments, and the property elements (m:fPr, m:rPr, w:rPr, ...)
         self._nodes += 1
         if depth > MAX_MATH_DEPTH or self._nodes > MAX_MATH_NODES:
-            return "\\text{" + escape_text(" ".join("".join(element.itertext()).split())[:1000]) + "}"
+            return (
+                "\\text{" + escape_text(" ".join("".join(element.itertext()).split())[:1000]) + "}"
+            )
         name = tag[len(_M) :] if tag.startswith(_M) else ""
         if name == "r" or tag == f"{_W}r":
             return self._run(element)
@@ -149,11 +151,15 @@ class _Converter:
     def _nary(self, element: Any, depth: int) -> str:
         char = _prop(element, "naryPr", "chr", "∫")
         operator = SYMBOLS.get(char, char)
-        sub = "" if _prop(element, "naryPr", "subHide", "0") in ("1", "on", "true") else (
-            self._part(element, "sub", depth)
+        sub = (
+            ""
+            if _prop(element, "naryPr", "subHide", "0") in ("1", "on", "true")
+            else (self._part(element, "sub", depth))
         )
-        sup = "" if _prop(element, "naryPr", "supHide", "0") in ("1", "on", "true") else (
-            self._part(element, "sup", depth)
+        sup = (
+            ""
+            if _prop(element, "naryPr", "supHide", "0") in ("1", "on", "true")
+            else (self._part(element, "sup", depth))
         )
         scripts = (f"_{group(sub)}" if sub else "") + (f"^{group(sup)}" if sup else "")
         return join_latex([operator + scripts, " ", self._part(element, "e", depth)]).strip()

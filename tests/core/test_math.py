@@ -56,9 +56,7 @@ LIBREOFFICE = [
     pytest.param(4, r"\sum_{i=1}^n i^2", r"\sum_{i=1}^n i^2", id="nary-sum-limits"),
     pytest.param(5, r"\prod_{k=1}^n k", r"\prod_{k=1}^n k", id="nary-product"),
     pytest.param(6, r"\int_0^\infty e^{-x}dx", r"\int_0^\infty e^{-x}dx", id="nary-integral"),
-    pytest.param(
-        7, r"\left(a,b\right)+\left\{x\right\}", r"(a,b)+\{x\}", id="delimiters-brace"
-    ),
+    pytest.param(7, r"\left(a,b\right)+\left\{x\right\}", r"(a,b)+\{x\}", id="delimiters-brace"),
     pytest.param(
         8, r"\sin\left(x\right)+\log\left(y\right)", r"\sin(x)+\log(y)", id="function-names"
     ),
@@ -171,8 +169,7 @@ OMML_SHAPES = [
         id="bra-ket-separator",
     ),
     pytest.param(
-        '<m:d><m:dPr><m:begChr m:val=""/><m:endChr m:val="|"/></m:dPr>'
-        f"<m:e>{_r('x')}</m:e></m:d>",
+        f'<m:d><m:dPr><m:begChr m:val=""/><m:endChr m:val="|"/></m:dPr><m:e>{_r("x")}</m:e></m:d>',
         r"\left.x\right|",
         id="one-sided-delimiter",
     ),
@@ -187,27 +184,29 @@ OMML_SHAPES = [
         id="unknown-function-name",
     ),
     pytest.param(
-        f'<m:groupChr><m:e>{_r("1+…+1")}</m:e></m:groupChr>',
+        f"<m:groupChr><m:e>{_r('1+…+1')}</m:e></m:groupChr>",
         r"\underbrace{1+\ldots+1}",
         id="underbrace-default",
     ),
     pytest.param(
-        f'<m:bar><m:e>{_r("AB")}</m:e></m:bar>', r"\underline{AB}", id="bar-default-bottom"
+        f"<m:bar><m:e>{_r('AB')}</m:e></m:bar>", r"\underline{AB}", id="bar-default-bottom"
     ),
-    pytest.param(f"<m:borderBox><m:e>{_r('E=mc²')}</m:e></m:borderBox>", r"\boxed{E=mc²}",
-                 id="border-box"),
     pytest.param(
-        f'<m:limLow><m:e>{_r("x")}</m:e><m:lim>{_r("→")}</m:lim></m:limLow>',
+        f"<m:borderBox><m:e>{_r('E=mc²')}</m:e></m:borderBox>", r"\boxed{E=mc²}", id="border-box"
+    ),
+    pytest.param(
+        f"<m:limLow><m:e>{_r('x')}</m:e><m:lim>{_r('→')}</m:lim></m:limLow>",
         r"\underset{\rightarrow}{x}",
         id="limlow-on-a-variable",
     ),
     pytest.param(
-        '<m:r><m:rPr><m:nor/></m:rPr><m:t>if x_1 &amp; y</m:t></m:r>',
+        "<m:r><m:rPr><m:nor/></m:rPr><m:t>if x_1 &amp; y</m:t></m:r>",
         r"\text{if x\_1 \& y}",
         id="normal-text-escaped",
     ),
-    pytest.param(_r("a∉B ⇒ ∀ε∃δ"), r"a\notin B \Rightarrow \forall\epsilon\exists\delta",
-                 id="symbol-table"),
+    pytest.param(
+        _r("a∉B ⇒ ∀ε∃δ"), r"a\notin B \Rightarrow \forall\epsilon\exists\delta", id="symbol-table"
+    ),
 ]
 
 
@@ -261,7 +260,7 @@ MATHML_SHAPES = [
         id="mtable",
     ),
     pytest.param(
-        '<mi>f</mi><mo>&#x2061;</mo><mo>(</mo><mi>x</mi><mo>)</mo><mtext>for all </mtext>'
+        "<mi>f</mi><mo>&#x2061;</mo><mo>(</mo><mi>x</mi><mo>)</mo><mtext>for all </mtext>"
         '<ms>ok</ms><menclose notation="box"><mi>z</mi></menclose>',
         r'f(x)\text{for all }\text{"ok"}\boxed{z}',
         id="invisible-apply-text-string-enclose",
