@@ -108,6 +108,7 @@ _TEXT_ESCAPES = {c: "\\" + c for c in "{}#$%&_"} | {
     "~": "\\~{}",
 }
 _ATOM = re.compile(r"\\[A-Za-z]+|\\.|[^\\{}\s]|\{[^{}]*\}")
+_COMMAND_WITH_ARGUMENT = re.compile(r"\\[A-Za-z]+\{[^{}]*\}")
 _WORDS = re.compile(r"[A-Za-z]+|[^A-Za-z]")
 _SCRIPT_END = re.compile(r"[_^][A-Za-z0-9]$")
 _COMMAND_END = re.compile(r"\\[A-Za-z]+$")
@@ -166,7 +167,7 @@ def script_base(latex: str) -> str:
     latex = latex.strip()
     if not latex:
         return "{}"
-    if _ATOM.fullmatch(latex) or (
+    if _ATOM.fullmatch(latex) or _COMMAND_WITH_ARGUMENT.fullmatch(latex) or (
         latex.startswith("\\left")
         and latex.count("\\left") == 1
         and re.search(r"\\right\\?.$", latex)

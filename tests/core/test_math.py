@@ -337,6 +337,40 @@ def test_epub_chapters_share_the_html_formulas() -> None:
     assert html_to_markdown(xhtml) == "Energy $E=mc^2$ holds."
 
 
+# A paragraph of an eLife article (CC BY), as elifetools 0.54.0 (MIT) quotes it in its
+# tests/test_utils.py, in a minimal JATS article; and JATS's `alternatives`.
+_ELIFE_P = (
+    "the following binding affinity regression model: <disp-formula id='equ4'><mml:math "
+    "id='m4'><mml:mi>Δ</mml:mi><mml:msub><mml:mtext>G</mml:mtext><mml:mrow><mml:mtext>calc"
+    "</mml:mtext></mml:mrow></mml:msub><mml:mo>=</mml:mo><mml:msub><mml:mtext>w</mml:mtext>"
+    "<mml:mn>1</mml:mn></mml:msub><mml:msub><mml:mtext>ICs</mml:mtext><mml:mrow><mml:mtext>"
+    "charged</mml:mtext><mml:mo>/</mml:mo><mml:mtext>charged</mml:mtext></mml:mrow></mml:msub>"
+    "<mml:mo>+</mml:mo><mml:mtext>Q</mml:mtext><mml:mo>.</mml:mo></mml:math></disp-formula>"
+    "Each coefficient has been reported as average on the four models trained on the "
+    "respective folds."
+)
+_JATS = (
+    f'<?xml version="1.0"?><article xmlns:mml="{_MATHML}" dtd-version="1.1"><front>'
+    "<article-meta><title-group><article-title>Binding</article-title></title-group>"
+    f"</article-meta></front><body><sec><title>Model</title><p>{_ELIFE_P}</p>"
+    "<p>The rate <inline-formula><alternatives><tex-math>\\documentclass{article}"
+    "\\begin{document}$k_{\\mathrm{on}}$\\end{document}</tex-math><mml:math><mml:msub>"
+    "<mml:mi>k</mml:mi><mml:mi>on</mml:mi></mml:msub></mml:math></alternatives>"
+    "</inline-formula> rises.</p><disp-formula><label>(2)</label><mml:math><mml:mi>x</mml:mi>"
+    "<mml:mo>=</mml:mo><mml:mn>1</mml:mn></mml:math></disp-formula></sec></body></article>"
+)
+
+
+def test_jats_formulas() -> None:
+    text = extract_text(_JATS.encode(), "application/xml", filename="article.xml").text
+    assert (
+        "regression model: $$\\Delta\\text{G}_{\\text{calc}}=\\text{w}_1"
+        "\\text{ICs}_{\\text{charged}/\\text{charged}}+\\text{Q}.$$ Each coefficient"
+    ) in text
+    assert "The rate $k_{\\mathrm{on}}$ rises." in text  # the TeX alternative, unwrapped
+    assert text.endswith("(2) $$x=1$$")
+
+
 # -- hostile formulas --------------------------------------------------------------------------
 
 
