@@ -167,10 +167,14 @@ def script_base(latex: str) -> str:
     latex = latex.strip()
     if not latex:
         return "{}"
-    if _ATOM.fullmatch(latex) or _COMMAND_WITH_ARGUMENT.fullmatch(latex) or (
-        latex.startswith("\\left")
-        and latex.count("\\left") == 1
-        and re.search(r"\\right\\?.$", latex)
+    if (
+        _ATOM.fullmatch(latex)
+        or _COMMAND_WITH_ARGUMENT.fullmatch(latex)
+        or (
+            latex.startswith("\\left")
+            and latex.count("\\left") == 1
+            and re.search(r"\\right\\?.$", latex)
+        )
     ):
         return latex
     return "{" + latex + "}"
