@@ -315,6 +315,17 @@ def test_formulas_in_place(folder: str, suffix: str, media_type: str) -> None:
     assert "nroot" not in text and "α" not in text and "StarMath" not in text
 
 
+def test_pptx_equation_boxes_in_slide_order() -> None:
+    """PowerPoint-style equation text boxes (`mc:AlternateContent` holding OMML in `a14:m`),
+    which python-pptx does not list among the shapes, in their place on the slide."""
+    pptx = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    text = _text("pptx", f"{_FORMULAS}.pptx", pptx)
+    assert text == (
+        "## Slide 1\n\nSlide formulas marker: a fraction and a sum follow.\n\n"
+        "$\\frac{a}{b}+\\sqrt{x}$\n\n$\\sum_{i=1}^n \\alpha_i$"
+    )
+
+
 def test_html_tex_annotation_and_escaping() -> None:
     text = _text("html", "mathml-formulas.html", "text/html")
     assert text.endswith(r"$$\int_{-\infty}^{\infty} e^{-x^2}\,dx = \sqrt{\pi}$$")
