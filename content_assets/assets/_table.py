@@ -14,7 +14,7 @@ from content_assets.assets.checks import BatchChecksConfig, check_results, check
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
 from content_core.pipeline.report import StageReport
-from content_core.store import CATALOG_FILE, duckdb_type, table_schema
+from content_core.store import CATALOG_FILE, column_docs, duckdb_type, row_model, table_schema
 
 if TYPE_CHECKING:
     TableEvent = dg.MaterializeResult[None] | dg.AssetCheckResult
@@ -31,13 +31,16 @@ _DATABASE = Path(CATALOG_FILE).stem
 def table_metadata(table: str) -> dict[str, object]:
     """`dagster/column_schema` and `dagster/table_name` of one pipeline table.
 
-    Column types are DuckDB's names for the Arrow types (what a query of the view returns), and
-    a non-nullable field is marked so.
+    Column types are DuckDB's names for the Arrow types (what a query of the view returns), a
+    non-nullable field is marked so, and each column carries its description from the table's
+    row model (the text the docs' table of columns shows).
     """
+    docs = column_docs(row_model(table))
     columns = [
         dg.TableColumn(
             name=field.name,
             type=duckdb_type(field.type),
+            description=docs[field.name],
             constraints=dg.TableColumnConstraints(nullable=field.nullable),
         )
         for field in table_schema(table)
