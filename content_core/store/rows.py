@@ -461,7 +461,7 @@ class AgenticExtractionRow(ArtifactRow):
     schema_name: SchemaName
     model: Annotated[
         str,
-        Col("the model that produced the output (`offline-facts-v1` for the offline "
+        Col("the model that produced the output (`offline-facts-v2` for the offline "
             "extractor)"),
     ]
     cache_key: Annotated[
