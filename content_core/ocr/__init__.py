@@ -4,6 +4,7 @@ and a cache; hard pages to a vision-language model (see docs/reference/ocr.md)."
 from typing import TYPE_CHECKING
 
 from content_core._lazy import lazy_exports
+from content_core.ocr.claims import PageClaimed as PageClaimed
 from content_core.ocr.config import OCR_MODES as OCR_MODES
 from content_core.ocr.config import VLM_PROMPT_VERSIONS as VLM_PROMPT_VERSIONS
 from content_core.ocr.config import OcrConfig as OcrConfig
@@ -18,7 +19,6 @@ from content_core.ocr.engines import tessdata_dir as tessdata_dir
 from content_core.ocr.orientation import rotation_candidates as rotation_candidates
 from content_core.ocr.pages import OcrOutcome as OcrOutcome
 from content_core.ocr.pages import OcrPage as OcrPage
-from content_core.ocr.pages import PageClaimed as PageClaimed
 from content_core.ocr.pages import ocr_image as ocr_image
 from content_core.ocr.pages import ocr_pdf as ocr_pdf
 from content_core.ocr.pages import read_upright as read_upright

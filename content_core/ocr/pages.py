@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.errors import OcrUnavailableError
 from content_core.extract.base import ExtractedText, build_text
+from content_core.ocr.claims import PageClaimed
 from content_core.ocr.config import OcrConfig
 from content_core.ocr.engines import OcrEngine, OcrResult, build_engine
 from content_core.ocr.orientation import orient, rotated
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from content_core.cache import ExtractionCache
     from content_core.ocr.vlm_budget import VlmBudget
 
-__all__ = ["OcrOutcome", "OcrPage", "PageClaimed", "ocr_image", "ocr_pdf", "read_upright"]
+__all__ = ["OcrOutcome", "OcrPage", "ocr_image", "ocr_pdf", "read_upright"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +51,6 @@ _MIN_DPI = 150.0
 _CLAIM_WAIT_S = 300.0
 
 
-class PageClaimed(Exception):  # noqa: N818 (not an error: a reason to come back later)
-    """Another process is reading this page now (raised instead of waiting for it when the
-    caller asked to defer, so that the file can be processed again after the others)."""
 _OCR_ERRORS = (RuntimeError, ValueError, OSError, MemoryError)
 # content_core.ocr.vlm.VLM_REASON_PREFIX, which is imported only when the vision route is on.
 _VLM_REASON_PREFIX = "vlm "

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 
 from content_core._http_retry import backoff_s, retry_after_s
 from content_core.errors import LLMError, LLMOutputError, LLMUnavailableError
+from content_core.ocr.claims import PageClaimed
 from content_core.ocr.config import VlmConfig
 from content_core.ocr.quality import PageQuality
 from content_core.ocr.vlm_budget import VlmBudget
@@ -284,7 +285,6 @@ def _cached_markdown(
     """The page's Markdown, from the cache when it holds it; None when the budget is spent."""
     # Imported here like the OCR layer does: the cache module is not needed without a VLM.
     from content_core.cache import ExtractionCache
-    from content_core.ocr.pages import PageClaimed
 
     if cache_dir is None:
         return _ask(client, image, budget, deadline)

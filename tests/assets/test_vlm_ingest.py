@@ -6,6 +6,7 @@ thesis's formula page are the model's Markdown, the prose page keeps its text la
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,13 +37,20 @@ def test_ingest_sends_hard_pages_to_the_vlm(tmp_path: Path, server: ChatServer) 
     for name in FILES:
         shutil.copy(CORPUS / "pdf" / name, folder / name)
     store, home = tmp_path / "store", tmp_path / "home"
-    env = {
-        "CONTENT_VLM_URL": server.base_url,
-        "CONTENT_VLM_MODEL": MODEL,
-        "CONTENT_VLM_API_KEY": "sk-vlm-test",
-        "CONTENT_OCR": "off",
-    }
-    done = run_cli("ingest", str(folder), home=home, store=store, **env)
+
+    def ingest() -> subprocess.CompletedProcess[str]:
+        return run_cli(
+            "ingest",
+            str(folder),
+            home=home,
+            store=store,
+            CONTENT_VLM_URL=server.base_url,
+            CONTENT_VLM_MODEL=MODEL,
+            CONTENT_VLM_API_KEY="sk-vlm-test",
+            CONTENT_OCR="off",
+        )
+
+    done = ingest()
     assert done.returncode == 0, done.stdout + done.stderr
 
     assert len(server.calls) == 4  # three scan pages and one formula page
@@ -74,7 +82,7 @@ def test_ingest_sends_hard_pages_to_the_vlm(tmp_path: Path, server: ChatServer) 
     assert scan["notes"] == thesis["notes"] == []
 
     # A second ingest of the same files is served from the cache: no new request.
-    again = run_cli("ingest", str(folder), home=home, store=store, **env)
+    again = ingest()
     assert again.returncode == 0, again.stdout + again.stderr
     assert len(server.calls) == 4
 

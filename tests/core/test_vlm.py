@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from content_core.binary import media_types as mt
 from content_core.extract import extract_text
@@ -113,7 +113,9 @@ def test_off_by_default_and_blank_means_unset() -> None:
 
 
 def test_key_stays_out_of_dumps_and_fingerprints() -> None:
-    with_key = OcrConfig(vlm=VlmConfig(url="http://h/v1", model=MODEL, api_key="sk-secret"))
+    with_key = OcrConfig(
+        vlm=VlmConfig(url="http://h/v1", model=MODEL, api_key=SecretStr("sk-secret"))
+    )
     without = OcrConfig(vlm=VlmConfig(url="http://h/v1", model=MODEL))
     assert "sk-secret" not in with_key.model_dump_json() + repr(with_key)
     assert with_key.fingerprint() == without.fingerprint()
