@@ -21,9 +21,9 @@ from content_core.ocr.pages import OcrOutcome as OcrOutcome
 from content_core.ocr.pages import OcrPage as OcrPage
 from content_core.ocr.pages import ocr_image as ocr_image
 from content_core.ocr.pages import ocr_pdf as ocr_pdf
-from content_core.ocr.pages import read_upright as read_upright
 from content_core.ocr.quality import PageQuality as PageQuality
 from content_core.ocr.quality import text_quality as text_quality
+from content_core.ocr.readings import read_upright as read_upright
 from content_core.ocr.run import OcrRun as OcrRun
 from content_core.ocr.run import is_picture as is_picture
 from content_core.ocr.vlm_budget import VlmBudget as VlmBudget

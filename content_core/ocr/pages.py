@@ -1,19 +1,16 @@
-"""OCR of PDF pages and images: which pages need it, reading them upright, and the cache.
+"""OCR of PDF pages and images: which pages need it and which go to a vision-language model.
 
 A PDF page keeps its text layer unless it has none, its text is mostly unreadable glyphs, or
 it is a picture (images over most of the page) with a sliver of text on it. Such a page is
-rendered, turned upright (`orientation`) and read by the configured engine. Readings are
-cached by the page image's hash, the engine, its version and the languages, in the same
-on-disk cache the agents use (`ExtractionCache`), so no page is read twice.
+rendered, turned upright (`orientation`) and read by the configured engine, cached
+(`readings`). With the vision route on, the pages of low quality (`quality`) go to the
+model first (`vlm`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import logging
-import math
 import time
 import unicodedata
 from collections import Counter
@@ -25,30 +22,25 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.errors import OcrUnavailableError
 from content_core.extract.base import ExtractedText, build_text
-from content_core.ocr.claims import PageClaimed
 from content_core.ocr.config import OcrConfig
-from content_core.ocr.engines import OcrEngine, OcrResult, build_engine
-from content_core.ocr.orientation import orient, rotated
+from content_core.ocr.engines import OcrEngine, build_engine
 from content_core.ocr.quality import PageQuality, drawn_text_quality, scan_quality, text_quality
+from content_core.ocr.readings import cached_read
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-    from content_core.cache import ExtractionCache
     from content_core.ocr.vlm_budget import VlmBudget
 
-__all__ = ["OcrOutcome", "OcrPage", "ocr_image", "ocr_pdf", "read_upright"]
+__all__ = ["OcrOutcome", "OcrPage", "ocr_image", "ocr_pdf"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_FORMAT = "ocr-page-v1"
 # Rendering stops at this many pixels per page (a poster-sized page at 300 DPI would not).
 _MAX_PAGE_PIXELS = 40_000_000
 # A scan coarser than this is still rendered at this resolution: engines read small text
 # badly below it.
 _MIN_DPI = 150.0
-# The longest wait for another process reading the same page, when no deadline is nearer.
-_CLAIM_WAIT_S = 300.0
 
 
 _OCR_ERRORS = (RuntimeError, ValueError, OSError, MemoryError)
@@ -90,23 +82,6 @@ class OcrOutcome:
         if not pages:
             return None
         return sum(page.confidence for page in pages) / len(pages)
-
-
-def read_upright(engine: OcrEngine, image: PilImage, *, min_confidence: float) -> (
-    tuple[OcrResult, int]
-):
-    """Read `image` at the likelier upright rotation, and at the opposite one when that
-    reading's confidence is under `min_confidence`; return the better reading and its
-    rotation."""
-    candidates = orient(image)
-    if candidates is None:
-        return OcrResult(text="", confidence=0.0), 0
-    first, second = candidates
-    best = engine.recognise(rotated(image, first)), first
-    if best[0].confidence >= min_confidence:
-        return best
-    other = engine.recognise(rotated(image, second)), second
-    return other if other[0].confidence > best[0].confidence else best
 
 
 def ocr_pdf(
@@ -242,7 +217,7 @@ def _read_pages(
                 image = _render(page, _page_dpi(pdfium, page, config))
             finally:
                 page.close()
-            result, rotation = _cached_read(engine, image, config, cache_dir, deadline,
+            result, rotation = cached_read(engine, image, config, cache_dir, deadline,
                                             defer_claimed)
         # PdfiumError is a RuntimeError: a page that cannot be rendered is noted like one
         # the engine failed on, and the other pages are still read.
@@ -318,7 +293,7 @@ def ocr_image(
         image.thumbnail((int((_MAX_PAGE_PIXELS * image.width / image.height) ** 0.5),
                          int((_MAX_PAGE_PIXELS * image.height / image.width) ** 0.5)))
     try:
-        result, rotation = _cached_read(engine, image, config, cache_dir, deadline,
+        result, rotation = cached_read(engine, image, config, cache_dir, deadline,
                                         defer_claimed)
     except _OCR_ERRORS as exc:
         return OcrOutcome(extracted=empty, notes=(f"OCR failed ({type(exc).__name__}: {exc})",))
@@ -405,69 +380,3 @@ def _render(page: Any, dpi: float) -> PilImage:
         scale = (_MAX_PAGE_PIXELS / max(width * height, 1.0)) ** 0.5
     image: PilImage = page.render(scale=scale, grayscale=True).to_pil()
     return image
-
-
-def _cached_read(
-    engine: OcrEngine,
-    image: PilImage,
-    config: OcrConfig,
-    cache_dir: Path | None,
-    deadline: float | None = None,
-    defer_claimed: bool = False,
-) -> tuple[OcrResult, int]:
-    """The reading of `image`, from the cache when it holds one. On a miss the page's claim
-    is taken first: a process (another batch's worker) already reading the same pixels is
-    waited for, until `deadline` or at most `_CLAIM_WAIT_S`, instead of read a second time;
-    with `defer_claimed` that process is not waited for: `PageClaimed` is raised."""
-    # Imported here: the agents package pulls in HTTP clients a worker without OCR never uses.
-    from content_core.cache import ExtractionCache
-
-    if cache_dir is None:
-        return read_upright(engine, image, min_confidence=config.min_confidence)
-    cache = ExtractionCache(cache_dir)
-    key = _cache_key(engine, image, config)
-    if (hit := _cached(cache, key)) is not None:
-        return hit
-    now = time.monotonic()
-    wait_until = now if defer_claimed else min(now + _CLAIM_WAIT_S, deadline or math.inf)
-    with cache.claim(key, deadline=wait_until) as held:
-        if not held and defer_claimed:
-            raise PageClaimed(key)
-        if (hit := _cached(cache, key)) is not None:
-            return hit
-        result, rotation = read_upright(engine, image, min_confidence=config.min_confidence)
-        _store(cache, key, engine, result, rotation)
-    return result, rotation
-
-
-def _cached(cache: ExtractionCache, key: str) -> tuple[OcrResult, int] | None:
-    if (hit := cache.get(key)) is None:
-        return None
-    try:
-        stored = json.loads(hit.output_json)
-        return OcrResult(text=str(stored["text"]), confidence=float(stored["confidence"])), (
-            int(stored["rotation"])
-        )
-    except (ValueError, KeyError, TypeError):
-        logger.warning("ignoring unreadable OCR cache entry %s", key)
-        return None
-
-
-def _store(
-    cache: ExtractionCache, key: str, engine: OcrEngine, result: OcrResult, rotation: int
-) -> None:
-    from content_core.cache import CachedOutput
-
-    payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
-    try:
-        cache.put(key, CachedOutput(output_json=json.dumps(payload), model=engine.name))
-    except OSError as exc:  # a full or read-only disk costs a re-read later, not the page
-        logger.warning("cannot cache an OCR reading: %s", exc)
-
-
-def _cache_key(engine: OcrEngine, image: PilImage, config: OcrConfig) -> str:
-    pixels = hashlib.sha256(image.tobytes())
-    pixels.update(f"{image.mode}:{image.size}".encode())
-    payload = json.dumps([_CACHE_FORMAT, pixels.hexdigest(), engine.name, engine.version,
-                          list(engine.languages), config.min_confidence])
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
