@@ -165,6 +165,13 @@ def test_plain_text_headings_give_no_recall_and_extra_headings_cost_precision() 
     assert noisy.heading_precision == noisy.headings_matched / (noisy.headings_matched + 1)
 
 
+def test_a_heading_set_on_two_lines_matches_as_two_hash_lines() -> None:
+    checks = [Check("x.pdf", "heading", (("text", "Freight Routing 2% Volume"), ("level", 1)))]
+    result = score_document("# Freight Routing\n\n# **2%** Volume\n\nbody", checks)
+    assert result.heading_recall == 1.0 and result.heading_precision == 1.0
+    assert score_document("# Freight Routing\n\nbody", checks).heading_recall == 0.0
+
+
 def test_html_spans_are_expanded_and_markdown_tables_read() -> None:
     html = (
         '<table><tr><th rowspan="2">Terminal</th><th colspan="2">Traffic</th></tr>'
