@@ -10,6 +10,7 @@ their levels; a bookmark whose title the page does not show as a heading is igno
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -118,6 +119,7 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+@functools.lru_cache(maxsize=512)
 def _family(font: str) -> str:
     name = font.split("+")[-1]
     for _ in range(3):
@@ -160,7 +162,13 @@ def _gap_above(lines: Sequence[TextLine], index: int) -> float:
     if index == 0:
         return float("inf")
     above, line = lines[index - 1], lines[index]
-    if above.bottom < line.top - 1.0 or above.right < line.left or line.right < above.left:
+    if above.bottom < line.top - 1.0:
+        return float("inf")
+    # The first and last character boxes stand for the line's extent (`left` and `right`
+    # scan every box, and this runs for most lines).
+    if above.lefts and line.lefts and (
+        above.rights[-1] < line.lefts[0] or line.rights[-1] < above.lefts[0]
+    ):
         return float("inf")
     return above.bottom - line.top
 

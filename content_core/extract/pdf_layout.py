@@ -8,6 +8,7 @@ Coordinates are PDF points in the unrotated page frame, origin at the bottom lef
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 from array import array
 from dataclasses import dataclass
@@ -200,48 +201,48 @@ def _described(
     top: float,
     bottom: float,
 ) -> TextLine:
-    """The line with its font size, weight and font, sampled at its first, middle and last
-    visible characters."""
+    """The line with its font size, weight and font name, sampled at its first, middle and
+    last visible characters."""
     samples = sorted({visible[0], visible[len(visible) // 2], visible[-1]})
-    sizes = sorted(_font_size(raw, textpage, i) for i in samples)
-    fonts = [_font(raw, textpage, i) for i in samples]
-    names = {name for name, _ in fonts}
+    handle = textpage.raw
+    matrix, flags = raw.FS_MATRIX(), ctypes.c_int(0)
+    buffer = ctypes.create_string_buffer(_MAX_FONT_NAME)
+    sizes: list[float] = []
+    names: set[str] = set()
+    bold = True
+    # The size a line is seen at: many producers set a 1-point font and scale it by the text
+    # matrix, or draw in pixels scaled to points. One matrix a line: its scale rarely varies.
+    scale = 1.0
+    if raw.FPDFText_GetMatrix(handle, visible[len(visible) // 2], ctypes.byref(matrix)):
+        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
+    for index in samples:
+        sizes.append(float(raw.FPDFText_GetFontSize(handle, index)) * scale)
+        length = raw.FPDFText_GetFontInfo(
+            handle, index, buffer, _MAX_FONT_NAME, ctypes.byref(flags)
+        )
+        name, bold_name = _font_name(buffer.raw[: max(min(length, _MAX_FONT_NAME) - 1, 0)])
+        names.add(name)
+        bold = bold and (
+            bold_name
+            or bool(flags.value & _FORCE_BOLD)
+            or raw.FPDFText_GetFontWeight(handle, index) >= _BOLD_WEIGHT
+        )
+    sizes.sort()
     return TextLine(
         text=text, lefts=lefts, rights=rights, top=float(top), bottom=float(bottom),
-        size=round(sizes[len(sizes) // 2], 1), bold=all(bold for _, bold in fonts),
+        size=round(sizes[len(sizes) // 2], 1), bold=bold,
         font=names.pop() if len(names) == 1 else "",
     )  # fmt: skip
 
 
-def _font_size(raw: Any, textpage: Any, index: int) -> float:
-    """The size the character is seen at: its font size scaled by its text and page matrix
-    (many producers set a 1-point font and scale it, or draw in pixels scaled to points)."""
-    size = float(raw.FPDFText_GetFontSize(textpage.raw, index))
-    matrix = raw.FS_MATRIX()
-    if raw.FPDFText_GetMatrix(textpage.raw, index, ctypes.byref(matrix)):
-        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
-        if scale > 0:
-            size *= scale
-    return size
-
-
-def _font(raw: Any, textpage: Any, index: int) -> tuple[str, bool]:
-    """The character's font name (without its subset tag "ABCDEF+") and whether it is bold."""
-    flags = ctypes.c_int(0)
-    buffer = ctypes.create_string_buffer(_MAX_FONT_NAME)
-    size = raw.FPDFText_GetFontInfo(
-        textpage.raw, index, buffer, _MAX_FONT_NAME, ctypes.byref(flags)
-    )
-    name = buffer.raw[: max(min(size, _MAX_FONT_NAME) - 1, 0)].decode("latin-1")
+@functools.lru_cache(maxsize=512)
+def _font_name(raw_name: bytes) -> tuple[str, bool]:
+    """The font's name without its subset tag ("ABCDEF+") and whether the name says bold."""
+    name = raw_name.decode("latin-1")
     if len(name) > 7 and name[6] == "+" and name[:6].isupper():
         name = name[7:]
-    bold = (
-        raw.FPDFText_GetFontWeight(textpage.raw, index) >= _BOLD_WEIGHT
-        or bool(flags.value & _FORCE_BOLD)
-        or any(mark in name.lower() for mark in _BOLD_NAMES)
-        or _TEX_BOLD.match(name) is not None
-    )
-    return name, bold
+    lower = name.lower()
+    return name, any(mark in lower for mark in _BOLD_NAMES) or bool(_TEX_BOLD.match(name))
 
 
 def _rulings(raw: Any, page: Any) -> list[Ruling]:
