@@ -166,8 +166,10 @@ def _gap_above(lines: Sequence[TextLine], index: int) -> float:
         return float("inf")
     # The first and last character boxes stand for the line's extent (`left` and `right`
     # scan every box, and this runs for most lines).
-    if above.lefts and line.lefts and (
-        above.rights[-1] < line.lefts[0] or line.rights[-1] < above.lefts[0]
+    if (
+        above.lefts
+        and line.lefts
+        and (above.rights[-1] < line.lefts[0] or line.rights[-1] < above.lefts[0])
     ):
         return float("inf")
     return above.bottom - line.top
