@@ -42,6 +42,7 @@ test: lint $(OLD_DUCKDB)/.installed
 # `dg dev`: what Dagster recommends now (`dagster dev` is superseded). The webserver and the
 # daemon (sensor, schedules, run queue), with the repository's dagster.yaml as the instance.
 dev: $(VENV)/.installed
+	@echo "the Dagster UI: http://127.0.0.1:3000 (store $(CONTENT_STORE_DIR), instance $(DAGSTER_HOME))"
 	$(BIN)/dg dev -w workspace.yaml
 
 # The documentation site (mkdocs.yml), strict: a broken link or a docstring warning fails it.

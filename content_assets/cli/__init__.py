@@ -29,7 +29,7 @@ _EXAMPLES = """\
 examples:
   content-pipeline ingest examples/inbox
   content-pipeline query "SELECT path, text_status FROM current_normalised_artifacts"
-  content-pipeline search "termination notice" --k 5
+  content-pipeline search "archive migration" --k 5
   content-pipeline status
 
 run `content-pipeline COMMAND --help` for a command's options and examples."""
@@ -47,7 +47,7 @@ examples:
   content-pipeline query "SELECT * FROM current_merged_extractions" -o merged.parquet""",
     "search": """\
 examples:
-  content-pipeline search "termination notice"
+  content-pipeline search "archive migration"
   content-pipeline search "quarterly revenue" --mode bm25 --k 3
   content-pipeline search "scope" --path-prefix reports/ --page 1-3 --format jsonl""",
     "status": """\

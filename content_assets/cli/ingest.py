@@ -3,6 +3,7 @@ then materialise every pending batch through the Dagster instance, with progress
 summary."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -88,13 +89,29 @@ def ingest(
         view.summary(current_rows(store, source.source_id))
     print_locations(store, home)
     sql = sample_query(source.source_id)
-    print(f'sample:   content-pipeline query "{sql}"')
+    print(f'sample:   {invoked_as()} query "{sql}"')
     connection = store.connect()
     try:
         print(render(connection.sql(sql), "table", full=not sys.stdout.isatty()), end="")
     finally:
         connection.close()
     return 1 if any(not o.success for o in outcomes) else 0
+
+
+def invoked_as() -> str:
+    """This command as it can be typed again from here: `content-pipeline` when that is what
+    the shell finds, else the path it was run by (`.venv/bin/content-pipeline` before the venv
+    is activated), or the interpreter with `-m` when it was run as a module."""
+    script = Path(sys.argv[0])
+    if script.name != "content-pipeline":
+        return f"{os_path_text(Path(sys.executable))} -m content_assets.cli"
+    found = shutil.which("content-pipeline")
+    if found is not None and Path(found).resolve() == script.resolve():
+        return "content-pipeline"
+    try:
+        return os_path_text(script.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:  # not below the current folder
+        return os_path_text(script.resolve())
 
 
 def print_locations(store: ContentStore, home: Path) -> None:

@@ -77,8 +77,16 @@ def _source_lock(store: ContentStore, source_id: str) -> Iterator[None]:
         yield
 
 
-def _batch_id(source_id: str, seq: int, previous: str | None, entries: list[ManifestEntry]) -> str:
-    digest = hashlib.sha256(f"{source_id}\n{previous}\n".encode())
+def _batch_id(
+    store: ContentStore,
+    source_id: str,
+    seq: int,
+    previous: str | None,
+    entries: list[ManifestEntry],
+) -> str:
+    """Unique per store too: two stores fed from one folder share a Dagster instance without
+    taking each other's batches (partitions and run keys are batch ids)."""
+    digest = hashlib.sha256(f"{store.location}\n{source_id}\n{previous}\n".encode())
     for entry in entries:
         digest.update(f"{entry.path}\0{entry.change}\0{entry.sha256}\n".encode())
     return f"{source_id}-{seq:06d}-{digest.hexdigest()[:10]}"
@@ -200,7 +208,7 @@ def _discover(
             nonlocal seq, previous, entries
             seq += 1
             batch = BatchManifest(
-                batch_id=_batch_id(source.source_id, seq, previous, entries),
+                batch_id=_batch_id(store, source.source_id, seq, previous, entries),
                 source_id=source.source_id,
                 source_root=source.location,
                 seq=seq,
@@ -391,7 +399,7 @@ def record_bytes(
             declared_type=mimetypes.guess_type(path, strict=False)[0],
         )
         batch = BatchManifest(
-            batch_id=_batch_id(source_id, seq + 1, previous, [entry]),
+            batch_id=_batch_id(store, source_id, seq + 1, previous, [entry]),
             source_id=source_id,
             source_root=location,
             seq=seq + 1,

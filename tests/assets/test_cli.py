@@ -12,6 +12,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -509,3 +510,40 @@ def test_state_never_follows_the_current_folder(tmp_path: Path) -> None:
     home = data / "content-pipeline" / "dagster_home"
     again = run_cli("status", home=home, store=None, cwd=elsewhere, XDG_DATA_HOME=str(data))
     assert again.returncode == 0 and f"store:       {store}" in again.stdout, again.stderr
+
+
+def test_the_printed_sample_command_runs_as_printed(ingested: Ingested) -> None:
+    line = next(x for x in ingested.second.stdout.splitlines() if x.startswith("sample:"))
+    command = shlex.split(line.removeprefix("sample:"))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CONTENT_STORE_DIR": str(ingested.store)}
+    done = subprocess.run(
+        command, cwd=REPO, env=env, capture_output=True, encoding="utf-8", timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "source_id" in done.stdout and "long.txt" in done.stdout
+    ui = next(x for x in ingested.second.stdout.splitlines() if x.startswith("ui:"))
+    assert f"{Path(sys.executable).parent / 'dg'} dev -m content_assets.definitions" in ui
+
+
+def _readme_commands(*commands: str) -> list[list[str]]:
+    """The README's example lines of these subcommands, as arguments (comments and pipes off)."""
+    found = []
+    for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
+        if not line.startswith(".venv/bin/content-pipeline "):
+            continue
+        words = shlex.split(line.split(" | ")[0], comments=True)
+        if words[1] in commands:
+            found.append(words[1:])
+    return found
+
+
+def test_every_readme_query_and_search_example_answers_on_the_sample(ingested: Ingested) -> None:
+    examples = _readme_commands("query", "search")
+    assert len(examples) >= 4
+    for args in examples:
+        done = run_cli(*args, home=ingested.home, store=ingested.store)
+        assert done.returncode == 0, (args, done.stderr)
+        assert done.stdout.strip() and "no match" not in done.stdout, args
+        if args[0] == "search":  # the best hit holds the words looked for
+            best = done.stdout.split("\n\n")[0].lower()
+            assert all(word in best for word in args[1].lower().split()), (args, best)

@@ -150,3 +150,21 @@ def test_a_dagster_home_that_does_not_exist_yet_is_made(
     assert dagster_home() == wanted and wanted.is_dir()
     # configured explicitly: no telemetry, no first-visit dialog, no "no dagster.yaml" warning
     assert "enabled: false" in (wanted / "dagster.yaml").read_text(encoding="utf-8")
+
+
+def test_two_stores_fed_from_one_folder_share_one_instance(tmp_path: Path) -> None:
+    # Batch ids are partitions and run keys of the one instance: the second store's first
+    # batch once had the first store's id, and its run was taken for a retry of the other's.
+    folder = make_folder(tmp_path, "inbox")
+    home = tmp_path / "home"
+    for name in ("one", "two"):
+        done = run_cli("ingest", str(folder), home=home, store=tmp_path / name)
+        assert done.returncode == 0, done.stdout + done.stderr
+    files = len(list(folder.iterdir()))
+    ids = []
+    for name in ("one", "two"):
+        store = ContentStore(tmp_path / name)
+        ids.append({r["batch_id"] for r in store.query("SELECT batch_id FROM batches").to_pylist()})
+        rows = store.query("SELECT count(*) AS n FROM current_raw_files").to_pylist()
+        assert rows == [{"n": files}], name
+    assert ids[0] and ids[1] and not ids[0] & ids[1]
