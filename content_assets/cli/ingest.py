@@ -25,7 +25,7 @@ from content_core.embeddings import EmbedderConfig
 from content_core.errors import SourceError
 from content_core.paths import os_path_text
 from content_core.sources import LocalFolderSource, open_source
-from content_core.store import ContentStore
+from content_core.store import CHUNK_EMBEDDINGS, ContentStore
 
 
 def sample_query(source_id: str) -> str:
@@ -96,10 +96,14 @@ def ingest(
         finally:
             view.close()
     store.ensure_layout()
+    embedder = EmbedderConfig.from_environ(environ)
     if outcomes:
-        view.summary(current_rows(store, source.source_id))
+        totals = current_rows(store, source.source_id)
+        if embedder.resolved_kind() == "off":  # the stage ran and wrote nothing: say why
+            totals[CHUNK_EMBEDDINGS] = f"{totals.get(CHUNK_EMBEDDINGS, 0)} (embeddings off)"
+        view.summary(totals)
     print()
-    print(embeddings_line(EmbedderConfig.from_environ(environ)))
+    print(embeddings_line(embedder))
     print_locations(store, home)
     sql = sample_query(source.source_id)
     print(f'sample:   {invoked_as()} query "{sql}"')
