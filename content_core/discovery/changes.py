@@ -14,14 +14,18 @@ __all__ = ["ChangeReport", "Rename", "describe_changes", "last_discovery"]
 # Each entry of the batches with the bytes it names: a deletion's are those of the version it
 # removed (the path's latest live row before it), so a rename can be matched by content.
 _ENTRIES = """
-SELECT m.batch_seq, m.path, m.change,
-       coalesce(m.sha256, (
-           SELECT arg_max(p.sha256, p.batch_seq) FROM batches p
-           WHERE p.source_id = m.source_id AND p.path = m.path
-             AND p.batch_seq < m.batch_seq AND p.change <> 'deleted'
-       )) AS sha256
-FROM batches m
-WHERE m.batch_id IN (SELECT unnest(?::VARCHAR[]))
+WITH m AS (
+    SELECT source_id, batch_seq, path, change, sha256 FROM batches
+    WHERE batch_id IN (SELECT unnest(?::VARCHAR[]))
+),
+prev AS (  -- an equality join on the deleted paths only: cheap on a long history
+    SELECT d.source_id, d.path, d.batch_seq, arg_max(p.sha256, p.batch_seq) AS sha256
+    FROM m d JOIN batches p ON p.source_id = d.source_id AND p.path = d.path
+    WHERE d.change = 'deleted' AND p.batch_seq < d.batch_seq AND p.change <> 'deleted'
+    GROUP BY d.source_id, d.path, d.batch_seq
+)
+SELECT m.batch_seq, m.path, m.change, coalesce(m.sha256, prev.sha256) AS sha256
+FROM m LEFT JOIN prev USING (source_id, path, batch_seq)
 ORDER BY m.batch_seq, m.path
 """
 
