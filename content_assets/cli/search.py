@@ -34,7 +34,6 @@ from content_core.search import (
     snippet,
 )
 from content_core.search.highlight import ANSI_MARKS, PLAIN_MARKS
-from content_core.store import CHUNK_EMBEDDINGS, ContentStore
 
 __all__ = ["SEARCH_FORMATS", "add_search_parser", "search_command"]
 
@@ -137,6 +136,10 @@ def _configured_embedder(mode: str) -> Embedder | None:
 
 def _stored_vectors(root: Path) -> int:
     """The current chunks of the store that have a vector (of any model)."""
+    # Imported here: the CLI's parser imports this module for every command, and the store
+    # brings pyarrow, which `query` never loads.
+    from content_core.store import CHUNK_EMBEDDINGS, ContentStore
+
     rows = (
         ContentStore(root)
         .query(f"SELECT count(*) AS n FROM current_{CHUNK_EMBEDDINGS} WHERE embedding IS NOT NULL")
