@@ -29,7 +29,7 @@ BATCH = 15
 # A driver process gets up to 240 s to reach its kill point on a loaded machine, then the rerun.
 pytestmark = pytest.mark.timeout(600)
 # Write times, and the stat facts of this copy of the files (the clean run reads another copy).
-_VOLATILE = {"fetched_at", "discovered_at", "source_root", "signature"}
+_VOLATILE = {"fetched_at", "discovered_at", "source_root", "signature", "batch_id"}
 
 DRIVER = r"""
 import math

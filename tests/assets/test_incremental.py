@@ -21,7 +21,7 @@ from tests.support.sensors import tick_sensor
 
 CURRENT_VIEWS = [f"current_{t}" for t in PIPELINE_TABLES]
 # Timestamps of when a row was written are not content.
-_VOLATILE = {"fetched_at", "discovered_at"}
+_VOLATILE = {"fetched_at", "discovered_at", "batch_id"}
 
 
 def _defs(store: ContentStore, folder: Path) -> dg.Definitions:

@@ -34,6 +34,8 @@ _FILES = (
 )
 # Stamped with the wall clock when a batch is discovered or read: never equal across two runs.
 _CLOCK_COLUMNS = {"discovered_at", "fetched_at"}
+# Batch ids hold the store's location (two stores sharing a Dagster instance never collide).
+_PER_STORE = _CLOCK_COLUMNS | {"batch_id"}
 
 
 def _ingest(store: ContentStore, folder: Path) -> list[str]:
@@ -48,7 +50,7 @@ def _ingest(store: ContentStore, folder: Path) -> list[str]:
 
 def _rows(store: ContentStore, table: str) -> list[str]:
     data = store.query(f"SELECT * FROM {table}")
-    keep = [name for name in data.column_names if name not in _CLOCK_COLUMNS]
+    keep = [name for name in data.column_names if name not in _PER_STORE]
     return sorted(repr(row) for row in data.select(keep).to_pylist())
 
 
@@ -66,7 +68,7 @@ def test_a_store_on_s3_holds_the_tables_of_a_folder_store(
         shutil.copyfile(CORPUS / name, folder / name)
     local = ContentStore(tmp_path / "local")
     remote = _s3_store(s3, tmp_path)
-    assert _ingest(local, folder) == _ingest(remote, folder)
+    assert len(_ingest(local, folder)) == len(_ingest(remote, folder))
 
     for table in (BATCHES, *PIPELINE_TABLES):
         assert _rows(remote, table) == _rows(local, table), table

@@ -48,7 +48,7 @@ JOB = "ingest_batch_job"
 # Runs log their events to the instance; the console (the launcher's stderr) only errors.
 _QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
 # Columns that differ between two ingests of the same files: write times.
-_VOLATILE = {"fetched_at", "discovered_at"}
+_VOLATILE = {"fetched_at", "discovered_at", "batch_id"}
 # Columns that say where the source is and how it signs a version (a folder: mtime, ctime and
 # inode; S3: ETag and last-modified): equal only for two ingests from the same kind of source.
 SOURCE_COLUMNS = frozenset({"source_root", "signature"})
