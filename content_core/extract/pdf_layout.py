@@ -8,6 +8,7 @@ Coordinates are PDF points in the unrotated page frame, origin at the bottom lef
 from __future__ import annotations
 
 import ctypes
+import math
 from array import array
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,9 @@ class TextLine:
     """Median font size of the line's visible characters, in points."""
     bold: bool
     """Every sampled character of the line is in a bold font."""
+    angle: float = 0.0
+    """Rotation of the line's first visible character, in degrees counter-clockwise
+    (0 upright, 90 set bottom to top as an arXiv stamp in the left margin is)."""
 
     @property
     def left(self) -> float:
@@ -77,6 +81,10 @@ class PageLayout:
     text: str
     lines: tuple[TextLine, ...] = ()
     rulings: tuple[Ruling, ...] = ()
+    top: float = 0.0
+    """Top edge of the page's visible box (0 when unknown), in the lines' frame."""
+    bottom: float = 0.0
+    """Bottom edge of the page's visible box."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +99,11 @@ class OutlineEntry:
 def read_layout(raw: Any, page: Any, textpage: Any, text: str, index: int) -> PageLayout:
     """Return the layout of one page whose text-layer text is `text`."""
     lines = tuple(_lines(raw, textpage, text))
-    return PageLayout(index=index, text=text, lines=lines, rulings=tuple(_rulings(raw, page)))
+    _, bottom, _, top = page.get_bbox()
+    return PageLayout(
+        index=index, text=text, lines=lines, rulings=tuple(_rulings(raw, page)),
+        top=float(top), bottom=float(bottom),
+    )  # fmt: skip
 
 
 def read_outline(document: Any) -> tuple[OutlineEntry, ...]:
@@ -200,9 +212,12 @@ def _described(
     samples = sorted({visible[0], visible[len(visible) // 2], visible[-1]})
     sizes = sorted(float(raw.FPDFText_GetFontSize(textpage.raw, i)) for i in samples)
     bold = all(_is_bold(raw, textpage, i) for i in samples)
+    # Radians clockwise as PDFium reports them (-1 when unknown): degrees counter-clockwise.
+    radians = float(raw.FPDFText_GetCharAngle(textpage.raw, visible[0]))
+    angle = round((360.0 - math.degrees(radians)) % 360.0, 1) if radians > 0 else 0.0
     return TextLine(
         text=text, lefts=lefts, rights=rights, top=float(top), bottom=float(bottom),
-        size=round(sizes[len(sizes) // 2], 1), bold=bold,
+        size=round(sizes[len(sizes) // 2], 1), bold=bold, angle=angle,
     )  # fmt: skip
 
 

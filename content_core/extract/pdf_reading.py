@@ -1,0 +1,423 @@
+"""PDF pages as a reader takes them in: page furniture (running heads, page numbers, margin
+stamps, watermarks) set aside, and the body's lines in column order with footnotes last.
+
+Works on `pdf_layout.PageLayout`s before headings and tables are looked for. Conservative by
+design: a line is furniture only on clear evidence (at the page's edge and set apart from the
+body, repeated across pages, or rotated in the margin), and lines are reordered only when the
+page shows clear columns. A page where nothing changes keeps its text-layer text exactly.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from content_core.extract.base import FurnitureKind, PageFurniture
+from content_core.extract.pdf_layout import PageLayout, TextLine
+
+__all__ = ["ReadPages", "read_pages"]
+
+# Rows this close to the page's top or bottom edge (share of its height) may be furniture.
+_BAND = 0.2
+_MAX_EDGE_ROWS = 3
+# Set apart: the distance to the next row in, over the body's line pitch.
+_APART_REPEATED = 1.3
+_APART_PLACED = 1.5
+_APART_ALONE = 2.0
+# Same place on two pages: baselines this close (points).
+_SAME_Y_PT = 3.0
+_MAX_ALONE_CHARS = 120
+# Rotated text is furniture only while it is a small part of the page (else: a landscape
+# page set sideways, a rotated table).
+_MAX_ROTATED_SHARE = 0.15
+_WATERMARK_SIZE = 1.5
+# Columns: lines shorter than this do not vote (superscripts, labels); a column needs
+# this many lines on each side of its gutter.
+_MIN_COLUMN_CHARS = 8
+_MIN_COLUMN_LINES = 5
+_MIN_GUTTER_PT = 4.0
+_MAX_DEPTH = 2
+
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"(?i:page|p\.|pg\.?|seite|pagina|página)?\s*[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*"
+    r"[-–—)\]]?\s*(?:(?:/|of|von|de|sur|di)\s*\d{1,4})?",
+)
+_FURNITURE_WORDS = re.compile(
+    r"downloaded|copyright|©|all rights reserved|licen[cs]e|\bdoi\b|arxiv|preprint|"
+    r"https?://|www\.|\bpage\b",
+    re.IGNORECASE,
+)
+_NOTE_MARKS = "*∗†‡§¶"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPages:
+    """The pages with furniture out of their lines and their lines in reading order, and the
+    furniture taken out (page order, then line order)."""
+
+    pages: tuple[PageLayout, ...]
+    furniture: tuple[PageFurniture, ...]
+
+
+@dataclass(slots=True)
+class _Row:
+    """Lines of a page sharing one baseline band, as a reader sees one row."""
+
+    lines: list[int]
+    top: float
+    bottom: float
+    base: float
+    size: float
+    bold: bool
+    text: str
+
+
+@dataclass(slots=True)
+class _Edge:
+    """A row at a page's top or bottom edge: where, and its distance to the next row in."""
+
+    page: int
+    side: str
+    row: _Row
+    key: str
+    apart: float
+    depth: int
+
+
+def read_pages(layouts: Sequence[PageLayout]) -> ReadPages:
+    """Return `layouts` with furniture removed and lines in reading order, plus the
+    furniture; a page where nothing changes is returned as it came (same text)."""
+    body = _body_size(layouts)
+    if body <= 0:
+        return ReadPages(tuple(layouts), ())
+    found: dict[int, dict[int, FurnitureKind]] = {}
+    edges: list[_Edge] = []
+    rows_of: dict[int, list[_Row]] = {}
+    for number, layout in enumerate(layouts):
+        if not layout.lines:
+            continue
+        found[number] = _rotated(layout, body)
+        rows_of[number] = _rows(layout, set(found[number]))
+    pitch = _pitch(list(rows_of.values()), body)
+    for number, rows in rows_of.items():
+        edges += _edges(number, layouts[number], rows, pitch)
+    _mark_edges(edges, found, layouts, body, len(rows_of))
+    pages: list[PageLayout] = []
+    furniture: list[PageFurniture] = []
+    for number, layout in enumerate(layouts):
+        kinds = found.get(number, {})
+        if kinds and len(kinds) == len(layout.lines):
+            kinds = {}  # a page that is all furniture keeps it: nothing would be left
+        kept = [i for i in range(len(layout.lines)) if i not in kinds]
+        order = _reading_order(layout, kept, body)
+        for index in sorted(kinds):
+            text = " ".join(layout.lines[index].text.split())
+            furniture.append(PageFurniture(page=number + 1, kind=kinds[index], text=text))
+        if not kinds and order == kept:
+            pages.append(layout)
+            continue
+        lines = tuple(layout.lines[i] for i in order)
+        text = "\n".join(line.text for line in lines)
+        pages.append(replace(layout, text=text, lines=lines))
+    return ReadPages(tuple(pages), tuple(furniture))
+
+
+def _body_size(layouts: Sequence[PageLayout]) -> float:
+    sizes: Counter[float] = Counter()
+    for layout in layouts:
+        for line in layout.lines:
+            sizes[round(line.size * 2) / 2] += len(line.text.strip())
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _is_upright(line: TextLine) -> bool:
+    if line.angle not in (0.0, 360.0) and 5.0 < line.angle < 355.0:
+        return False
+    height, width = line.top - line.bottom, line.right - line.left
+    # Glyphs stacked one above the other: a vertical strip even when each one is upright.
+    return not (height > 4 * max(line.size, 1.0) and height > 3 * max(width, 1.0))
+
+
+def _rotated(layout: PageLayout, body: float) -> dict[int, FurnitureKind]:
+    """Rotated lines that are margin strips (outside the upright text's width) or watermarks
+    (large rotated text), while rotated text is a small part of the page."""
+    lines = layout.lines
+    rotated = [i for i, line in enumerate(lines) if not _is_upright(line)]
+    if not rotated:
+        return {}
+    total = sum(len(line.text.strip()) for line in lines)
+    if sum(len(lines[i].text.strip()) for i in rotated) > _MAX_ROTATED_SHARE * total:
+        return {}
+    upright = [line for line in lines if _is_upright(line) and len(line.text.strip()) >= 8]
+    if not upright:
+        return {}
+    left = min(line.left for line in upright)
+    right = max(line.right for line in upright)
+    kinds: dict[int, FurnitureKind] = {}
+    for index in rotated:
+        line = lines[index]
+        middle = (line.left + line.right) / 2
+        if middle < left or middle > right:
+            kinds[index] = "margin"
+        elif line.size >= _WATERMARK_SIZE * body:
+            kinds[index] = "watermark"
+    return kinds
+
+
+def _rows(layout: PageLayout, skip: set[int]) -> list[_Row]:
+    """The page's upright lines grouped into rows, top to bottom."""
+    order = sorted(
+        (i for i, line in enumerate(layout.lines) if i not in skip and _is_upright(line)),
+        key=lambda i: -layout.lines[i].top,
+    )
+    rows: list[_Row] = []
+    for index in order:
+        line = layout.lines[index]
+        middle = (line.top + line.bottom) / 2
+        row = rows[-1] if rows else None
+        if row is not None and row.bottom <= middle <= row.top:
+            row.lines.append(index)
+            row.bottom = min(row.bottom, line.bottom)
+            row.size = max(row.size, line.size)
+            row.bold = row.bold and line.bold
+            continue
+        rows.append(_Row([index], line.top, line.bottom, line.bottom, line.size, line.bold, ""))
+    for row in rows:
+        row.lines.sort(key=lambda i: layout.lines[i].left)
+        texts = [layout.lines[i].text.strip() for i in row.lines]
+        row.text = " ".join(" ".join(texts).split())
+        widest = max(row.lines, key=lambda i: len(layout.lines[i].text))
+        row.base = layout.lines[widest].bottom
+    return rows
+
+
+def _pitch(pages: Sequence[list[_Row]], body: float) -> float:
+    """The body's baseline-to-baseline distance, over the document (a page of formulas
+    alone would make it look wider)."""
+    steps = [step for rows in pages for step in _steps(rows, body)]
+    return statistics.median(steps) if steps else 1.2 * body
+
+
+def _steps(rows: Sequence[_Row], body: float) -> list[float]:
+    return [
+        upper.base - lower.base
+        for upper, lower in zip(rows, rows[1:], strict=False)
+        if abs(upper.size - body) <= 0.6 and abs(lower.size - body) <= 0.6
+        and upper.base - lower.base > 0.5 * body
+    ]  # fmt: skip
+
+
+def _edges(number: int, layout: PageLayout, rows: list[_Row], pitch: float) -> list[_Edge]:
+    """The rows at the page's top and bottom edge that could be furniture, with how far
+    each block of them stands apart from the body."""
+    if len(rows) < 2:
+        return []
+    top = layout.top if layout.top > layout.bottom else rows[0].top
+    bottom = layout.bottom if layout.top > layout.bottom else rows[-1].bottom
+    band = _BAND * (top - bottom)
+    edges: list[_Edge] = []
+    for side, ordered in (("top", rows), ("bottom", rows[::-1])):
+        block: list[_Edge] = []
+        for depth, row in enumerate(ordered[:_MAX_EDGE_ROWS]):
+            inside = row.bottom >= top - band if side == "top" else row.top <= bottom + band
+            if not inside or depth + 1 >= len(ordered):
+                break
+            nxt = ordered[depth + 1]
+            apart = abs(row.base - nxt.base) / pitch
+            block.append(_Edge(number, side, row, _key(row.text), apart, depth))
+        # A row is set apart when the block it opens ends in a wide gap.
+        for depth in range(len(block) - 2, -1, -1):
+            block[depth].apart = max(block[depth].apart, block[depth + 1].apart)
+        edges += block
+    return edges
+
+
+def _key(text: str) -> str:
+    return _DIGITS.sub("#", " ".join(text.split()).casefold())
+
+
+def _mark_edges(
+    edges: list[_Edge],
+    found: dict[int, dict[int, FurnitureKind]],
+    layouts: Sequence[PageLayout],
+    body: float,
+    page_count: int,
+) -> None:
+    """Mark edge rows that are furniture: walking in from each edge, stop at the first row
+    that is not."""
+    same_text: dict[tuple[str, str], list[float]] = {}
+    same_look: dict[tuple[str, float, bool], list[float]] = {}
+    for edge in edges:
+        same_text.setdefault((edge.side, edge.key), []).append(edge.row.base)
+        if edge.apart >= _APART_PLACED:
+            look = (edge.side, round(edge.row.size * 2) / 2, edge.row.bold)
+            same_look.setdefault(look, []).append(edge.row.base)
+    for values in (*same_text.values(), *same_look.values()):
+        values.sort()
+    stopped: set[tuple[int, str]] = set()
+    for edge in edges:
+        if (edge.page, edge.side) in stopped:
+            continue
+        texts = _near(same_text[(edge.side, edge.key)], edge.row.base)
+        look = (edge.side, round(edge.row.size * 2) / 2, edge.row.bold)
+        looks = _near(same_look.get(look, []), edge.row.base)
+        if not _is_furniture(edge, texts, looks, body, page_count, layouts[edge.page]):
+            stopped.add((edge.page, edge.side))
+            continue
+        kind: FurnitureKind = "header" if edge.side == "top" else "footer"
+        if _PAGE_NUMBER.fullmatch(edge.row.text):
+            kind = "page_number"
+        for index in edge.row.lines:
+            found[edge.page][index] = kind
+
+
+def _near(values: list[float], y: float) -> int:
+    return bisect_right(values, y + _SAME_Y_PT) - bisect_left(values, y - _SAME_Y_PT)
+
+
+def _is_furniture(
+    edge: _Edge, texts: int, looks: int, body: float, page_count: int, layout: PageLayout
+) -> bool:
+    row, apart = edge.row, edge.apart
+    # The same words (numbers aside) at the same height on many pages: no gap needed.
+    if texts >= 3 and texts >= page_count / 2:
+        return True
+    page_number = bool(_PAGE_NUMBER.fullmatch(row.text))
+    # Under a running head the next row is often the body's first (a heading, "Definition
+    # 4"): past the edge row only the evidence above counts.
+    if edge.depth > 0:
+        return False
+    if texts >= 2 and apart >= _APART_REPEATED:
+        return True
+    smaller = row.size < 0.95 * body
+    if edge.side == "bottom" and not page_number and _footnote_like(row, layout):
+        return False
+    # Running heads whose words change (the chapter's title): same look, same height.
+    if looks >= 3 and apart >= _APART_PLACED and (smaller or (page_number and not row.bold)):
+        return True
+    if looks >= 3 and apart >= _APART_PLACED and row.size <= body and not row.bold:
+        return page_number or bool(_FURNITURE_WORDS.search(row.text))
+    # Alone on its page (a one-page document): clearly apart, short, and plainly furniture.
+    if apart < _APART_ALONE or len(row.text) > _MAX_ALONE_CHARS or row.size > body * 1.05:
+        return False
+    return page_number or (smaller and bool(_FURNITURE_WORDS.search(row.text)))
+
+
+def _footnote_like(row: _Row, layout: PageLayout) -> bool:
+    """A footnote: starts with a marker, or sits under a short rule."""
+    if row.text[:1].isdigit() or row.text[:1] in _NOTE_MARKS:
+        return True
+    return any(r.horizontal and row.top <= r.at for r in layout.rulings)
+
+
+def _reading_order(layout: PageLayout, kept: list[int], body: float) -> list[int]:
+    """`kept` (line indices) in reading order: `kept` itself unless the page has columns."""
+    lines = layout.lines
+    gutters = _gutters(lines, [i for i in kept if _is_upright(lines[i])], 0)
+    if not gutters:
+        return kept
+    edges = sorted(g for gutter in gutters for g in gutter)
+    kept_set = set(kept)
+    rows = _rows(layout, {i for i in range(len(lines)) if i not in kept_set})
+    # A row with a line across a gutter (a title, an author list, a wide caption) is read
+    # whole, in its own order; full-width rows cut the page into bands read one after the
+    # other, column by column within a band.
+    spanning = [row for row in rows if any(_crosses(lines[i], gutters) for i in row.lines)]
+    centres = sorted(-(row.top + row.bottom) / 2 for row in spanning)
+    keys: dict[int, tuple[int, int, int]] = {}
+    for rank, row in enumerate(spanning):
+        for index in row.lines:
+            keys[index] = (2 * rank + 1, 0, index)
+    column: dict[int, int] = {}
+    for index in kept:
+        if index in keys:
+            continue
+        line = lines[index]
+        column[index] = bisect_left(edges, (line.left + line.right) / 2) // 2
+        band = bisect_left(centres, -(line.top + line.bottom) / 2)
+        keys[index] = (2 * band, column[index], index)
+    last = 2 * len(spanning)
+    for index in _footnotes(lines, [i for i in column if keys[i][0] == last], column, body):
+        keys[index] = (last + 1, column[index], index)
+    return sorted(kept, key=lambda i: keys[i])
+
+
+def _crosses(line: TextLine, gutters: list[tuple[float, float]]) -> bool:
+    return any(line.left < left and line.right > right for left, right in gutters)
+
+
+def _gutters(
+    lines: Sequence[TextLine], indices: list[int], depth: int
+) -> list[tuple[float, float]]:
+    """The gaps between text columns among `indices`: an x-range that few lines cross with
+    at least `_MIN_COLUMN_LINES` lines of real text on each side, split again on each side."""
+    voters = [i for i in indices if len(lines[i].text.strip()) >= _MIN_COLUMN_CHARS]
+    if depth > _MAX_DEPTH or len(voters) < 2 * _MIN_COLUMN_LINES:
+        return []
+    lefts = sorted(lines[i].left for i in voters)
+    rights = sorted(lines[i].right for i in voters)
+    low, high = lefts[0], rights[-1]
+    width = high - low
+    if width <= 0:
+        return []
+    best: tuple[int, float] | None = None
+    for x in (*(r + 0.5 for r in rights), *(left - 0.5 for left in lefts)):
+        if not low + 0.2 * width <= x <= high - 0.2 * width:
+            continue
+        crossing = bisect_left(lefts, x) - bisect_right(rights, x)
+        if best is None or crossing < best[0]:
+            best = (crossing, x)
+    if best is None:
+        return []
+    crossing, x = best
+    left_side = [i for i in voters if lines[i].right <= x]
+    right_side = [i for i in voters if lines[i].left >= x]
+    if min(len(left_side), len(right_side)) < _MIN_COLUMN_LINES:
+        return []
+    if crossing > 0.5 * min(len(left_side), len(right_side)):
+        return []
+    gap_left = max(lines[i].right for i in left_side)
+    gap_right = min(lines[i].left for i in right_side)
+    if gap_right - gap_left < _MIN_GUTTER_PT:
+        return []
+    # Text columns, not the cells of a table: their lines fill most of the column's width.
+    for side, start, end in ((left_side, low, gap_left), (right_side, gap_right, high)):
+        widths = [lines[i].right - lines[i].left for i in side]
+        if statistics.median(widths) < 0.6 * (end - start):
+            return []
+    inner_left = [i for i in indices if lines[i].right <= x]
+    inner_right = [i for i in indices if lines[i].left >= x]
+    return [
+        *_gutters(lines, inner_left, depth + 1),
+        (gap_left, gap_right),
+        *_gutters(lines, inner_right, depth + 1),
+    ]
+
+
+def _footnotes(
+    lines: Sequence[TextLine], last_band: list[int], column: dict[int, int], body: float
+) -> list[int]:
+    """Lines of the last band that are footnotes: smaller than the body, below each column's
+    lowest body line, the first starting with a note mark."""
+    notes: list[int] = []
+    for col in sorted({column[i] for i in last_band}):
+        members = [i for i in last_band if column[i] == col]
+        text_lines = [i for i in members if lines[i].size >= 0.95 * body]
+        if not text_lines:
+            continue
+        floor = min(lines[i].bottom for i in text_lines)
+        below = sorted(
+            (i for i in members if lines[i].top <= floor + 1.0), key=lambda i: -lines[i].top
+        )
+        if not below or any(lines[i].size >= 0.92 * body for i in below):
+            continue
+        first = lines[below[0]]
+        text = first.text.strip()
+        if first.size <= 0.75 * body or text[:1] in _NOTE_MARKS or text[:1].isdigit():
+            notes += below
+    return notes
