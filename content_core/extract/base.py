@@ -213,9 +213,7 @@ def build_text(
         pieces.append(part)
         spans.append(PageSpan(page=number, start=offset, end=offset + len(part)))
         offset += len(part)
-    kept = tuple(
-        item.model_copy(update={"text": clean_text(item.text)}) for item in furniture
-    )
+    kept = tuple(item.model_copy(update={"text": clean_text(item.text)}) for item in furniture)
     return ExtractedText(
         text="".join(pieces), pages=tuple(spans), handler=handler, title=title, furniture=kept
     )
