@@ -25,12 +25,15 @@ __all__ = ["ReadPages", "read_pages"]
 _BAND = 0.2
 _MAX_EDGE_ROWS = 3
 # Set apart: the distance to the next row in, over the body's line pitch.
+_APART_STRONG = 1.15
 _APART_REPEATED = 1.3
 _APART_PLACED = 1.5
 _APART_ALONE = 2.0
 # Same place on two pages: baselines this close (points).
 _SAME_Y_PT = 3.0
 _MAX_ALONE_CHARS = 120
+# A footnote rule is short (LaTeX: 2 in); a table's rules run across it.
+_SHORT_RULE_PT = 200.0
 # Rotated text is furniture only while it is a small part of the page (else: a landscape
 # page set sideways, a rotated table).
 _MAX_ROTATED_SHARE = 0.15
@@ -115,9 +118,7 @@ def read_pages(layouts: Sequence[PageLayout]) -> ReadPages:
             kinds = {}  # a page that is all furniture keeps it: nothing would be left
         kept = [i for i in range(len(layout.lines)) if i not in kinds]
         order = _reading_order(layout, kept, body)
-        for index in sorted(kinds):
-            text = " ".join(layout.lines[index].text.split())
-            furniture.append(PageFurniture(page=number + 1, kind=kinds[index], text=text))
+        furniture += _entries(layout, kinds, number + 1)
         if not kinds and order == kept:
             pages.append(layout)
             continue
@@ -125,6 +126,31 @@ def read_pages(layouts: Sequence[PageLayout]) -> ReadPages:
         text = "\n".join(line.text for line in lines)
         pages.append(replace(layout, text=text, lines=lines))
     return ReadPages(tuple(pages), tuple(furniture))
+
+
+def _entries(layout: PageLayout, kinds: dict[int, FurnitureKind], page: int) -> list[PageFurniture]:
+    """The page's furniture, a rotated strip that PDFium cut in two (a glyph run apart)
+    as one entry."""
+    entries: list[PageFurniture] = []
+    previous: TextLine | None = None
+    for index in sorted(kinds):
+        line = layout.lines[index]
+        text = " ".join(line.text.split())
+        if (
+            previous is not None
+            and kinds[index] == "margin"
+            and entries[-1].kind == "margin"
+            and kinds.get(index - 1) == "margin"
+            and line.left < previous.right
+            and previous.left < line.right
+            and min(abs(line.bottom - previous.top), abs(previous.bottom - line.top)) < 1.0
+        ):
+            joined = entries[-1].text + text
+            entries[-1] = entries[-1].model_copy(update={"text": joined})
+        else:
+            entries.append(PageFurniture(page=page, kind=kinds[index], text=text))
+        previous = line
+    return entries
 
 
 def _body_size(layouts: Sequence[PageLayout]) -> float:
@@ -136,7 +162,7 @@ def _body_size(layouts: Sequence[PageLayout]) -> float:
 
 
 def _is_upright(line: TextLine) -> bool:
-    if line.angle not in (0.0, 360.0) and 5.0 < line.angle < 355.0:
+    if 5.0 < line.angle < 355.0:
         return False
     height, width = line.top - line.bottom, line.right - line.left
     # Glyphs stacked one above the other: a vertical strip even when each one is upright.
@@ -284,8 +310,9 @@ def _is_furniture(
     edge: _Edge, texts: int, looks: int, body: float, page_count: int, layout: PageLayout
 ) -> bool:
     row, apart = edge.row, edge.apart
-    # The same words (numbers aside) at the same height on many pages: no gap needed.
-    if texts >= 3 and texts >= page_count / 2:
+    # The same words (numbers aside) at the same height on many pages, not in the body's run
+    # of lines (a table's header row repeated on each page is).
+    if texts >= 3 and texts >= page_count / 2 and apart >= _APART_STRONG:
         return True
     page_number = bool(_PAGE_NUMBER.fullmatch(row.text))
     # Under a running head the next row is often the body's first (a heading, "Definition
@@ -295,7 +322,7 @@ def _is_furniture(
     if texts >= 2 and apart >= _APART_REPEATED:
         return True
     smaller = row.size < 0.95 * body
-    if edge.side == "bottom" and not page_number and _footnote_like(row, layout):
+    if edge.side == "bottom" and not page_number and _footnote_like(row, layout, body):
         return False
     # Running heads whose words change (the chapter's title): same look, same height.
     if looks >= 3 and apart >= _APART_PLACED and (smaller or (page_number and not row.bold)):
@@ -305,14 +332,25 @@ def _is_furniture(
     # Alone on its page (a one-page document): clearly apart, short, and plainly furniture.
     if apart < _APART_ALONE or len(row.text) > _MAX_ALONE_CHARS or row.size > body * 1.05:
         return False
-    return page_number or (smaller and bool(_FURNITURE_WORDS.search(row.text)))
+    if page_number or (smaller and _numbered_as_page(row.text, edge.page + 1)):
+        return True
+    return smaller and bool(_FURNITURE_WORDS.search(row.text))
 
 
-def _footnote_like(row: _Row, layout: PageLayout) -> bool:
-    """A footnote: starts with a marker, or sits under a short rule."""
+def _numbered_as_page(text: str, page: int) -> bool:
+    """A running head carrying the page's own number at one end ("2 Z. Shen et al.")."""
+    words = text.split()
+    return len(words) >= 2 and str(page) in (words[0], words[-1])
+
+
+def _footnote_like(row: _Row, layout: PageLayout, body: float) -> bool:
+    """A footnote: starts with a marker, or sits just under a short rule."""
     if row.text[:1].isdigit() or row.text[:1] in _NOTE_MARKS:
         return True
-    return any(r.horizontal and row.top <= r.at for r in layout.rulings)
+    return any(
+        r.horizontal and row.top <= r.at <= row.top + 3 * body and r.end - r.start < _SHORT_RULE_PT
+        for r in layout.rulings
+    )
 
 
 def _reading_order(layout: PageLayout, kept: list[int], body: float) -> list[int]:
