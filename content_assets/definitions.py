@@ -27,6 +27,7 @@ from content_core.embeddings import EMBEDDER_ENV
 
 DEFAULT_SOURCE_DIR = "examples/inbox"
 _EMBED_KEY = EMBEDDER_ENV["api_key"]
+_VLM_KEY = "CONTENT_VLM_API_KEY"
 
 
 # Any: the values are environment strings; each resource validates and converts its own fields.
@@ -59,7 +60,13 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
                 ocr=env("CONTENT_OCR"),
                 ocr_langs=env("CONTENT_OCR_LANGS"),
                 workers=env("CONTENT_WORKERS"),
-            )
+                vlm_url=env("CONTENT_VLM_URL"),
+                vlm_model=env("CONTENT_VLM_MODEL"),
+                vlm_max_pages=env("CONTENT_VLM_MAX_PAGES"),
+                vlm_max_batch_pages=env("CONTENT_VLM_MAX_BATCH_PAGES"),
+            ),
+            # A secret, like the agent's key.
+            **_given(vlm_api_key=dg.EnvVar(_VLM_KEY) if env(_VLM_KEY) else None),
         ),
         "chunker": ChunkerResource(**_given(chunker=env("CONTENT_CHUNKER"))),
         "compressor": CompressorResource(),

@@ -13,7 +13,7 @@ from content_core.compression import CompressionConfig
 from content_core.discovery import DiscoveryConfig
 from content_core.embeddings import EmbedderConfig
 from content_core.errors import UnknownSourceSchemeError
-from content_core.ocr import OcrConfig
+from content_core.ocr import OcrConfig, VlmConfig
 from content_core.pipeline.config import ProcessingConfig
 from content_core.sources import EntrySource, open_source, source_factory
 from content_core.store import ContentStore
@@ -104,15 +104,41 @@ class NormaliserResource(dg.ConfigurableResource["NormaliserResource"]):
         description="OCR languages, Tesseract codes joined by '+' (CONTENT_OCR_LANGS).",
     )
 
-    # The OcrConfig built from `ocr` and `ocr_langs` when the resource is validated.
+    vlm_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible endpoint of a vision-language model that reads hard PDF "
+        "pages, e.g. http://localhost:8000/v1 (CONTENT_VLM_URL); unset: off.",
+    )
+    vlm_model: str | None = Field(default=None, description="Its model (CONTENT_VLM_MODEL).")
+    vlm_api_key: str | None = Field(default=None, description="Its key (CONTENT_VLM_API_KEY).")
+    vlm_max_pages: int = Field(
+        default=VlmConfig().max_pages_per_file,
+        description="Most pages per file sent to it (CONTENT_VLM_MAX_PAGES).",
+    )
+    vlm_max_batch_pages: int = Field(
+        default=VlmConfig().max_pages_per_batch,
+        description="Most requests to it per batch (CONTENT_VLM_MAX_BATCH_PAGES).",
+    )
+
+    # The OcrConfig built from `ocr`, `ocr_langs` and the `vlm_*` fields when the resource is
+    # validated.
     _ocr: OcrConfig = PrivateAttr()
 
     @model_validator(mode="after")
     def _valid_ocr(self) -> "NormaliserResource":
-        """Refuse a bad CONTENT_OCR or CONTENT_OCR_LANGS when the resource is built, and keep
-        the OcrConfig so built for `to_core`."""
-        # Validated from plain values: both are launchpad or environment strings.
-        self._ocr = OcrConfig.model_validate({"mode": self.ocr, "languages": self.ocr_langs})
+        """Refuse a bad CONTENT_OCR, CONTENT_OCR_LANGS or CONTENT_VLM_* when the resource is
+        built, and keep the OcrConfig so built for `to_core`."""
+        vlm = {
+            "url": self.vlm_url,
+            "model": self.vlm_model,
+            "api_key": self.vlm_api_key,
+            "max_pages_per_file": self.vlm_max_pages,
+            "max_pages_per_batch": self.vlm_max_batch_pages,
+        }
+        # Validated from plain values: all are launchpad or environment strings.
+        self._ocr = OcrConfig.model_validate(
+            {"mode": self.ocr, "languages": self.ocr_langs, "vlm": vlm}
+        )
         return self
 
     def to_core(self) -> ProcessingConfig:

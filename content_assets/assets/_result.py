@@ -13,13 +13,28 @@ else:
     # only by the bare class, so the parameter is for type checkers alone.
     AssetResult = dg.MaterializeResult
 
-__all__ = ["AssetResult", "to_result"]
+__all__ = ["ROWS_CURRENT", "ROWS_WRITTEN", "AssetResult", "to_result"]
+
+# What the row counts count, in their names: a batch rewrites only the files that changed, so
+# the rows it wrote are often far fewer than the rows current for its source.
+ROWS_WRITTEN = "rows written (this batch)"
+ROWS_CURRENT = "rows current (this source)"
 
 
-def to_result(report: StageReport) -> AssetResult:
-    """Row counts, the stage's figures and a Markdown preview as asset metadata."""
+def to_result(report: StageReport, current_rows: int | None = None) -> AssetResult:
+    """Row counts, the stage's figures and a Markdown preview as asset metadata.
+
+    The rows written are also Dagster's `dagster/partition_row_count` (a batch is a partition).
+    `dagster/row_count` is left out: Dagster reads it as the rows of the whole table, every
+    batch's versions included, which is neither count a person looks for here.
+    `current_rows` is the table's current rows for the batch's source (None: not counted).
+    """
+    counts: dict[str, dg.RawMetadataValue] = {ROWS_WRITTEN: report.rows}
+    if current_rows is not None:
+        counts[ROWS_CURRENT] = current_rows
     metadata: dict[str, dg.RawMetadataValue] = {
-        "dagster/row_count": report.rows,
+        **counts,
+        "dagster/partition_row_count": report.rows,
         "failures": report.failures,
         "batch_id": report.batch_id,
         "preview": dg.MetadataValue.md(report.preview_markdown),

@@ -13,8 +13,8 @@ from content_assets.assets._result import to_result
 from content_assets.assets.checks import BatchChecksConfig, check_results, check_specs
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core.pipeline.report import StageReport
-from content_core.store import CATALOG_FILE, duckdb_type, table_schema
+from content_core.pipeline.report import StageReport, current_row_count
+from content_core.store import CATALOG_FILE, column_docs, duckdb_type, row_model, table_schema
 
 if TYPE_CHECKING:
     TableEvent = dg.MaterializeResult[None] | dg.AssetCheckResult
@@ -31,13 +31,16 @@ _DATABASE = Path(CATALOG_FILE).stem
 def table_metadata(table: str) -> dict[str, object]:
     """`dagster/column_schema` and `dagster/table_name` of one pipeline table.
 
-    Column types are DuckDB's names for the Arrow types (what a query of the view returns), and
-    a non-nullable field is marked so.
+    Column types are DuckDB's names for the Arrow types (what a query of the view returns), a
+    non-nullable field is marked so, and each column carries its description from the table's
+    row model (the text the docs' table of columns shows).
     """
+    docs = column_docs(row_model(table))
     columns = [
         dg.TableColumn(
             name=field.name,
             type=duckdb_type(field.type),
+            description=docs[field.name],
             constraints=dg.TableColumnConstraints(nullable=field.nullable),
         )
         for field in table_schema(table)
@@ -92,8 +95,11 @@ def write_and_check(
     store: ContentStoreResource,
     build: Callable[[], StageReport],
 ) -> Iterator[TableEvent]:
-    """The batch's rows of `table` written by `build` when the run selects the asset, then the
-    results of the table's checks the run selects, on the stored rows."""
+    """The batch's rows of `table` written by `build` when the run selects the asset (with the
+    rows now current for the batch's source), then the results of the table's checks the run
+    selects, on the stored rows."""
     if dg.AssetKey(table) in context.selected_asset_keys:
-        yield to_result(build())
+        report = build()
+        current = current_row_count(store.get_store(), table, report.batch_id)
+        yield to_result(report, current)
     yield from check_results(table, context, config, store)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 
-from content_assets.assets import ALL_ASSETS
+from content_assets.assets import ALL_ASSETS, ROWS_WRITTEN
 from content_assets.cli.progress import IngestView
 from content_assets.definitions import build_definitions
 from content_assets.jobs import ingest_batch_job
@@ -100,7 +100,7 @@ class _StageEvents:
                 if materialization is None:
                     continue
                 meta = materialization.metadata
-                rows = meta["dagster/row_count"].value if "dagster/row_count" in meta else 0
+                rows = meta[ROWS_WRITTEN].value if ROWS_WRITTEN in meta else 0
                 failures = meta["failures"].value if "failures" in meta else 0
                 self._view.stage_done(
                     materialization.asset_key.to_user_string(),

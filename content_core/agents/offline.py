@@ -17,7 +17,7 @@ from content_core.tokens import default_estimator
 __all__ = ["OFFLINE_MODEL", "OfflineExtractor", "extract_facts"]
 
 # Part of every cache key: bump it when the rules below change what they extract.
-OFFLINE_MODEL = "offline-facts-v1"
+OFFLINE_MODEL = "offline-facts-v2"
 
 # The templates put the chunk between <document> and </document> lines; the instructions
 # above may mention the tags inline, so only whole-line tags count.
@@ -55,6 +55,9 @@ _AMOUNT = re.compile(
 _CURRENCY = re.compile(rf"[$€£¥]|{_CODES}|dollars|euros|pounds")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SETEXT = re.compile(r"^(\S[^\n]*)\n\s{0,3}(?:=+|-+)\s*$", re.MULTILINE)
+# A code fence opening or closing a block (```json, ~~~): markup, never a title.
+_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+_TITLE_CHARS = 120
 _SUMMARY_TOKENS = 80
 _MAX_TERMS = 10
 
@@ -104,8 +107,7 @@ def _document(prompt: str) -> str | None:
 def extract_facts(text: str) -> ExtractedFacts:
     """Fill `ExtractedFacts` from `text` with regular expressions and term statistics."""
     headings = _headings(text)
-    first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    title = headings[0] if headings else (first_line[:120] or None)
+    title = _title(headings, text)
     prose = _ATX.sub("", _SETEXT.sub("", text))
     summary = " ".join(extractive_compress(prose, _SUMMARY_TOKENS, default_estimator()).split())
     # Heading words count twice: a heading names what its section is about.
@@ -139,6 +141,19 @@ def _without_emails(text: str) -> str:
 def _amounts(text: str) -> list[str]:
     """Every money amount in `text` (none without a currency sign, code or name)."""
     return _AMOUNT.findall(text) if _CURRENCY.search(text) else []
+
+
+def _is_title(line: str) -> bool:
+    """Whether a line can title a document: it has a letter or digit and is no code fence (a
+    JSON document's first line is `{` or `[`)."""
+    return any(c.isalnum() for c in line) and not _FENCE.match(line)
+
+
+def _title(headings: list[str], text: str) -> str | None:
+    """The first heading that can title the text, else its first line that can, shortened;
+    None when no line can."""
+    lines = (line.strip() for line in [*headings, *text.splitlines()])
+    return next((line[:_TITLE_CHARS] for line in lines if _is_title(line)), None)
 
 
 def _headings(text: str) -> list[str]:

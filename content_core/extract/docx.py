@@ -2,8 +2,9 @@
 
 python-docx opens the package and resolves its parts (after the zip guard has checked it);
 the body is then walked in document order on the XML itself, so that text inside hyperlinks,
-content controls, tracked insertions, text boxes and OMML equations is kept, while deleted
-text, field codes and the duplicate `mc:Fallback` renderings are not.
+content controls, tracked insertions and text boxes is kept and equations (OMML) become LaTeX
+(`$...$`, `$$...$$` for a display equation), while deleted text, field codes and the
+duplicate `mc:Fallback` renderings are not.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from content_core.errors import ExtractionError
 from content_core.extract._charts import CHART_REL, render_chart_part
 from content_core.extract._docprops import ooxml_title
 from content_core.extract._numbering import Numbering
+from content_core.extract._omml import OMATH, OMATH_PARA, omml_latex
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._zipguard import open_checked_zip
@@ -89,6 +91,8 @@ def _inline_text(element: Any, out: list[str]) -> None:
             out.append("-")
         elif tag in _SKIP_TAGS or not isinstance(tag, str):
             continue
+        elif tag == OMATH or tag == OMATH_PARA:
+            out.append(omml_latex(child))
         elif tag == _DOC_PROPERTIES:
             # The alt text is `descr` (Word 2007 put the inserted file's path there); Word
             # 2010+ may add a `title`; `name` ("Picture 1") says nothing.

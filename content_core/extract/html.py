@@ -1,9 +1,10 @@
 """HTML and XHTML to Markdown through BeautifulSoup (lxml parser) and markdownify.
 
 Scripts, styles and other non-content elements are dropped before conversion; `data:` URI
-images keep only their alt text, so a page with an inline base64 picture stays small.
-The bytes are decoded as a browser would (`_decode.decode_html`): BOM, the page's own `<meta>`
-charset, EBCDIC recognised by its first bytes, then detection.
+images keep only their alt text, so a page with an inline base64 picture stays small; MathML
+formulas become LaTeX (`_math`). The bytes are decoded as a browser would
+(`_decode.decode_html`): BOM, the page's own `<meta>` charset, EBCDIC recognised by its first
+bytes, then detection.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from markdownify import MarkdownConverter
 
 from content_core.binary import media_types as mt
 from content_core.extract._decode import decode_html, markup_charset
+from content_core.extract._math import mathml_soup_latex
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.formats import PRIORITY_TEXT_FORMAT, Format, Handler
 
@@ -38,6 +40,7 @@ _DROPPED_TAGS = (
 _FOREIGN_TAGS = ["svg", "math"]
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _MAX_SRC_CHARS = 2048
+_LATEX_ATTRIBUTE = "data-content-latex"
 
 
 class _Converter(MarkdownConverter):
@@ -49,6 +52,10 @@ class _Converter(MarkdownConverter):
         if src.startswith("data:") or len(src) > _MAX_SRC_CHARS:
             return f"![{alt}]" if alt else ""
         return f"![{alt}]({src})"
+
+    def convert_math(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        # `_formulas_as_latex` left the formula's LaTeX, already fenced, in this attribute.
+        return str(el.attrs.get(_LATEX_ATTRIBUTE, ""))
 
 
 def html_to_markdown(html: str) -> str:
@@ -77,9 +84,21 @@ def _markdown(soup: BeautifulSoup) -> str:
     """Markdown for a parsed page (which loses its non-content elements)."""
     for tag in soup(_DROPPED_TAGS):
         tag.decompose()
+    _formulas_as_latex(soup)
     converter = _Converter(heading_style="ATX", bullets="-", escape_misc=False)
     markdown = str(converter.convert_soup(soup))
     return _BLANK_LINES.sub("\n\n", markdown).strip()
+
+
+def _formulas_as_latex(soup: BeautifulSoup) -> None:
+    """Replace the content of each MathML `<math>` by its LaTeX (`$...$`, or `$$...$$` for
+    `display="block"`), so that the converter neither escapes it nor walks the formula."""
+    for tag in soup.find_all("math"):
+        if tag.decomposed:
+            continue  # inside a formula already replaced
+        latex = mathml_soup_latex(tag)
+        tag.clear(decompose=True)
+        tag.attrs = {_LATEX_ATTRIBUTE: latex}
 
 
 def declared_charset(data: bytes) -> str | None:

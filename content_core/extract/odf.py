@@ -8,13 +8,14 @@ expanded only when they hold text, and then at most `_MAX_REPEAT` times.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from content_core.binary import media_types as mt
 from content_core.errors import EncryptedFileError, ExtractionError
 from content_core.extract._cells import CellBudget, sheet_markdown
 from content_core.extract._docprops import odf_title
+from content_core.extract._math import fence_latex, mathml_body_latex
 from content_core.extract._tables import join_blocks, markdown_table
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
@@ -61,6 +62,7 @@ _ROW_CONTAINERS = frozenset(
 )
 _CELLS = frozenset({f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell"})
 _MAX_REPEAT = 64
+_NO_FORMULAS: Mapping[str, str] = {}
 _MAX_SPACES = 64
 
 
@@ -71,12 +73,22 @@ def _repeat(element: Any, attribute: str) -> int:
         return 1
 
 
-def _inline(element: Any, out: list[str]) -> None:
+class _Formula(str):
+    """The LaTeX of a formula object among the text pieces of a paragraph."""
+
+    __slots__ = ()
+
+
+def _inline(element: Any, out: list[str], formulas: Mapping[str, str]) -> None:
     if element.text:
         out.append(element.text)
     for child in element:
         tag = child.tag
-        if tag == f"{_TEXT}s":
+        if tag == f"{_DRAW}object" and formulas:
+            latex = formulas.get(_object_folder(child.get(_XLINK_HREF, "")), "")
+            if latex:
+                out.append(_Formula(latex))
+        elif tag == f"{_TEXT}s":
             out.append(" " * min(_repeat(child, f"{_TEXT}c"), _MAX_SPACES))
         elif tag == f"{_TEXT}tab":
             out.append("\t")
@@ -85,28 +97,48 @@ def _inline(element: Any, out: list[str]) -> None:
         elif tag == f"{_TEXT}note":
             body = child.find(f"{_TEXT}note-body")
             if body is not None:
-                out.append(" (" + " ".join(_paragraphs(body)) + ")")
+                out.append(" (" + " ".join(_paragraphs(body, formulas)) + ")")
         elif tag in _SKIPPED or not isinstance(tag, str):
             pass
         else:
-            _inline(child, out)
+            _inline(child, out, formulas)
         if child.tail:
             out.append(child.tail)
 
 
-def _paragraphs(container: Any) -> Iterator[str]:
+def _joined(parts: list[str]) -> str:
+    """The paragraph's text; a formula alone in its paragraph is a display formula."""
+    formulas = [part for part in parts if isinstance(part, _Formula)]
+    if len(formulas) == 1 and not "".join(p for p in parts if p is not formulas[0]).strip():
+        return fence_latex(formulas[0], True)
+    return "".join(fence_latex(p, False) if isinstance(p, _Formula) else p for p in parts).strip()
+
+
+def _paragraphs(container: Any, formulas: Mapping[str, str] = _NO_FORMULAS) -> Iterator[str]:
     for child in container.iter(f"{_TEXT}p", f"{_TEXT}h"):
         parts: list[str] = []
-        _inline(child, parts)
-        text = "".join(parts).strip()
+        _inline(child, parts, formulas)
+        text = _joined(parts)
         if text:
             yield text
+
+
+def _object_folder(href: str) -> str:
+    return href.removeprefix("./").rstrip("/")
 
 
 class _Walker:
     def __init__(self, budget: CellBudget, objects: dict[str, Any] | None = None) -> None:
         self.budget = budget
         self._objects = objects or {}
+        # Formula objects hold MathML; their LaTeX goes where the object is anchored.
+        self.formulas = {
+            folder: latex
+            for folder, root in self._objects.items()
+            if isinstance(root.tag, str) and root.tag.rsplit("}", 1)[-1] == "math"
+            for latex in [mathml_body_latex(root)]
+            if latex
+        }
 
     def blocks(self, container: Any, depth: int = 0) -> Iterator[str]:
         for child in container:
@@ -115,8 +147,8 @@ class _Walker:
                 continue
             if tag in (f"{_TEXT}p", f"{_TEXT}h"):
                 parts: list[str] = []
-                _inline(child, parts)
-                text = "".join(parts).strip()
+                _inline(child, parts, self.formulas)
+                text = _joined(parts)
                 if text and tag == f"{_TEXT}h":
                     level = min(_repeat(child, f"{_TEXT}outline-level"), 6)
                     text = "#" * level + " " + text.replace("\n", " ")
@@ -126,7 +158,7 @@ class _Walker:
                 yield from self.charts(child)
             elif tag == f"{_DRAW}frame" and child.get(f"{_PRESENTATION}class") == "title":
                 # A slide's title placeholder: a heading under the slide's own, as for PPTX.
-                title = " ".join(" ".join(_paragraphs(child)).split())
+                title = " ".join(" ".join(_paragraphs(child, self.formulas)).split())
                 if title:
                     yield "### " + title
             elif tag == f"{_TEXT}list":
@@ -136,6 +168,9 @@ class _Walker:
                 if table:
                     yield table
             elif tag == f"{_DRAW}object":
+                formula = self.formulas.get(_object_folder(child.get(_XLINK_HREF, "")), "")
+                if formula:
+                    yield fence_latex(formula, True)
                 yield from self.charts(child)
             else:
                 yield from self.blocks(child, depth)
@@ -149,7 +184,7 @@ class _Walker:
 
     def _chart(self, href: str) -> str:
         """An embedded chart object as a table of its series (its own data table)."""
-        root = self._objects.get(href.removeprefix("./").rstrip("/"))
+        root = self._objects.get(_object_folder(href))
         chart = root.find(f"{_OFFICE}body/{_OFFICE}chart") if root is not None else None
         if chart is None:
             return ""
@@ -185,7 +220,7 @@ class _Walker:
                 for cell in child:
                     if cell.tag not in _CELLS:
                         continue
-                    text = " ".join(_paragraphs(cell))
+                    text = " ".join(_paragraphs(cell, self.formulas))
                     count = _repeat(cell, f"{_TABLE}number-columns-repeated")
                     cells.extend([text] * min(count, _MAX_REPEAT))
                 repeat = _repeat(child, f"{_TABLE}number-rows-repeated")

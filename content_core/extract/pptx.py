@@ -1,5 +1,5 @@
 """PPTX presentations, one page per slide: titles, text frames, tables, alt text, chart
-titles and speaker notes, through python-pptx after the zip guard."""
+titles, equations (as LaTeX) and speaker notes, through python-pptx after the zip guard."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from content_core.binary import media_types as mt
 from content_core.errors import ExtractionError
 from content_core.extract._cells import cell_to_str
 from content_core.extract._comments import comment_block, slide_comments
+from content_core.extract._omml import OMATH, OMATH_PARA, omml_latex
 from content_core.extract._ooxml import (
     PRESENTATION_MAIN,
     PRESENTATION_VARIANTS,
@@ -39,6 +40,11 @@ _PPTX_TYPES = frozenset(
 # Group shapes nest; a hostile file could nest them deeply.
 _MAX_GROUP_DEPTH = 32
 _MAX_CHART_ROWS = 1000
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_ALTERNATE = f"{_MC}AlternateContent"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_A14_MATH = "{http://schemas.microsoft.com/office/drawing/2010/main}m"
+_OMML_ROOTS = frozenset({OMATH, OMATH_PARA})
 
 
 
@@ -46,6 +52,23 @@ def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
     """Yield the Markdown blocks of `shapes` in their z-order (the order PowerPoint reads)."""
     if depth > _MAX_GROUP_DEPTH:
         return
+    tree = getattr(shapes, "_spTree", None)
+    if tree is None:
+        yield from _each_shape(shapes, depth)
+        return
+    # python-pptx does not see the shapes inside `mc:AlternateContent`: there an equation text
+    # box (OMML in `a14:m`) stands beside its fallback picture. The tree gives their place.
+    by_element = {getattr(shape, "_element", None): shape for shape in shapes}
+    for child in tree:
+        if child.tag == _ALTERNATE:
+            formula = _equation_box(child)
+            if formula:
+                yield formula
+        elif child in by_element:
+            yield from _each_shape([by_element[child]], depth)
+
+
+def _each_shape(shapes: Iterable[Any], depth: int) -> Iterator[str]:
     for shape in shapes:
         try:
             blocks = list(_one_shape(shape, depth))
@@ -55,6 +78,27 @@ def _shape_blocks(shapes: Iterable[Any], depth: int = 0) -> Iterator[str]:
             logger.debug("shape skipped: %s", exc)
             continue
         yield from blocks
+
+
+def _equation_box(alternate: Any) -> str:
+    """The text of the equation text box in an `mc:Choice`, its formulas as LaTeX."""
+    choice = alternate.find(f"{_MC}Choice")
+    if choice is None or next(choice.iter(_A14_MATH), None) is None:
+        return ""
+    lines: list[str] = []
+    for paragraph in choice.iter(f"{_A}p"):
+        parts: list[str] = []
+        for child in paragraph:
+            if child.tag == _A14_MATH:
+                parts.extend(omml_latex(math) for math in child if math.tag in _OMML_ROOTS)
+            elif child.tag in (f"{_A}r", f"{_A}fld"):
+                parts.append("".join(t.text or "" for t in child.iter(f"{_A}t")))
+            elif child.tag == f"{_A}br":
+                parts.append("\n")
+        line = "".join(parts).strip()
+        if line:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def _one_shape(shape: Any, depth: int) -> Iterator[str]:

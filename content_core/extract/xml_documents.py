@@ -2,20 +2,26 @@
 (title, abstract, sections as headings, paragraphs, lists, tables, claims) instead of markup.
 
 Recognised by the root element (and the DOCTYPE or JATS attributes for `<article>`); any other
-XML is left to the generic pretty-printer.
+XML is left to the generic pretty-printer. Formulas (MathML, `tex-math`) become LaTeX: `$...$`
+inline, `$$...$$` in a `disp-formula`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
+from content_core.extract._math import fence_latex, mathml_element_latex
 from content_core.extract._tables import join_blocks, markdown_table
 
 __all__ = ["render_xml_document"]
 
 _PATENT_ROOTS = frozenset({"us-patent-grant", "us-patent-application"})
 _MAX_DEPTH = 64
+_MATHML = "{http://www.w3.org/1998/Math/MathML}"
+# `tex-math` may hold a whole LaTeX document around the formula.
+_TEX_DOCUMENT = re.compile(r"\\begin\{document\}(.*?)\\end\{document\}", re.DOTALL)
 # Elements of a JATS body that are not running text (or are rendered elsewhere).
 _JATS_SKIPPED = frozenset({"label", "object-id", "graphic", "alternatives", "sec-meta"})
 
@@ -28,7 +34,47 @@ def _local(element: Any) -> str:
 
 
 def _text(element: Any) -> str:
-    return " ".join("".join(element.itertext()).split())
+    if next(element.iter(f"{_MATHML}math", "tex-math"), None) is None:
+        return " ".join("".join(element.itertext()).split())
+    parts: list[str] = []
+    _with_formulas(element, parts, display=_local(element) == "disp-formula", depth=0)
+    return " ".join("".join(parts).split())
+
+
+def _with_formulas(element: Any, out: list[str], *, display: bool, depth: int) -> None:
+    """Append the text below `element` to `out`, its formulas as LaTeX: MathML converted,
+    `tex-math` as written, one of each `alternatives` (TeX first)."""
+    if element.text:
+        out.append(element.text)
+    for child in element:
+        name = _local(child)
+        if name == "alternatives":
+            chosen = next(_children(child, "tex-math"), None)
+            if chosen is None:
+                chosen = next((c for c in child if _local(c) == "math"), None)
+            if chosen is not None:
+                _formula(chosen, out, display)
+        elif name in ("math", "tex-math"):
+            _formula(child, out, display)
+        elif depth < _MAX_DEPTH and name:
+            inner = display or name == "disp-formula"
+            _with_formulas(child, out, display=inner, depth=depth + 1)
+        if child.tail:
+            out.append(child.tail)
+
+
+def _formula(element: Any, out: list[str], display: bool) -> None:
+    if _local(element) == "math":
+        out.append(" " + mathml_element_latex(element, display=display) + " ")
+        return
+    tex = "".join(element.itertext())
+    document = _TEX_DOCUMENT.search(tex)
+    if document:
+        tex = document.group(1)
+    tex = tex.strip().strip("$").strip()
+    if tex.startswith("\\[") and tex.endswith("\\]"):
+        tex = tex[2:-2]
+    out.append(" " + fence_latex(tex, display) + " ")
 
 
 def _children(element: Any, name: str) -> Iterator[Any]:

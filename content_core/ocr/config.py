@@ -1,5 +1,6 @@
 """OcrConfig: which OCR engine reads scanned pages and images, in which languages, at what
-resolution, and when a PDF page's own text layer is kept."""
+resolution, and when a PDF page's own text layer is kept; VlmConfig: which hard pages a
+vision-language model reads instead, and how many."""
 
 from __future__ import annotations
 
@@ -7,13 +8,60 @@ import hashlib
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-__all__ = ["OCR_MODES", "OcrConfig", "OcrMode"]
+__all__ = ["OCR_MODES", "VLM_PROMPT_VERSIONS", "OcrConfig", "OcrMode", "VlmConfig"]
 
 OcrMode = Literal["auto", "off", "tesseract", "rapidocr"]
 OCR_MODES: tuple[str, ...] = ("auto", "off", "tesseract", "rapidocr")
 _LANGUAGE = re.compile(r"^[a-z]{3}(_[a-z]+)?$")
+# The page prompts shipped in content_core/ocr/prompts/ (vlm-page-<version>.md).
+VLM_PROMPT_VERSIONS: tuple[str, ...] = ("v1",)
+
+
+class VlmConfig(BaseModel):
+    """The vision route (environment: `CONTENT_VLM_URL`, `CONTENT_VLM_MODEL`,
+    `CONTENT_VLM_API_KEY`, `CONTENT_VLM_MAX_PAGES`, `CONTENT_VLM_MAX_BATCH_PAGES`).
+
+    With `url` (an OpenAI-compatible base URL ending in the API prefix, e.g.
+    `http://localhost:8000/v1`) and `model` both set, the PDF pages whose quality score is under
+    `min_quality` (scans, unreadable glyphs, text drawn as outlines, dense formulas) are
+    rendered at `dpi` and converted to Markdown by the model, worst pages first, at most
+    `max_pages_per_file` per file and `max_pages_per_batch` requests per batch. Unset: off.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str | None = None
+    model: str | None = None
+    # A secret: left out of dumps, so fingerprints and logs never hold it.
+    api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+    max_pages_per_file: int = Field(default=10, ge=0)
+    # Requests per batch (cache hits are free), shared by the batch's worker processes.
+    max_pages_per_batch: int = Field(default=100, ge=0)
+    min_quality: float = Field(default=0.5, ge=0.0, le=1.0)
+    dpi: int = Field(default=150, ge=72, le=300)
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=2, ge=0)
+    prompt_version: str = "v1"
+
+    @field_validator("url", "model", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        """An empty environment variable means unset."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("prompt_version")
+    @classmethod
+    def _known_prompt(cls, value: str) -> str:
+        if value not in VLM_PROMPT_VERSIONS:
+            raise ValueError(f"unknown VLM prompt version {value!r}; known: {VLM_PROMPT_VERSIONS}")
+        return value
+
+    @property
+    def enabled(self) -> bool:
+        """True when both the endpoint and the model are set."""
+        return bool(self.url and self.model)
 
 
 class OcrConfig(BaseModel):
@@ -45,6 +93,8 @@ class OcrConfig(BaseModel):
     min_confidence: float = Field(default=0.8, ge=0.0, le=1.0)
     # Tesseract's language data folder; None looks in TESSDATA_PREFIX and Debian's paths.
     tessdata_dir: str | None = None
+    # Hard pages to a vision-language model; off unless its URL and model are set.
+    vlm: VlmConfig = VlmConfig()
 
     @field_validator("languages", mode="before")
     @classmethod

@@ -1,19 +1,16 @@
-"""OCR of PDF pages and images: which pages need it, reading them upright, and the cache.
+"""OCR of PDF pages and images: which pages need it and which go to a vision-language model.
 
 A PDF page keeps its text layer unless it has none, its text is mostly unreadable glyphs, or
 it is a picture (images over most of the page) with a sliver of text on it. Such a page is
-rendered, turned upright (`orientation`) and read by the configured engine. Readings are
-cached by the page image's hash, the engine, its version and the languages, in the same
-on-disk cache the agents use (`ExtractionCache`), so no page is read twice.
+rendered, turned upright (`orientation`) and read by the configured engine, cached
+(`readings`). With the vision route on, the pages of low quality (`quality`) go to the
+model first (`vlm`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import logging
-import math
 import time
 import unicodedata
 from collections import Counter
@@ -26,38 +23,37 @@ from pydantic import BaseModel, ConfigDict, Field
 from content_core.errors import OcrUnavailableError
 from content_core.extract.base import ExtractedText, build_text
 from content_core.ocr.config import OcrConfig
-from content_core.ocr.engines import OcrEngine, OcrResult, build_engine
-from content_core.ocr.orientation import orient, rotated
+from content_core.ocr.engines import OcrEngine, build_engine
+from content_core.ocr.quality import PageQuality, drawn_text_quality, scan_quality, text_quality
+from content_core.ocr.readings import cached_read
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-    from content_core.cache import ExtractionCache
+    from content_core.ocr.vlm_budget import VlmBudget
 
-__all__ = ["OcrOutcome", "OcrPage", "PageClaimed", "ocr_image", "ocr_pdf", "read_upright"]
+__all__ = ["OcrOutcome", "OcrPage", "ocr_image", "ocr_pdf"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_FORMAT = "ocr-page-v1"
 # Rendering stops at this many pixels per page (a poster-sized page at 300 DPI would not).
 _MAX_PAGE_PIXELS = 40_000_000
 # A scan coarser than this is still rendered at this resolution: engines read small text
 # badly below it.
 _MIN_DPI = 150.0
-# The longest wait for another process reading the same page, when no deadline is nearer.
-_CLAIM_WAIT_S = 300.0
 
 
-class PageClaimed(Exception):  # noqa: N818 (not an error: a reason to come back later)
-    """Another process is reading this page now (raised instead of waiting for it when the
-    caller asked to defer, so that the file can be processed again after the others)."""
 _OCR_ERRORS = (RuntimeError, ValueError, OSError, MemoryError)
+# content_core.ocr.vlm.VLM_REASON_PREFIX, which is imported only when the vision route is on.
+_VLM_REASON_PREFIX = "vlm "
 
 
 class OcrPage(BaseModel):
     """One page that was read by OCR: its number (1-based), the engine's mean confidence
     (0..1), the rotation applied to make it upright (degrees counter-clockwise) and why it
-    was read ("no_text", "garbage", "image" for a picture with a sliver of text)."""
+    was read ("no_text", "garbage", "image" for a picture with a sliver of text). A page the
+    vision-language model read has the reason "vlm <model>: <why>" (why: one of those, or
+    "glyphs", "formulas", "vector_text"), confidence 0 and rotation 0."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -80,27 +76,12 @@ class OcrOutcome:
 
     @property
     def confidence(self) -> float | None:
-        """The mean confidence of the pages read, or None when none was."""
-        if not self.pages:
+        """The mean confidence of the pages OCR read, or None when it read none (a model
+        reports no confidence: the pages it read carry 0 and are left out)."""
+        pages = [page for page in self.pages if not _by_vlm(page)]
+        if not pages:
             return None
-        return sum(page.confidence for page in self.pages) / len(self.pages)
-
-
-def read_upright(engine: OcrEngine, image: PilImage, *, min_confidence: float) -> (
-    tuple[OcrResult, int]
-):
-    """Read `image` at the likelier upright rotation, and at the opposite one when that
-    reading's confidence is under `min_confidence`; return the better reading and its
-    rotation."""
-    candidates = orient(image)
-    if candidates is None:
-        return OcrResult(text="", confidence=0.0), 0
-    first, second = candidates
-    best = engine.recognise(rotated(image, first)), first
-    if best[0].confidence >= min_confidence:
-        return best
-    other = engine.recognise(rotated(image, second)), second
-    return other if other[0].confidence > best[0].confidence else best
+        return sum(page.confidence for page in pages) / len(pages)
 
 
 def ocr_pdf(
@@ -111,9 +92,12 @@ def ocr_pdf(
     cache_dir: Path | None,
     deadline: float | None = None,
     defer_claimed: bool = False,
+    vlm_budget: VlmBudget | None = None,
 ) -> OcrOutcome:
     """OCR the pages of the PDF `data` whose text layer in `extracted` is missing or
-    unusable; keep the others as they are.
+    unusable; keep the others as they are. With the vision route on (`config.vlm`), the
+    pages whose quality score is low go to the model first (within its caps and
+    `vlm_budget`), and OCR reads those of the unusable ones the model did not.
 
     No page is started after `deadline` (a `time.monotonic()` value): the pages left are
     named in a note, and a rerun reads them after the cached ones. A page another process is
@@ -130,64 +114,148 @@ def ocr_pdf(
         for number, text in enumerate(texts, start=1)
         if (reason := _text_layer_problem(text, config)) != "ok"
     }
-    if not needed:
+    hard: dict[int, PageQuality] = {}
+    if config.vlm.enabled:
+        hard = {number: quality for number, text in enumerate(texts, start=1)
+                if number not in needed
+                and (quality := text_quality(text)).score < config.vlm.min_quality}
+    if not needed and not hard:
         return OcrOutcome(extracted=extracted)
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:  # its text came from another parser (pypdf)
         return OcrOutcome(extracted=extracted, notes=(f"OCR: PDFium cannot open the PDF ({exc})",))
+    read: list[OcrPage] = []
+    notes: list[str] = []
+    engine: OcrEngine | None = None
     try:
-        todo: dict[int, str] = {}
-        for number, reason in needed.items():
-            if reason != "few_chars":
-                todo[number] = reason
-                continue
+        todo = _pages_to_read(pdfium, document, needed, config, hard)
+        if hard or (todo and config.vlm.enabled):
+            from content_core.ocr.vlm import read_hard_pages, vlm_reason
+
+            hard.update({number: scan_quality(reason) for number, reason in todo.items()})
+            reading = read_hard_pages(pdfium, document, hard, config.vlm, cache_dir=cache_dir,
+                                      budget=vlm_budget, deadline=deadline,
+                                      defer_claimed=defer_claimed)
+            notes.extend(reading.notes)
+            model = str(config.vlm.model)
+            for number, markdown in reading.texts.items():
+                texts[number - 1] = markdown
+                todo.pop(number, None)
+                read.append(OcrPage(page=number, confidence=0.0, rotation=0,
+                                    reason=vlm_reason(model, hard[number].reason)))
+        if todo:
             try:
-                page = document[number - 1]
-                try:
-                    if _is_picture(pdfium, page, config):
-                        todo[number] = "image"
-                finally:
-                    page.close()
-            except pdfium.PdfiumError as exc:  # its few characters stay as they are
-                logger.warning("page %d: cannot inspect its images: %s", number, exc)
-        if not todo:
-            return OcrOutcome(extracted=extracted)
-        try:
-            engine = build_engine(config)
-        except OcrUnavailableError as exc:
-            return _unavailable(extracted, sorted(todo), exc, config)
-        if engine is None:
-            return _unavailable(extracted, sorted(todo), None, config)
-        read: list[OcrPage] = []
-        notes: list[str] = []
-        for number, reason in todo.items():
-            if deadline is not None and time.monotonic() > deadline:
-                left = [str(n) for n in todo if n >= number]
-                notes.append(f"pages {', '.join(left)} not read by OCR: past the time budget "
-                             "(3/4 of the file's time limit); a rerun goes on from the cache")
-                break
-            try:
-                page = document[number - 1]
-                try:
-                    image = _render(page, _page_dpi(pdfium, page, config))
-                finally:
-                    page.close()
-                result, rotation = _cached_read(engine, image, config, cache_dir, deadline,
-                                                defer_claimed)
-            # PdfiumError is a RuntimeError: a page that cannot be rendered is noted like one
-            # the engine failed on, and the other pages are still read.
-            except _OCR_ERRORS as exc:
-                notes.append(f"page {number}: OCR failed ({type(exc).__name__}: {exc})")
-                continue
-            texts[number - 1] = result.text
-            read.append(OcrPage(page=number, confidence=round(result.confidence, 4),
-                                rotation=rotation, reason=reason))
+                engine = build_engine(config)
+            except OcrUnavailableError as exc:
+                return _with_vlm(_unavailable(extracted, sorted(todo), exc, config), texts,
+                                 read, notes, config)
+            if engine is None:
+                return _with_vlm(_unavailable(extracted, sorted(todo), None, config), texts,
+                                 read, notes, config)
+            read.extend(_read_pages(pdfium, document, engine, todo, texts, notes, config,
+                                    cache_dir, deadline, defer_claimed))
     finally:
         document.close()
+    read.sort(key=lambda page: page.page)
     rebuilt = build_text(texts, handler=extracted.handler, paged=True) if read else extracted
-    return OcrOutcome(extracted=rebuilt, engine=engine.name if read else None,
+    return OcrOutcome(extracted=rebuilt, engine=_engines(engine, read, config),
                       pages=tuple(read), notes=tuple(notes))
+
+
+def _pages_to_read(
+    pdfium: Any, document: Any, needed: dict[int, str], config: OcrConfig,
+    hard: dict[int, PageQuality],
+) -> dict[int, str]:
+    """The pages of `needed` to read by OCR (a page with a few characters only when it is a
+    picture); with the vision route on, a page with a few characters that draws its text as
+    outlines goes into `hard`."""
+    todo: dict[int, str] = {}
+    for number, reason in needed.items():
+        if reason != "few_chars":
+            todo[number] = reason
+            continue
+        try:
+            page = document[number - 1]
+            try:
+                if _is_picture(pdfium, page, config):
+                    todo[number] = "image"
+                elif config.vlm.enabled:
+                    quality = drawn_text_quality(pdfium, page)
+                    if quality.score < config.vlm.min_quality:
+                        hard[number] = quality
+            finally:
+                page.close()
+        except pdfium.PdfiumError as exc:  # its few characters stay as they are
+            logger.warning("page %d: cannot inspect its images: %s", number, exc)
+    return todo
+
+
+def _read_pages(
+    pdfium: Any,
+    document: Any,
+    engine: OcrEngine,
+    todo: dict[int, str],
+    texts: list[str],
+    notes: list[str],
+    config: OcrConfig,
+    cache_dir: Path | None,
+    deadline: float | None,
+    defer_claimed: bool,
+) -> list[OcrPage]:
+    """Read the pages of `todo` with `engine` into `texts`; notes for those left unread."""
+    read: list[OcrPage] = []
+    for number, reason in todo.items():
+        if deadline is not None and time.monotonic() > deadline:
+            left = [str(n) for n in todo if n >= number]
+            notes.append(f"pages {', '.join(left)} not read by OCR: past the time budget "
+                         "(3/4 of the file's time limit); a rerun goes on from the cache")
+            break
+        try:
+            page = document[number - 1]
+            try:
+                image = _render(page, _page_dpi(pdfium, page, config))
+            finally:
+                page.close()
+            result, rotation = cached_read(engine, image, config, cache_dir, deadline,
+                                            defer_claimed)
+        # PdfiumError is a RuntimeError: a page that cannot be rendered is noted like one
+        # the engine failed on, and the other pages are still read.
+        except _OCR_ERRORS as exc:
+            notes.append(f"page {number}: OCR failed ({type(exc).__name__}: {exc})")
+            continue
+        texts[number - 1] = result.text
+        read.append(OcrPage(page=number, confidence=round(result.confidence, 4),
+                            rotation=rotation, reason=reason))
+    return read
+
+
+def _engines(engine: OcrEngine | None, read: list[OcrPage], config: OcrConfig) -> str | None:
+    """The names of what read pages: the OCR engine, "vlm:<model>", or both joined by "+"."""
+    names = []
+    if engine is not None and any(not _by_vlm(page) for page in read):
+        names.append(engine.name)
+    if any(_by_vlm(page) for page in read):
+        names.append(f"vlm:{config.vlm.model}")
+    return "+".join(names) or None
+
+
+def _by_vlm(page: OcrPage) -> bool:
+    return page.reason.startswith(_VLM_REASON_PREFIX)
+
+
+def _with_vlm(
+    outcome: OcrOutcome, texts: list[str], read: list[OcrPage], notes: list[str],
+    config: OcrConfig,
+) -> OcrOutcome:
+    """`outcome` (OCR could not run) with the pages the VLM read all the same."""
+    if not read:
+        return OcrOutcome(extracted=outcome.extracted, notes=(*notes, *outcome.notes),
+                          unavailable=outcome.unavailable)
+    rebuilt = build_text(texts, handler=outcome.extracted.handler, paged=True)
+    read.sort(key=lambda page: page.page)
+    return OcrOutcome(extracted=rebuilt, engine=_engines(None, read, config), pages=tuple(read),
+                      notes=(*notes, *outcome.notes), unavailable=outcome.unavailable)
 
 
 def ocr_image(
@@ -225,7 +293,7 @@ def ocr_image(
         image.thumbnail((int((_MAX_PAGE_PIXELS * image.width / image.height) ** 0.5),
                          int((_MAX_PAGE_PIXELS * image.height / image.width) ** 0.5)))
     try:
-        result, rotation = _cached_read(engine, image, config, cache_dir, deadline,
+        result, rotation = cached_read(engine, image, config, cache_dir, deadline,
                                         defer_claimed)
     except _OCR_ERRORS as exc:
         return OcrOutcome(extracted=empty, notes=(f"OCR failed ({type(exc).__name__}: {exc})",))
@@ -312,69 +380,3 @@ def _render(page: Any, dpi: float) -> PilImage:
         scale = (_MAX_PAGE_PIXELS / max(width * height, 1.0)) ** 0.5
     image: PilImage = page.render(scale=scale, grayscale=True).to_pil()
     return image
-
-
-def _cached_read(
-    engine: OcrEngine,
-    image: PilImage,
-    config: OcrConfig,
-    cache_dir: Path | None,
-    deadline: float | None = None,
-    defer_claimed: bool = False,
-) -> tuple[OcrResult, int]:
-    """The reading of `image`, from the cache when it holds one. On a miss the page's claim
-    is taken first: a process (another batch's worker) already reading the same pixels is
-    waited for, until `deadline` or at most `_CLAIM_WAIT_S`, instead of read a second time;
-    with `defer_claimed` that process is not waited for: `PageClaimed` is raised."""
-    # Imported here: the agents package pulls in HTTP clients a worker without OCR never uses.
-    from content_core.cache import ExtractionCache
-
-    if cache_dir is None:
-        return read_upright(engine, image, min_confidence=config.min_confidence)
-    cache = ExtractionCache(cache_dir)
-    key = _cache_key(engine, image, config)
-    if (hit := _cached(cache, key)) is not None:
-        return hit
-    now = time.monotonic()
-    wait_until = now if defer_claimed else min(now + _CLAIM_WAIT_S, deadline or math.inf)
-    with cache.claim(key, deadline=wait_until) as held:
-        if not held and defer_claimed:
-            raise PageClaimed(key)
-        if (hit := _cached(cache, key)) is not None:
-            return hit
-        result, rotation = read_upright(engine, image, min_confidence=config.min_confidence)
-        _store(cache, key, engine, result, rotation)
-    return result, rotation
-
-
-def _cached(cache: ExtractionCache, key: str) -> tuple[OcrResult, int] | None:
-    if (hit := cache.get(key)) is None:
-        return None
-    try:
-        stored = json.loads(hit.output_json)
-        return OcrResult(text=str(stored["text"]), confidence=float(stored["confidence"])), (
-            int(stored["rotation"])
-        )
-    except (ValueError, KeyError, TypeError):
-        logger.warning("ignoring unreadable OCR cache entry %s", key)
-        return None
-
-
-def _store(
-    cache: ExtractionCache, key: str, engine: OcrEngine, result: OcrResult, rotation: int
-) -> None:
-    from content_core.cache import CachedOutput
-
-    payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
-    try:
-        cache.put(key, CachedOutput(output_json=json.dumps(payload), model=engine.name))
-    except OSError as exc:  # a full or read-only disk costs a re-read later, not the page
-        logger.warning("cannot cache an OCR reading: %s", exc)
-
-
-def _cache_key(engine: OcrEngine, image: PilImage, config: OcrConfig) -> str:
-    pixels = hashlib.sha256(image.tobytes())
-    pixels.update(f"{image.mode}:{image.size}".encode())
-    payload = json.dumps([_CACHE_FORMAT, pixels.hexdigest(), engine.name, engine.version,
-                          list(engine.languages), config.min_confidence])
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

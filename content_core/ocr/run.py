@@ -14,6 +14,7 @@ from content_core.extract.base import ExtractedText, build_text
 from content_core.formats import NormaliseStep, default_formats
 from content_core.ocr.config import OcrConfig
 from content_core.ocr.pages import OcrOutcome, ocr_image, ocr_pdf
+from content_core.ocr.vlm_budget import VlmBudget
 
 __all__ = ["OcrRun", "is_picture"]
 
@@ -38,17 +39,20 @@ def is_picture(artifact: BinaryArtifact) -> bool:
 class OcrRun:
     """OCR settings for one raw file: readings are cached in `cache_dir`, and no page is
     started after `deadline` (a `time.monotonic()` value). A page another process is reading
-    is waited for, or with `defer_claimed` raises `PageClaimed`."""
+    is waited for, or with `defer_claimed` raises `PageClaimed`. `vlm_budget` is the batch's
+    count of requests to the vision-language model (None: only the per-file cap applies)."""
 
     config: OcrConfig
     cache_dir: Path
     deadline: float | None = None
     defer_claimed: bool = False
+    vlm_budget: VlmBudget | None = None
 
     def read_pdf(self, data: bytes, extracted: ExtractedText) -> OcrOutcome:
         """`extracted` with the pages of the PDF `data` that need OCR read by it."""
         return ocr_pdf(data, extracted, self.config, cache_dir=self.cache_dir,
-                       deadline=self.deadline, defer_claimed=self.defer_claimed)
+                       deadline=self.deadline, defer_claimed=self.defer_claimed,
+                       vlm_budget=self.vlm_budget)
 
     def read_picture(
         self, artifact: BinaryArtifact, renditions: Sequence[BinaryArtifact]

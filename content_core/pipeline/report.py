@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.store import TableRow
 
-__all__ = ["StageReport", "preview"]
+if TYPE_CHECKING:
+    from content_core.store import ContentStore
+
+__all__ = ["StageReport", "current_row_count", "preview"]
 
 
 class StageReport(BaseModel):
@@ -23,6 +27,19 @@ class StageReport(BaseModel):
     failures: int = 0
     figures: dict[str, int | float | str] = Field(default_factory=dict)
     preview_markdown: str = ""
+
+
+def current_row_count(store: ContentStore, table: str, batch_id: str) -> int:
+    """Rows of `table` current for the source of `batch_id` once it is written: the rows of
+    its `current_<table>` view (each live file's latest version) from that source, the
+    batch's own rows among them."""
+    sources = set(store.read_manifest(batch_id).column("source_id").to_pylist())
+    # The table name is a stage's (a constant), never user input; the values are bound.
+    result = store.query(
+        f"SELECT count(*) AS n FROM current_{table} WHERE source_id IN (SELECT unnest(?))",
+        [sorted(sources)],
+    )
+    return int(result.column("n")[0].as_py())
 
 
 # Columns holding file or member names: control characters made visible and never

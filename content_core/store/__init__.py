@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from content_core.store.layout import DEFAULT_STORE_DIR as DEFAULT_STORE_DIR
     from content_core.store.layout import StoreLayout as StoreLayout
     from content_core.store.layout import table_prefix as table_prefix
+    from content_core.store.row_arrow import column_docs as column_docs
     from content_core.store.row_arrow import duckdb_type as duckdb_type
     from content_core.store.row_arrow import rows_from_table as rows_from_table
     from content_core.store.rows import AgenticExtractionRow as AgenticExtractionRow

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from content_core.store.rows import KEY_COLUMNS, Col, TableRow
 
-__all__ = ["arrow_schema", "columns_markdown", "rows_from_table"]
+__all__ = ["arrow_schema", "column_docs", "columns_markdown", "rows_from_table"]
 
 _SCALARS: dict[type, pa.DataType] = {
     str: pa.string(),
@@ -107,21 +107,34 @@ def _tuple_converter(item: object) -> typing.Callable[[typing.Any], object]:
     return lambda value: tuple(value or ())
 
 
+def column_docs(model: type[TableRow]) -> dict[str, str]:
+    """The description of each column of `model`'s table, in column order: the text the docs'
+    table of columns and the asset's column schema in the Dagster UI both show."""
+    return {name: col.doc for name, col, _ in _columns(model)}
+
+
+def _column_table(model: type[TableRow], names: typing.Container[str]) -> list[str]:
+    """A Markdown table of the columns of `model` among `names`: name, DuckDB type, text."""
+    lines = ["| column | type | description |", "| --- | --- | --- |"]
+    for name, col, hint in _columns(model):
+        if name in names:
+            kind = duckdb_type(col.arrow or _default_arrow(hint))
+            text = col.doc.replace("|", "\\|")
+            lines.append(f"| `{name}` | {kind} | {text} |")
+    return lines
+
+
 def columns_markdown(models: typing.Sequence[type[TableRow]]) -> str:
-    """The docs' table of views: one line per table, its columns beyond the keys with their
-    descriptions (docs/reference/tables.md holds exactly this text; a test compares them)."""
-    lines = [
-        "| view | one row per | columns beyond " + ", ".join(KEY_COLUMNS) + " |",
-        "| --- | --- | --- |",
-    ]
+    """The docs' list of columns: the key columns every table starts with, then one section
+    per table with its other columns, each with its DuckDB type and description
+    (docs/reference/tables.md holds exactly this text; a test compares them)."""
+    lines = ["Every table starts with these columns:", ""]
+    lines += _column_table(TableRow, KEY_COLUMNS)
     for model in models:
-        cells = [
-            f"{name} ({col.doc})" if col.doc else name
-            for name, col, _ in _columns(model)
-            if name not in KEY_COLUMNS
-        ]
-        lines.append(f"| `{model.TABLE}` | {model.ONE_ROW_PER} | {', '.join(cells)} |")
-    return "\n".join(lines)
+        others = {name for name, _, _ in _columns(model)} - set(KEY_COLUMNS)
+        lines += ["", f"### `{model.TABLE}`", "", f"One row per {model.ONE_ROW_PER}.", ""]
+        lines += _column_table(model, others)
+    return "\n".join(lines) + "\n"
 
 
 # DuckDB's names of the scalar Arrow types the row models use.

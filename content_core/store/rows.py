@@ -26,7 +26,6 @@ __all__ = [
     "MergedExtractionRow",
     "MessagePartRow",
     "NormalisedArtifactRow",
-    "FurnitureLine",
     "OcrReading",
     "PageRange",
     "TABLE_ROWS",
@@ -40,7 +39,8 @@ KEY_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
 @dataclass(frozen=True, slots=True)
 class Col:
     """What a column's annotation alone does not say: its Arrow type when not the default one
-    for the Python type, whether Arrow may hold nulls, and its description in the docs."""
+    for the Python type, whether Arrow may hold nulls, and its description (in the docs and on
+    the asset's page in the Dagster UI; every column has one, a test checks it)."""
 
     doc: str = ""
     arrow: pa.DataType | None = None
@@ -53,6 +53,40 @@ Int32 = Annotated[int, Col(arrow=pa.int32())]
 OptInt32 = Annotated[int | None, Col(arrow=pa.int32())]
 LongText = Annotated[str, Col(arrow=pa.large_string())]
 OptLongText = Annotated[str | None, Col(arrow=pa.large_string())]
+
+# Columns several tables share, described once; a table may still give its own description.
+BatchSeq = Annotated[
+    int, Col("the batch's sequence number within its source: 1, 2, ... in discovery order",
+             nullable=False)
+]
+Sha256 = Annotated[
+    str | None,
+    Col("hex SHA-256 of the file's bytes, pinned in the blob store at discovery; "
+        "null for a deletion"),
+]
+SizeBytes = Annotated[int | None, Col("the file's size in bytes; null for a deletion")]
+DeclaredType = Annotated[
+    str | None,
+    Col("the media type the file name's extension suggests (a hint only); null when it "
+        "suggests none"),
+]
+ChunkId = Annotated[
+    NotNull,
+    Col("the chunk's id, as in chunks: a hash of artifact_id, the chunking settings' "
+        "fingerprint and the chunk's index, the same on every rerun"),
+]
+ErrorType = Annotated[
+    str | None,
+    Col("the class of the error that made this a failure row (`CorruptFileError`, "
+        "`StageTimeoutError`, ...: see the Errors page); null on a row without error"),
+]
+ErrorMessage = Annotated[
+    str | None,
+    Col("what failed and why, naming the input; null on a row without error"),
+]
+SchemaName = Annotated[
+    str, Col("the extraction schema: its pydantic model as `module:QualName`")
+]
 
 
 class PageRange(NamedTuple):
@@ -73,24 +107,6 @@ class OcrReading(NamedTuple):
     reason: str
 
 
-class FurnitureLine(NamedTuple):
-    """A line taken out of page `page`'s text as page furniture: its kind (header, footer,
-    page_number, margin, watermark) and its text."""
-
-    page: int
-    kind: str
-    text: str
-
-
-_PAGE_FURNITURE = pa.list_(
-    pa.struct(
-        [
-            pa.field("page", pa.int32()),
-            pa.field("kind", pa.string()),
-            pa.field("text", pa.string()),
-        ]
-    )
-)
 _OCR_PAGES = pa.list_(
     pa.struct(
         [
@@ -119,18 +135,38 @@ class TableRow:
     TABLE: ClassVar[str] = ""
     ONE_ROW_PER: ClassVar[str] = ""
 
-    batch_id: NotNull
-    source_id: NotNull
-    path: Annotated[NotNull, Col("text form of path_bytes (`escape_path`)")]
+    batch_id: Annotated[
+        NotNull,
+        Col("the ingest batch that wrote the row (`<source_id>-<batch_seq>-<hash>`), also its "
+            "Dagster partition key"),
+    ]
+    source_id: Annotated[
+        NotNull,
+        Col("the source the file came from: the name of its folder or S3 prefix and a hash of "
+            "its location (`inbox-1a2b3c4d`)"),
+    ]
+    path: Annotated[
+        NotNull,
+        Col("the file's path relative to the source, the text form of path_bytes "
+            "(`escape_path`); a file is keyed by source_id and path"),
+    ]
     # Null only in rows written before the column existed (their path was valid UTF-8).
-    path_bytes: Annotated[bytes | None, Col("the exact bytes of the path")]
+    path_bytes: Annotated[
+        bytes | None,
+        Col("the exact bytes of the path as the source listed it; files are read back by "
+            "these bytes"),
+    ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArtifactRow(TableRow):
     """The keys of a row about one artifact of a file: the file's keys, then `artifact_id`."""
 
-    artifact_id: NotNull
+    artifact_id: Annotated[
+        NotNull,
+        Col("the artifact the row is about, as in normalised_artifacts: the SHA-256 of its "
+            "bytes"),
+    ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,20 +176,27 @@ class BatchRow(TableRow):
     TABLE: ClassVar[str] = "batches"
     ONE_ROW_PER: ClassVar[str] = "file change in a discovery manifest"
 
-    batch_seq: Annotated[int, Col(nullable=False)]
-    source_root: str | None
-    change: NotNull
-    size_bytes: int | None
+    batch_seq: BatchSeq
+    source_root: Annotated[
+        str | None, Col("where the source is: a folder's absolute path or an `s3://` URI")
+    ]
+    change: Annotated[
+        NotNull,
+        Col("`added`, `modified` or `deleted`: how the file differs from the store's latest "
+            "version of it"),
+    ]
+    size_bytes: SizeBytes
     signature: Annotated[
         str | None,
         Col(
             "the source's change signature of the version pinned; "
-            "a folder's is `mtime_ns:ctime_ns:inode`"
+            "a folder's is `mtime_ns:ctime_ns:inode`, an S3 object's `etag@mtime_ns`; "
+            "null for a deletion"
         ),
     ]
-    sha256: str | None
-    declared_type: str | None
-    discovered_at: datetime | None
+    sha256: Sha256
+    declared_type: DeclaredType
+    discovered_at: Annotated[datetime | None, Col("when discovery wrote the manifest (UTC)")]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,13 +206,23 @@ class RawFileRow(TableRow):
     TABLE: ClassVar[str] = "raw_files"
     ONE_ROW_PER: ClassVar[str] = "file version in a batch"
 
-    batch_seq: Annotated[int, Col(nullable=False)]
-    change: Annotated[NotNull, Col("`added`/`modified`/`deleted`")]
-    size_bytes: int | None
-    sha256: str | None
-    media_type: Annotated[str | None, Col("sniffed from the bytes")]
-    declared_type: Annotated[str | None, Col("from the name")]
-    fetched_at: datetime | None
+    batch_seq: BatchSeq
+    change: Annotated[
+        NotNull, Col("`added`, `modified` or `deleted`, as in the batch's manifest")
+    ]
+    size_bytes: SizeBytes
+    sha256: Sha256
+    media_type: Annotated[
+        str | None,
+        Col("the media type sniffed from the bytes (the name is only a hint); null for a "
+            "deletion"),
+    ]
+    declared_type: DeclaredType
+    fetched_at: Annotated[
+        datetime | None,
+        Col("when the bytes were fetched into the blob store (UTC): the manifest's "
+            "discovered_at"),
+    ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,11 +236,26 @@ class NormalisedArtifactRow(ArtifactRow):
     )
 
     # Redeclared for its description; a dataclass keeps the field where the base put it.
-    artifact_id: Annotated[NotNull, Col("SHA-256 of its bytes")]
-    derived_from: Annotated[tuple[str, ...], Col("ancestor ids, raw file first")]
-    kind: str
-    media_type: Annotated[str, Col("sniffed from the bytes")]
-    filename: str
+    artifact_id: Annotated[
+        NotNull,
+        Col("hex SHA-256 of the artifact's bytes; a failure without bytes gets a hash of its "
+            "parent's id, its name and its error"),
+    ]
+    derived_from: Annotated[
+        tuple[str, ...],
+        Col("ids of the artifacts it came from, raw file first; empty for the raw file itself"),
+    ]
+    kind: Annotated[
+        str,
+        Col("the kind its format declares: `pdf`, `image`, `archive`, `email`, `html`, `text`, "
+            "...; `binary` for bytes of no known format"),
+    ]
+    media_type: Annotated[str, Col("the media type sniffed from the artifact's bytes")]
+    filename: Annotated[
+        str,
+        Col("the last part of path for the raw file itself; for a member, attachment or "
+            "rendition the name its container or conversion gave it (display only)"),
+    ]
     # Null in rows written before the column existed, as in rows of documents without one.
     title: Annotated[
         str | None,
@@ -196,13 +264,31 @@ class NormalisedArtifactRow(ArtifactRow):
             "ODF `dc:title`, PDF `/Title` or XMP `dc:title`"
         ),
     ] = None
-    page_count: OptInt32
-    text: OptLongText
-    pages: Annotated[tuple[PageRange, ...], Col("page, start, end offsets into text", arrow=_PAGES)]
-    text_status: str  # artifact_records.TEXT_STATUSES
-    error_type: str | None = None
-    error_message: str | None = None
-    stage: str | None = None
+    page_count: Annotated[
+        OptInt32, Col("pages of a PDF, or frames of a multi-page image; null for other kinds")
+    ]
+    text: Annotated[
+        OptLongText,
+        Col("the extracted text, OCR included; null on containers, renditions and failures "
+            "(text_status says why)"),
+    ]
+    pages: Annotated[
+        tuple[PageRange, ...],
+        Col("where each page lies in text: page number, start and end offsets "
+            "(`text[start:end]`)", arrow=_PAGES),
+    ]
+    text_status: Annotated[
+        str,  # artifact_records.TEXT_STATUSES
+        Col("why text is what it is: `ok`, `empty`, `no_text_layer`, `container`, "
+            "`rendition`, `unsupported` or `error` (see the text_status page)"),
+    ]
+    error_type: ErrorType = None
+    error_message: ErrorMessage = None
+    stage: Annotated[
+        str | None,
+        Col("where the failure happened: `sniff`, `normalise`, `extract` or `worker` (time or "
+            "memory limit); null on a row without error"),
+    ] = None
     notes: Annotated[
         tuple[str, ...],
         Col(
@@ -216,17 +302,12 @@ class NormalisedArtifactRow(ArtifactRow):
         tuple[OcrReading, ...],
         Col("page, confidence, rotation, reason of each page read by OCR", arrow=_OCR_PAGES),
     ] = ()
-    # Empty in rows written before the column existed, as in rows without furniture.
-    page_furniture: Annotated[
-        tuple[FurnitureLine, ...],
-        Col(
-            "page, kind (header, footer, page_number, margin, watermark), text of each line "
-            "taken out of a PDF page's text as page furniture",
-            arrow=_PAGE_FURNITURE,
-        ),
-    ] = ()
     raw_sha256: Annotated[str, Col("the raw file's SHA-256, as in raw_files")]
-    fingerprint: Annotated[str, Col("configuration and code that made the row")]
+    fingerprint: Annotated[
+        str,
+        Col("a hash of the configuration and package version that made the row: rows with "
+            "the same raw_sha256 and fingerprint are reused, not made again"),
+    ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -236,26 +317,58 @@ class ChunkRow(ArtifactRow):
     TABLE: ClassVar[str] = "chunks"
     ONE_ROW_PER: ClassVar[str] = "chunk of an artifact with text"
 
-    chunk_id: NotNull
-    index: OptInt32
-    total_chunks: OptInt32
-    content: OptLongText
-    source_start: int | None
-    source_end: Annotated[int | None, Col("offsets into the artifact text")]
-    token_count: Annotated[OptInt32, Col("exact cl100k")]
-    overlap_tokens: OptInt32
-    page_start: OptInt32
-    page_end: Annotated[OptInt32, Col("pages of its first and last character")]
-    breadcrumb: str | None
-    chunker: str
-    chunker_fingerprint: str
+    chunk_id: ChunkId
+    index: Annotated[
+        OptInt32, Col("the chunk's position in its artifact, from 0; null on a failure row")
+    ]
+    total_chunks: Annotated[
+        OptInt32, Col("how many chunks its artifact has; null on a failure row")
+    ]
+    content: Annotated[
+        OptLongText,
+        Col("the chunk's text: its breadcrumb, if any, then the artifact's "
+            "`text[source_start:source_end]`"),
+    ]
+    source_start: Annotated[
+        int | None,
+        Col("character offset in the artifact's text (normalised_artifacts) where the chunk "
+            "starts"),
+    ]
+    source_end: Annotated[
+        int | None, Col("character offset in the artifact's text where the chunk ends (excluded)")
+    ]
+    token_count: Annotated[
+        OptInt32,
+        Col("exact tokens of content in the configured encoding (cl100k_base by default), "
+            "breadcrumb included"),
+    ]
+    overlap_tokens: Annotated[
+        OptInt32, Col("tokens at the chunk's start that repeat the end of the chunk before")
+    ]
+    page_start: Annotated[
+        OptInt32, Col("the page of the chunk's first character; null for text without pages")
+    ]
+    page_end: Annotated[
+        OptInt32, Col("the page of the chunk's last character; null for text without pages")
+    ]
+    breadcrumb: Annotated[
+        str | None,
+        Col("the headings the chunk lies under, joined by ` > ` (Markdown chunker); also the "
+            "start of content"),
+    ]
+    chunker: Annotated[str, Col("the chunker that made the chunk (`markdown`, `recursive`, ...)")]
+    chunker_fingerprint: Annotated[
+        str,
+        Col("a hash of the chunking settings (chunker, size, overlap, options, encoding), part "
+            "of chunk_id"),
+    ]
     metadata: Annotated[
         str | None, Col("JSON: the chunker's fields, and `title`, the document's title")
     ]
-    error_type: str | None = None
+    error_type: ErrorType = None
     error_message: Annotated[
-        str | None,
-        Col("a document that could not be chunked: one row with its keys and no content"),
+        ErrorMessage,
+        Col("why the document could not be chunked: its one row has its keys and no content"),
     ] = None
 
 
@@ -266,16 +379,21 @@ class ChunkEmbeddingRow(ArtifactRow):
     TABLE: ClassVar[str] = "chunk_embeddings"
     ONE_ROW_PER: ClassVar[str] = "chunk (not a chunking failure row)"
 
-    chunk_id: NotNull
-    model: str
-    dimension: Int32
+    chunk_id: ChunkId
+    model: Annotated[
+        str,
+        Col("the embedding model that made the vector (`wordllama-...` or an endpoint's "
+            "model); `off` when embeddings were off and no vector was made"),
+    ]
+    dimension: Annotated[Int32, Col("the vector's length; 0 when no vector was made")]
     # Written as a fixed-size list (DuckDB `FLOAT[n]`, n = dimension) by `rows_to_table`.
     embedding: Annotated[
         tuple[float, ...] | None,
-        Col("`FLOAT[dimension]`, L2-normalised for wordllama", arrow=pa.list_(pa.float32())),
+        Col("the vector, `FLOAT[dimension]`, L2-normalised for wordllama; null when none was "
+            "made", arrow=pa.list_(pa.float32())),
     ]
-    error_type: str | None = None
-    error_message: str | None = None
+    error_type: ErrorType = None
+    error_message: ErrorMessage = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -289,13 +407,18 @@ class MessagePartRow(ArtifactRow):
     part_index: Annotated[int, Col("order of the part in the message", arrow=pa.int32())]
     part_type: Annotated[str | None, Col("`text` or `image_url`")]
     page: Annotated[OptInt32, Col("the PDF page an image or text part shows")]
-    text: OptLongText
-    image_url: Annotated[str | None, Col("a data URL", arrow=pa.large_string())]
+    text: Annotated[OptLongText, Col("the text of a `text` part; null for an image part")]
+    image_url: Annotated[
+        str | None,
+        Col("the image of an `image_url` part as a data URL; null for a text part",
+            arrow=pa.large_string()),
+    ]
     image_sha256: Annotated[str | None, Col("SHA-256 of the image bytes in image_url")]
-    fingerprint: Annotated[str, Col("the PDF handling settings that made the row")]
-    error_type: str | None = None
+    fingerprint: Annotated[str, Col("a hash of the PDF handling settings that made the row")]
+    error_type: ErrorType = None
     error_message: Annotated[
-        str | None, Col("an artifact whose parts could not be made: one row, no part")
+        ErrorMessage,
+        Col("why the artifact's parts could not be made: its one row has no part"),
     ] = None
 
 
@@ -306,14 +429,24 @@ class CompressedContextRow(ArtifactRow):
     TABLE: ClassVar[str] = "compressed_contexts"
     ONE_ROW_PER: ClassVar[str] = "artifact with text"
 
-    strategy: str
-    max_tokens: Int32
-    tokens_before: OptInt32
-    tokens_after: OptInt32
-    text: OptLongText
-    error_type: str | None = None
+    strategy: Annotated[
+        str,
+        Col("how the text was reduced: `extractive` (best-scoring sentences kept), "
+            "`truncation` (the beginning kept), or `none` when it already fitted"),
+    ]
+    max_tokens: Annotated[Int32, Col("the token budget the text was fitted to")]
+    tokens_before: Annotated[
+        OptInt32, Col("exact cl100k tokens of the artifact's text; null on a failure row")
+    ]
+    tokens_after: Annotated[
+        OptInt32, Col("exact cl100k tokens of text, at most max_tokens; null on a failure row")
+    ]
+    text: Annotated[
+        OptLongText, Col("the artifact's text fitted to max_tokens; null on a failure row")
+    ]
+    error_type: ErrorType = None
     error_message: Annotated[
-        str | None, Col("a document that could not be compressed: no text")
+        ErrorMessage, Col("why the document could not be compressed: its row has no text")
     ] = None
 
 
@@ -324,15 +457,34 @@ class AgenticExtractionRow(ArtifactRow):
     TABLE: ClassVar[str] = "agentic_extractions"
     ONE_ROW_PER: ClassVar[str] = "chunk and schema"
 
-    chunk_id: NotNull
-    schema_name: str
-    model: str
-    cache_key: str
-    output_json: OptLongText
-    error_type: str | None = None
-    error_message: str | None = None
-    prompt_tokens: Int32
-    completion_tokens: Int32
+    chunk_id: ChunkId
+    schema_name: SchemaName
+    model: Annotated[
+        str,
+        Col("the model that produced the output (`offline-facts-v2` for the offline "
+            "extractor)"),
+    ]
+    cache_key: Annotated[
+        str,
+        Col("the extraction cache's key: hex SHA-256 of the chunk text, schema, model and "
+            "rendered prompt"),
+    ]
+    output_json: Annotated[
+        OptLongText,
+        Col("the agent's output as JSON, validated against the schema; null on a failure row"),
+    ]
+    error_type: ErrorType = None
+    error_message: ErrorMessage = None
+    prompt_tokens: Annotated[
+        Int32,
+        Col("prompt tokens of the call that made the output (kept when read from the cache); "
+            "0 offline and on a failure row"),
+    ]
+    completion_tokens: Annotated[
+        Int32,
+        Col("completion tokens of the call that made the output (kept when read from the "
+            "cache); 0 offline and on a failure row"),
+    ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -342,13 +494,25 @@ class MergedExtractionRow(ArtifactRow):
     TABLE: ClassVar[str] = "merged_extractions"
     ONE_ROW_PER: ClassVar[str] = "artifact and schema"
 
-    schema_name: str
-    model: str
-    strategy: str
-    output_json: LongText
-    chunk_count: Int32
-    error_count: Int32
-    provenance_json: LongText
+    schema_name: SchemaName
+    model: Annotated[
+        str,
+        Col("the model of the first chunk output merged (of the first chunk when all failed)"),
+    ]
+    strategy: Annotated[
+        str, Col("the merge strategy: `concatenate_list`, `merge_json` or `llm_merge`")
+    ]
+    output_json: Annotated[LongText, Col("the merged output as JSON")]
+    chunk_count: Annotated[
+        Int32,
+        Col("rows of agentic_extractions for this document and schema, merged or failed"),
+    ]
+    error_count: Annotated[Int32, Col("of those, the failed ones (left out of the merge)")]
+    provenance_json: Annotated[
+        LongText,
+        Col("JSON: `chunks` merged, `failed_chunks`, `fields` (for each field path the chunk "
+            "ids that gave its values) and `llm_fallback`"),
+    ]
 
 
 # Every table's row model, in pipeline order (manifests first).

@@ -17,6 +17,8 @@ from content_core.store import (
     ROW_MODELS,
     SCHEMAS,
     ContentStore,
+    column_docs,
+    row_model,
     rows_from_table,
 )
 from tests.support.sensors import tick_sensor
@@ -59,6 +61,29 @@ def test_every_asset_says_what_its_table_holds(tmp_path: Path) -> None:
     columns = graph.get(dg.AssetKey("normalised_artifacts")).metadata["dagster/column_schema"]
     types = {c.name: c.type for c in columns.columns}
     assert types["derived_from"] == "VARCHAR[]" and types["page_count"] == "INTEGER"
+
+
+def test_every_column_of_every_table_is_described_in_the_ui(tmp_path: Path) -> None:
+    """Each column the UI lists for a table asset carries its row model's description, and
+    none is empty: the same text as the docs' table of columns (columns_markdown)."""
+    defs = build_definitions({"CONTENT_STORE_DIR": str(tmp_path)})
+    graph = defs.get_repository_def().asset_graph
+    described = set()
+    for key in graph.get_all_asset_keys():
+        schema = graph.get(key).metadata.get("dagster/column_schema")
+        if schema is None:
+            continue
+        table = key.to_user_string()
+        docs = column_docs(row_model(table))
+        assert {c.name: c.description for c in schema.columns} == docs, table
+        empty = [name for name, text in docs.items() if not (text or "").strip()]
+        assert not empty, f"{table}: columns without a description: {empty}"
+        described.add(table)
+    assert described >= set(PIPELINE_TABLES)
+    for model in ROW_MODELS.values():  # batches has no asset: its columns are described too
+        assert all(text.strip() for text in column_docs(model).values()), model.TABLE
+    chunks = column_docs(ROW_MODELS["chunks"])
+    assert "partition" in chunks["batch_id"] and "index" in chunks["chunk_id"]
 
 
 def _evaluations(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEvaluation]:

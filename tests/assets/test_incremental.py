@@ -11,6 +11,7 @@ from typing import Any
 
 import dagster as dg
 
+from content_assets.assets import ROWS_WRITTEN
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import SourceResource
@@ -225,7 +226,7 @@ def test_schedule_discovers_and_backfill_reprocesses_for_free(
         extractions = _figures(rerun, "agentic_extractions")
         assert normalised["processed"] == 0 and normalised["reused"] > 0
         assert extractions["calls"] == 0
-        assert extractions["cache_hits"] == _figures(rerun, "chunks")["dagster/row_count"]
+        assert extractions["cache_hits"] == _figures(rerun, "chunks")[ROWS_WRITTEN]
     assert snapshot(store, list(PIPELINE_TABLES)) == before
 
 

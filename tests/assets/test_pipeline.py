@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from content_assets.assets import ROWS_CURRENT, ROWS_WRITTEN
 from content_assets.definitions import build_definitions
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.resources import SourceResource
@@ -33,6 +34,29 @@ def _snapshot(store: ContentStore) -> dict[str, list[tuple[object, ...]]]:
         rows = store.query(f"SELECT * FROM {table}").to_pylist()
         snapshot[table] = sorted(tuple(str(v) for v in row.values()) for row in rows)
     return snapshot
+
+
+def _counts(
+    store: ContentStore, result: dg.ExecuteInProcessResult, batch_id: str
+) -> dict[str, tuple[int, int]]:
+    """Each table's (rows written, rows current) as the batch's materialisations name them,
+    checked against the table: the batch's rows and the current view's rows of its source."""
+    (source_id,) = set(store.read_manifest(batch_id).column("source_id").to_pylist())
+    counts = {}
+    for table in PIPELINE_TABLES:
+        (materialization,) = result.asset_materializations_for_node(table)
+        meta = {k: v.value for k, v in materialization.metadata.items()}
+        assert "dagster/row_count" not in meta  # Dagster reads it as the whole table's rows
+        written = store.query(
+            f"SELECT count(*) AS n FROM {table} WHERE batch_id = ?", [batch_id]
+        ).column("n")[0].as_py()
+        current = store.query(
+            f"SELECT count(*) AS n FROM current_{table} WHERE source_id = ?", [source_id]
+        ).column("n")[0].as_py()
+        assert meta[ROWS_WRITTEN] == meta["dagster/partition_row_count"] == written, table
+        assert meta[ROWS_CURRENT] == current, table
+        counts[table] = (written, current)
+    return counts
 
 
 def test_sensor_batch_rerun_and_next_changes(
@@ -70,8 +94,10 @@ def test_sensor_batch_rerun_and_next_changes(
         "WHERE path = 'bundle.zip' AND len(derived_from) > 0"
     ).to_pylist()
     assert {"config.json", "readme.txt"} <= {Path(r["filename"]).name for r in zipped}
-    chunk_meta = result.asset_materializations_for_node("chunks")[0].metadata
-    assert chunk_meta["dagster/row_count"].value > 0
+    # The first batch holds every file: what it wrote is what is current.
+    first_counts = _counts(store, result, batch)
+    assert all(written == current for written, current in first_counts.values())
+    assert first_counts["chunks"][0] > 0
 
     before = _snapshot(store)
     _run(defs, instance, batch)
@@ -99,7 +125,10 @@ def test_sensor_batch_rerun_and_next_changes(
         {"path": "notes.md", "change": "deleted"},
         {"path": "plain.txt", "change": "modified"},
     ]
-    _run(defs, instance, batch2)
+    counts = _counts(store, _run(defs, instance, batch2), batch2)
+    # Three changed files were written; the files the batch left alone stay current.
+    assert counts["raw_files"] == (3, len(list(inbox.iterdir())))
+    assert counts["chunks"][0] < counts["chunks"][1]
     current = {
         r["path"]: r["batch_id"] for r in store.query("SELECT * FROM current_raw_files").to_pylist()
     }

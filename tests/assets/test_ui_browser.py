@@ -1,6 +1,8 @@
 """The Dagster UI in a real browser: Debian's headless Chromium, driven by Playwright, opens the
-asset graph of the repository's definitions served by the real webserver, reads an asset's row
-count and column schema, and launches one partition whose run must succeed.
+asset graph of the repository's definitions served by the real webserver on a Dagster home
+configured as the CLI configures a new one (no first-visit dialog), reads an asset's row counts
+and its column schema with each column's description, and launches one partition whose run
+must succeed.
 
 Screenshots of each step go to $CONTENT_TEST_ARTIFACTS/ui (else test-artifacts/ui), which CI
 keeps. Playwright never downloads a browser here: it drives /usr/bin/chromium (or
@@ -20,9 +22,12 @@ from typing import Any
 
 import dagster as dg
 import pytest
+import yaml
 
+from content_assets.assets import ROWS_CURRENT, ROWS_WRITTEN
 from content_assets.definitions import build_definitions
-from content_core.store import PIPELINE_TABLES, SCHEMAS, ContentStore
+from content_assets.state import INSTANCE_YAML as NEW_HOME_YAML
+from content_core.store import PIPELINE_TABLES, SCHEMAS, ContentStore, column_docs, row_model
 from tests.support.sensors import tick_sensor
 from tests.support.webserver import running_webserver
 
@@ -34,19 +39,20 @@ ARTIFACTS = Path(os.environ.get("CONTENT_TEST_ARTIFACTS") or REPO / "test-artifa
 STEP_TIMEOUT_MS = 120_000
 RUN_TIMEOUT_MS = 480_000
 
-# Runs launched from the UI start at once (the default coordinator queues them for a daemon,
-# which this test does not start, so the sensor stays quiet too).
-INSTANCE_YAML = """\
+# The home the CLI writes for a new instance (content_assets.state: telemetry and the
+# first-visit dialog off), plus one setting: runs launched from the UI start at once (the
+# default coordinator queues them for a daemon, which this test does not start, so the sensor
+# stays quiet too).
+INSTANCE_YAML = NEW_HOME_YAML + """\
 run_coordinator:
   module: dagster._core.run_coordinator
   class: DefaultRunCoordinator
-telemetry:
-  enabled: false
-# No "join the community" dialog: on a new instance it can open over the launch dialog and
-# take the clicks meant for it.
-nux:
-  enabled: false
 """
+# The first-visit dialog's heading (Dagster's CommunityNux), which would open over the page and
+# take the clicks meant for the launch dialog.
+NUX_HEADING = "Join the Dagster community"
+# Chunk columns whose descriptions hold no Markdown (the UI renders descriptions as Markdown).
+DESCRIBED = ("chunk_id", "source_start", "token_count")
 
 
 def _missing_browser() -> str | None:
@@ -116,6 +122,9 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
     _require_browser()
     from playwright.sync_api import expect
 
+    # The project's own instance file turns the dialog off as the CLI's new homes do.
+    project = yaml.safe_load((REPO / "dagster.yaml").read_text(encoding="utf-8"))
+    assert project["nux"] == yaml.safe_load(INSTANCE_YAML)["nux"] == {"enabled": False}
     home = tmp_path / "dagster_home"
     home.mkdir()
     (home / "dagster.yaml").write_text(INSTANCE_YAML)
@@ -145,20 +154,37 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
         page.set_default_timeout(STEP_TIMEOUT_MS)
         page.set_default_navigation_timeout(STEP_TIMEOUT_MS)
         try:
-            page.goto(f"{base_url}/asset-groups", wait_until="domcontentloaded")
+            # The UI asks the instance whether to show the first-visit dialog on its first
+            # page; the answer decides it (a page on 127.0.0.1 that never dismissed it).
+            with page.expect_response(
+                lambda r: "ShouldShowNux" in (r.request.post_data or "")
+            ) as nux:
+                page.goto(f"{base_url}/asset-groups", wait_until="domcontentloaded")
+            assert nux.value.json()["data"]["shouldShowNux"] is False
             for table in PIPELINE_TABLES:
                 expect(page.get_by_text(table, exact=True).first).to_be_visible()
+            expect(page.get_by_text(NUX_HEADING)).to_have_count(0)
             page.screenshot(path=ARTIFACTS / "1-asset-graph.png")
 
             page.goto(f"{base_url}/assets/chunks", wait_until="domcontentloaded")
-            expect(page.get_by_text("Row count", exact=True)).to_be_visible()
             expect(page.get_by_text("Columns", exact=True).first).to_be_visible()
             for column in SCHEMAS["chunks"].names:
                 expect(page.get_by_text(column, exact=True).first).to_be_visible()
+            docs = column_docs(row_model("chunks"))
+            for column in DESCRIBED:
+                expect(page.get_by_text(docs[column], exact=True).first).to_be_visible()
             expect(page.get_by_text("content.main.chunks").first).to_be_visible()
-            shown = re.search(r"Row count\s+([\d,]+)", page.inner_text("body"))
-            assert shown and int(shown.group(1).replace(",", "")) == chunk_rows
+            expect(page.get_by_text(NUX_HEADING)).to_have_count(0)
             page.screenshot(path=ARTIFACTS / "2-asset-chunks.png", full_page=True)
+
+            # The latest materialisation's counts, named for what they count.
+            page.goto(f"{base_url}/assets/chunks?view=events", wait_until="domcontentloaded")
+            expect(page.get_by_text(ROWS_WRITTEN, exact=True).first).to_be_visible()
+            body = page.inner_text("body")
+            for label in (ROWS_WRITTEN, ROWS_CURRENT):
+                shown = re.search(re.escape(label) + r"\s+([\d,]+)", body)
+                assert shown and int(shown.group(1).replace(",", "")) == chunk_rows, label
+            page.screenshot(path=ARTIFACTS / "3-asset-chunks-events.png", full_page=True)
 
             earlier_runs = {run.run_id for run in instance.get_runs()}
             page.goto(f"{base_url}/asset-groups", wait_until="domcontentloaded")
@@ -168,7 +194,8 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
             # The list draws each name twice, once hidden to measure it.
             page.get_by_text(batch, exact=True).filter(visible=True).first.click()
             page.keyboard.press("Escape")  # closes the partition list, not the dialog
-            page.screenshot(path=ARTIFACTS / "3-launch-dialog.png")
+            expect(page.get_by_text(NUX_HEADING)).to_have_count(0)
+            page.screenshot(path=ARTIFACTS / "4-launch-dialog.png")
             dialog.get_by_role("button", name="Launch 1 run").click()
             run_id = _launched_run(instance, earlier_runs)
 
@@ -177,7 +204,7 @@ def test_ui_shows_assets_schema_and_runs_a_partition(inbox: Path, tmp_path: Path
             expect(page.get_by_text("Success", exact=True).first).to_be_visible(
                 timeout=RUN_TIMEOUT_MS
             )
-            page.screenshot(path=ARTIFACTS / "4-run-succeeded.png")
+            page.screenshot(path=ARTIFACTS / "5-run-succeeded.png")
         finally:
             page.screenshot(path=ARTIFACTS / "last-page.png")
             context.tracing.stop(path=ARTIFACTS / "trace.zip")

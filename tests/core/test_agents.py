@@ -24,8 +24,10 @@ from content_core.agents import (
     merge_extractions,
     run_extractions,
 )
+from content_core.chunking import ChunkingConfig, build_chunker
 from content_core.chunking.base import Chunk
 from content_core.errors import LLMError, LLMOutputError, LLMUnavailableError
+from content_core.extract import extract_text
 from tests.support.chat_server import INVALID_MARKER, MALFORMED_MARKER, ChatServer, Fault
 from tests.support.schemas import Contacts, Invoice, Needy
 
@@ -221,6 +223,44 @@ def test_offline_facts_are_extracted_deterministically() -> None:
     assert facts.amounts == ["$1,250.00", "EUR 300", "$1,574.50"]
     assert "Lantern repair" in facts.summary and "#" not in facts.summary
     assert "invoice" in facts.key_terms
+
+
+JSON_CORPUS = Path(__file__).parents[1] / "corpus" / "json"
+
+
+@pytest.mark.parametrize("name", ["simple.json", "markitdown-test.json", "simple.ndjson"])
+def test_offline_title_of_a_json_chunk_is_a_line_with_words(name: str) -> None:
+    """A JSON document's first line is `[` or `{`: the title is the first line with a letter
+    or digit, for the whole text and for each chunk the default chunker makes of it."""
+    data = (JSON_CORPUS / name).read_bytes()
+    media_type = "application/x-ndjson" if name.endswith(".ndjson") else "application/json"
+    text = extract_text(data, media_type, filename=name).text
+    chunks = build_chunker(ChunkingConfig(chunk_size=128, chunk_overlap=16)).chunk(text)
+    assert text.lstrip()[0] in "[{"  # the case at hand: the line `{` titled documents before
+    for content in [text, *(chunk.content for chunk in chunks)]:
+        title = extract_facts(content).title
+        assert title is not None and any(c.isalnum() for c in title), (name, title)
+        lines = [line.strip() for line in content.splitlines()]
+        # The first line with a letter or digit: every line above it has neither.
+        above = lines[: lines.index(title)]
+        assert not any(c.isalnum() for line in above for c in line), (name, title)
+    if name == "markitdown-test.json":
+        assert extract_facts(text).title == '"key1": "string_value",'
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        pytest.param("{\n  [\n\"Quarterly report\": 1\n}", '"Quarterly report": 1', id="brackets"),
+        pytest.param("```json\n{\n```\nPlain words", "Plain words", id="code-fence"),
+        pytest.param("~~~\n---\n...\nNotes 2024", "Notes 2024", id="tilde-fence-rules"),
+        pytest.param("# ***\n# Scope\nbody", "Scope", id="punctuation-heading-skipped"),
+        pytest.param("Intro line\n# Heading", "Heading", id="heading-first-as-before"),
+        pytest.param("{\n}\n[]\n---", None, id="nothing-to-title"),
+    ],
+)
+def test_offline_title_is_never_only_punctuation(text: str, title: str | None) -> None:
+    assert extract_facts(text).title == title
 
 
 async def test_offline_extractor_reads_only_the_document_block() -> None:
@@ -437,7 +477,7 @@ def test_offline_pipeline_end_to_end(tmp_path: Path) -> None:
     config = AgentConfig()
     run = run_extractions(items, config, cache_dir=tmp_path)
     assert run.calls == 3 and run.prompt_tokens == 0
-    assert {r.model for r in run.records} == {"offline-facts-v1"}
+    assert {r.model for r in run.records} == {"offline-facts-v2"}
     assert run_extractions(items, config, cache_dir=tmp_path).calls == 0
     merged = merge_extractions(run.records, config)
     assert [(m.artifact_id, m.path, m.chunk_count) for m in merged] == [

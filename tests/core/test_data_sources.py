@@ -214,7 +214,7 @@ async def test_model_is_the_configured_agents_answer() -> None:
         {"type": "model", "prompt": "Write to ops@example.org about MODEL-3318."},
         config=DataSources(agent=OfflineExtractor()),
     )
-    assert "Source: model (offline-facts-v1; prompt: " in facts
+    assert "Source: model (offline-facts-v2; prompt: " in facts
     assert '"ops@example.org"' in facts
 
 

@@ -4,11 +4,16 @@ It answers `POST /v1/chat/completions` (any path ending in `/chat/completions`):
 `json_schema` response format it replies with a JSON object built from the schema and the
 user's text, otherwise with plain text. It can add latency, play scripted faults (429 with
 `Retry-After`, 5xx, malformed bodies) and reply malformed JSON to prompts holding a marker.
-Every call is recorded, with the highest number of requests in flight at once.
+Every call is recorded, with the highest number of requests in flight at once, and the
+image parts of its messages (`RecordedCall.images`); `page_markdown` answers a page image
+with Markdown derived from its pixels, as a document VLM would answer with the page's text.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import io
 import json
 import threading
 import time
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["ChatServer", "Fault", "RecordedCall", "sample_from_schema"]
+__all__ = ["ChatServer", "Fault", "RecordedCall", "page_markdown", "sample_from_schema"]
 
 MALFORMED_MARKER = "<<MALFORMED>>"
 INVALID_MARKER = "<<INVALID>>"
@@ -51,6 +56,33 @@ class RecordedCall:
             if message.get("role") == "user":
                 return _text_of(message.get("content"))
         return ""
+
+    @property
+    def images(self) -> list[bytes]:
+        """The decoded bytes of every `image_url` part with a base64 `data:` URL, in order."""
+        found = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                if isinstance(part, dict) and part.get("type") == "image_url":
+                    url = str(part.get("image_url", {}).get("url", ""))
+                    head, _, data = url.partition(",")
+                    if head.startswith("data:") and head.endswith(";base64"):
+                        found.append(base64.b64decode(data))
+        return found
+
+
+def page_markdown(body: dict[str, Any], text: str) -> str:
+    """A page's Markdown as a document VLM would answer, derived from the request: a heading
+    with the image's size and a hash of its pixels, and a formula; no image: a plain note."""
+    from PIL import Image
+
+    call = RecordedCall(path="", body=body, headers={}, status=0, started=0.0)
+    if not call.images:
+        return "no image in the request"
+    with Image.open(io.BytesIO(call.images[0])) as image:
+        size, pixels = image.size, hashlib.sha256(image.tobytes()).hexdigest()[:12]
+    return f"# Page {size[0]}x{size[1]} {pixels}\n\n$$E = mc^2$$\n\nRead by the test VLM."
 
 
 def _text_of(content: Any) -> str:

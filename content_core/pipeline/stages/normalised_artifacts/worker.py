@@ -30,7 +30,7 @@ from content_core.binary.pdf_handles import PdfHandles
 from content_core.binary.sniff import sniff_file, sniff_media_type
 from content_core.errors import ContentError, EmptyFileError
 from content_core.logs import configure_logging, library_notes
-from content_core.ocr import OcrConfig, OcrRun, PageClaimed
+from content_core.ocr import OcrConfig, OcrRun, PageClaimed, VlmBudget, new_budget_file
 from content_core.pipeline.config import WORKER_PRELOAD, ProcessingConfig
 from content_core.pipeline.stages.normalised_artifacts.records import (
     TEXT_STATUSES,
@@ -92,6 +92,8 @@ class _Task:
     # The caller's log level, which a worker process takes on (so the CLI's -v reaches it);
     # None when the task runs in the caller's process, whose logging is the caller's.
     log_level: int | None = None
+    # The batch's count of requests to the vision-language model, when that route is on.
+    vlm_budget: VlmBudget | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +125,25 @@ def process_files(
         _log.debug("process_files: no worker processes here, running without isolation")
         isolate = False
     log_level = logging.getLogger().getEffectiveLevel() if isolate else None
+    budget = None
+    if config.ocr.vlm.enabled:
+        # One count per call, so a batch's worker processes share the cap on requests.
+        folder = StoreLayout.of_blobs(Path(blob_store.root)).cache("ocr")
+        budget = VlmBudget(new_budget_file(folder), config.ocr.vlm.max_pages_per_batch)
     tasks = [_Task(item, binary, Path(blob_store.root), config.ocr, config.timeout_s, remote,
-                   defer_claimed=True, log_level=log_level)
+                   defer_claimed=True, log_level=log_level, vlm_budget=budget)
              for item in inputs]
+    try:
+        return _run_tasks(tasks, config, isolate)
+    finally:
+        if budget is not None:
+            budget.path.unlink(missing_ok=True)
+
+
+def _run_tasks(
+    tasks: list[_Task], config: ProcessingConfig, isolate: bool
+) -> list[list[ArtifactRecord]]:
+    """Each task's records, in order: run in the pool (or here), deferred files once more."""
 
     def run(todo: list[_Task]) -> list[list[ArtifactRecord] | _Deferred | TaskFailure]:
         if not isolate:
@@ -246,7 +264,8 @@ def _process_file(task: _Task) -> list[ArtifactRecord] | _Deferred:
         # OCR readings are cached beside the agents' cache (`<store>/cache/ocr`). Like Office
         # rendering, OCR gets 3/4 of the file's time limit, so a long scan keeps what was read.
         ocr = OcrRun(task.ocr, StoreLayout.of_blobs(task.blob_root).cache("ocr"),
-                     started + 0.75 * task.timeout_s, defer_claimed=task.defer_claimed)
+                     started + 0.75 * task.timeout_s, defer_claimed=task.defer_claimed,
+                     vlm_budget=task.vlm_budget)
         try:
             return records_of(artifacts, store, raw_id, task.binary, ocr, pdfs=pdfs)
         except PageClaimed:
