@@ -1,10 +1,13 @@
-"""Markdown table rendering shared by the spreadsheet, CSV and document handlers."""
+"""Table rendering shared by the spreadsheet, CSV, document and PDF handlers: Markdown, or
+HTML when cells span rows or columns (Markdown cannot say it)."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["join_blocks", "markdown_table"]
+__all__ = ["SpanCell", "html_table", "join_blocks", "markdown_table", "spanned_table"]
 
 _ESCAPES = str.maketrans({"|": "\\|", "\n": " ", "\r": " ", "\t": " "})
 
@@ -37,6 +40,44 @@ def markdown_table(rows: Sequence[Sequence[str]]) -> str:
     if len(cleaned) == 1:
         lines.append("| " + " | ".join([""] * width) + " |")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class SpanCell:
+    """A cell of a table with merged cells: its text and how many rows and columns it covers."""
+
+    text: str
+    rows: int = 1
+    columns: int = 1
+
+
+def html_table(rows: Sequence[Sequence[SpanCell]], header_rows: int = 1) -> str:
+    """Render `rows` (each cell listed once, in the row where it starts) as an HTML table;
+    the cells of the first `header_rows` rows are `<th>`. Empty when no cell has text."""
+    if not any(cell.text.strip() for row in rows for cell in row):
+        return ""
+    lines = ["<table>"]
+    for number, row in enumerate(rows):
+        tag = "th" if number < header_rows else "td"
+        cells: list[str] = []
+        for cell in row:
+            spans = "".join(
+                f' {name}="{count}"'
+                for name, count in (("rowspan", cell.rows), ("colspan", cell.columns))
+                if count > 1
+            )
+            text = html.escape(" ".join(cell.text.split()), quote=False)
+            cells.append(f"<{tag}{spans}>{text}</{tag}>")
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def spanned_table(rows: Sequence[Sequence[SpanCell]], header_rows: int = 1) -> str:
+    """Markdown when no cell spans and the header is one row, else HTML (`html_table`)."""
+    if header_rows <= 1 and all(c.rows == 1 and c.columns == 1 for row in rows for c in row):
+        return markdown_table([[cell.text for cell in row] for row in rows])
+    return html_table(rows, header_rows)
 
 
 def _is_list_item(block: str) -> bool:

@@ -22,7 +22,7 @@ from content_core.extract._docprops import ooxml_title
 from content_core.extract._numbering import Numbering
 from content_core.extract._omml import OMATH, OMATH_PARA, omml_latex
 from content_core.extract._ooxml import WORD_MAIN, WORD_VARIANTS, as_plain_package
-from content_core.extract._tables import join_blocks, markdown_table
+from content_core.extract._tables import SpanCell, join_blocks, spanned_table
 from content_core.extract._zipguard import open_checked_zip
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.formats import Handler, office_formats
@@ -185,19 +185,28 @@ class _Renderer:
         return text
 
     def _table(self, table: Any) -> str:
-        rows: list[list[str]] = []
+        """Markdown, or HTML when cells are merged (gridSpan across, vMerge down)."""
+        rows: list[list[list[Any]]] = []
+        above: dict[int, list[Any]] = {}
         for row in table.iter(_TR):
             if _nearest_table(row) is not table:
                 continue
-            cells: list[str] = []
+            cells: list[list[Any]] = []
+            column = 0
             for cell in _row_cells(row):
-                cells.append(" ".join(_paragraph_texts(cell)))
                 span = cell.find(f"{_W}tcPr/{_W}gridSpan")
-                if span is not None:
-                    extra = int(span.get(f"{_W}val", "1")) - 1
-                    cells.extend([""] * min(max(extra, 0), 64))
+                width = min(max(int(span.get(f"{_W}val", "1")), 1), 64) if span is not None else 1
+                merge = cell.find(f"{_W}tcPr/{_W}vMerge")
+                if merge is not None and merge.get(f"{_W}val") != "restart" and column in above:
+                    above[column][1] += 1
+                else:
+                    above[column] = [" ".join(_paragraph_texts(cell)), 1, width]
+                    cells.append(above[column])
+                column += width
             rows.append(cells)
-        return markdown_table(rows)
+        spanned = [[SpanCell(text, down, across) for text, down, across in row] for row in rows]
+        header = max((cell.rows for cell in spanned[0]), default=1) if spanned else 1
+        return spanned_table(spanned, header)
 
 
 def _nearest_table(element: Any) -> Any:
@@ -395,6 +404,4 @@ class DocxExtractor:
         )
 
 
-FORMATS = office_formats(
-    Handler(DocxExtractor()), "docx", (".docx", mt.DOCX), (".docm", mt.DOCM)
-)
+FORMATS = office_formats(Handler(DocxExtractor()), "docx", (".docx", mt.DOCX), (".docm", mt.DOCM))

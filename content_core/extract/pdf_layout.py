@@ -8,7 +8,9 @@ Coordinates are PDF points in the unrotated page frame, origin at the bottom lef
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
+import re
 from array import array
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +20,8 @@ __all__ = ["OutlineEntry", "PageLayout", "Ruling", "TextLine", "read_layout", "r
 # Font weights at and above this are bold (CSS scale: 400 regular, 700 bold).
 _BOLD_WEIGHT = 600
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demi")
+# TeX's bold extended fonts: CMBX10, SFBX1095, ECBX1200 (no "bold" in the name).
+_TEX_BOLD = re.compile(r"[A-Z]{2}BX\d")
 # PDF font descriptor flag ForceBold (bit 19).
 _FORCE_BOLD = 1 << 18
 # A stroke shorter than this is a tick or a glyph-like drawing, not a table rule.
@@ -29,6 +33,9 @@ _THIN_PT = 3.0
 _MAX_PAGE_SEGMENTS = 20_000
 _MAX_OUTLINE_ENTRIES = 5000
 _MAX_FONT_NAME = 256
+# A run of text wider than this many ems per character (two for a wide CJK one) has gaps:
+# Courier sets 0.6, proportional fonts about 0.5.
+_MAX_RUN_EM_PER_CHAR = 0.62
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +54,11 @@ class TextLine:
     """Median font size of the line's visible characters, in points."""
     bold: bool
     """Every sampled character of the line is in a bold font."""
+    font: str = ""
+    """Name of the font every sampled character is set in (subset tag dropped), else ""."""
     angle: float = 0.0
-    """Rotation of the line's first visible character, in degrees counter-clockwise
-    (0 upright, 90 set bottom to top as an arXiv stamp in the left margin is)."""
+    """Rotation of the line's text, in degrees counter-clockwise (0 upright, 90 set bottom to
+    top as an arXiv stamp in the left margin is)."""
 
     @property
     def left(self) -> float:
@@ -154,7 +163,13 @@ def _line(raw: Any, textpage: Any, text: str, start: int, end: int, rect: Any) -
     # PDFium cuts a line into one rectangle per text run; a line of one run has no gap
     # inside, so its characters need no box of their own (most prose lines: far fewer calls).
     if raw.FPDFText_CountRects(textpage.raw, start, end - start) == 1:
-        return _single_run_line(raw, textpage, text, start, end)
+        line = _single_run_line(raw, textpage, text, start, end)
+        # A run far wider than its text is set with gaps (a LaTeX table row is one run):
+        # its columns show only in the characters' boxes.
+        span = text[start:end]
+        ems = len(span) if span.isascii() else sum(2 if c >= "\u2e80" else 1 for c in span)
+        if line is None or line.right - line.left <= _MAX_RUN_EM_PER_CHAR * line.size * ems:
+            return line
     lefts: list[float] = []
     rights: list[float] = []
     tops: list[float] = []
@@ -207,32 +222,51 @@ def _described(
     top: float,
     bottom: float,
 ) -> TextLine:
-    """The line with its font size and weight, sampled at its first, middle and last
-    visible characters."""
+    """The line with its font size, weight and font name, sampled at its first, middle and
+    last visible characters."""
     samples = sorted({visible[0], visible[len(visible) // 2], visible[-1]})
-    sizes = sorted(float(raw.FPDFText_GetFontSize(textpage.raw, i)) for i in samples)
-    bold = all(_is_bold(raw, textpage, i) for i in samples)
-    # Radians clockwise as PDFium reports them (-1 when unknown): degrees counter-clockwise.
-    radians = float(raw.FPDFText_GetCharAngle(textpage.raw, visible[0]))
-    angle = round((360.0 - math.degrees(radians)) % 360.0, 1) if radians > 0 else 0.0
+    handle = textpage.raw
+    matrix, flags = raw.FS_MATRIX(), ctypes.c_int(0)
+    buffer = ctypes.create_string_buffer(_MAX_FONT_NAME)
+    sizes: list[float] = []
+    names: set[str] = set()
+    bold = True
+    # The size a line is seen at: many producers set a 1-point font and scale it by the text
+    # matrix, or draw in pixels scaled to points. One matrix a line: its scale rarely varies.
+    scale = angle = 0.0
+    if raw.FPDFText_GetMatrix(handle, visible[len(visible) // 2], ctypes.byref(matrix)):
+        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+        # The same matrix says which way the text runs (margin stamps, watermarks).
+        angle = round(math.degrees(math.atan2(matrix.b, matrix.a)) % 360.0, 1) % 360.0
+    scale = scale or 1.0
+    for index in samples:
+        sizes.append(float(raw.FPDFText_GetFontSize(handle, index)) * scale)
+        length = raw.FPDFText_GetFontInfo(
+            handle, index, buffer, _MAX_FONT_NAME, ctypes.byref(flags)
+        )
+        name, bold_name = _font_name(buffer.raw[: max(min(length, _MAX_FONT_NAME) - 1, 0)])
+        names.add(name)
+        bold = bold and (
+            bold_name
+            or bool(flags.value & _FORCE_BOLD)
+            or raw.FPDFText_GetFontWeight(handle, index) >= _BOLD_WEIGHT
+        )
+    sizes.sort()
     return TextLine(
         text=text, lefts=lefts, rights=rights, top=float(top), bottom=float(bottom),
-        size=round(sizes[len(sizes) // 2], 1), bold=bold, angle=angle,
+        size=round(sizes[len(sizes) // 2], 1), bold=bold,
+        font=names.pop() if len(names) == 1 else "", angle=angle,
     )  # fmt: skip
 
 
-def _is_bold(raw: Any, textpage: Any, index: int) -> bool:
-    if raw.FPDFText_GetFontWeight(textpage.raw, index) >= _BOLD_WEIGHT:
-        return True
-    flags = ctypes.c_int(0)
-    buffer = ctypes.create_string_buffer(_MAX_FONT_NAME)
-    size = raw.FPDFText_GetFontInfo(
-        textpage.raw, index, buffer, _MAX_FONT_NAME, ctypes.byref(flags)
-    )
-    if flags.value & _FORCE_BOLD:
-        return True
-    name = buffer.raw[: max(min(size, _MAX_FONT_NAME) - 1, 0)].decode("latin-1").lower()
-    return any(mark in name for mark in _BOLD_NAMES)
+@functools.lru_cache(maxsize=512)
+def _font_name(raw_name: bytes) -> tuple[str, bool]:
+    """The font's name without its subset tag ("ABCDEF+") and whether the name says bold."""
+    name = raw_name.decode("latin-1")
+    if len(name) > 7 and name[6] == "+" and name[:6].isupper():
+        name = name[7:]
+    lower = name.lower()
+    return name, any(mark in lower for mark in _BOLD_NAMES) or bool(_TEX_BOLD.match(name))
 
 
 def _rulings(raw: Any, page: Any) -> list[Ruling]:

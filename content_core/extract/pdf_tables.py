@@ -9,9 +9,9 @@ import bisect
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from content_core.extract._tables import markdown_table
+from content_core.extract._tables import SpanCell, markdown_table, spanned_table
 from content_core.extract.pdf_layout import PageLayout, Ruling, TextLine
 
 __all__ = ["Table", "aligned_tables", "continue_tables", "ruled_tables", "segments"]
@@ -29,9 +29,15 @@ _MAX_MEAN_CELL_CHARS = 40
 _MAX_MEAN_CELL_WORDS = 5
 # Share of the cells of an unruled table that hold text.
 _MIN_FILL = 0.5
+# Lines after a line (in the text layer's order) searched for the rest of its row.
+_BESIDE_LOOKAHEAD = 8
+# Cells of one row differ in font size and in top or bottom edge by less than this (em).
+_ROW_SLACK_EM = 0.15
 _MAX_COLUMNS = 30
 # A line this short at a page's edge is a page number, not content.
 _PAGE_MARK_CHARS = 4
+# A ruled grid with more cells than this is drawn art (a chart's grid), not looked at for spans.
+_MAX_SPAN_GRID = 2500
 # Rulings are paired with one another (quadratic); a page with more is a drawing, not a table.
 _MAX_RULINGS = 1000
 
@@ -45,6 +51,8 @@ class Table:
     lines: set[int]
     markdown: str
     columns: tuple[tuple[float, float], ...] = ()
+    grid: list[list[str]] = field(default_factory=list)
+    """The cells, row by row, of a table rendered as Markdown (empty for HTML)."""
 
 
 def _cluster(values: Sequence[float]) -> list[float]:
@@ -97,14 +105,18 @@ def ruled_tables(layout: PageLayout) -> list[Table]:
         ys = _cluster([h.at for h in hs])
         if len(xs) < 3 or len(ys) < 2:
             continue
-        table = _grid_table(layout, xs, ys, vs)
+        table = _grid_table(layout, xs, ys, vs, hs)
         if table is not None:
             tables.append(table)
     return tables
 
 
 def _grid_table(
-    layout: PageLayout, xs: list[float], ys: list[float], verticals: Sequence[Ruling]
+    layout: PageLayout,
+    xs: list[float],
+    ys: list[float],
+    verticals: Sequence[Ruling],
+    horizontals: Sequence[Ruling],
 ) -> Table | None:
     """Cells bounded by `xs` (left to right) and `ys` (bottom to top); a grid with one band
     of rows (only its outline ruled across) gets one row per text line. A line that a rule
@@ -136,10 +148,87 @@ def _grid_table(
     widest = max((sum(1 for cell in row if cell) for row in grid), default=0)
     if widest < 2 or len(grid) == 1 and filled < 3:
         return None
-    markdown = markdown_table(grid)
+    # Rules around text without a letter are a chart's frame and axes with their tick
+    # labels, or a drawing: a table names what it holds somewhere.
+    if not any(char.isalpha() for row in grid for cell in row for char in cell):
+        return None
+    merged = None if one_band else _merged_cells(rows, xs, ys, verticals, horizontals)
+    markdown = spanned_table(*merged) if merged is not None else markdown_table(grid)
     if not markdown:
         return None
-    return Table(members[0], set(members), markdown, tuple(zip(xs, xs[1:], strict=False)))
+    extents = tuple(zip(xs, xs[1:], strict=False))
+    return Table(members[0], set(members), markdown, extents, [] if merged else grid)
+
+
+def _rules_along(rules: Sequence[Ruling], lines: list[float]) -> list[list[Ruling]]:
+    """The rules on each of the grid lines `lines` (sorted; a rule snaps to its nearest)."""
+    along: list[list[Ruling]] = [[] for _ in lines]
+    for rule in rules:
+        i = bisect.bisect(lines, rule.at)
+        nearest = min(
+            (j for j in (i - 1, i) if 0 <= j < len(lines)), key=lambda j: abs(lines[j] - rule.at)
+        )
+        if abs(lines[nearest] - rule.at) <= _SNAP_PT:
+            along[nearest].append(rule)
+    return along
+
+
+def _merged_cells(
+    rows: dict[int, list[list[str]]],
+    xs: list[float],
+    ys: list[float],
+    verticals: Sequence[Ruling],
+    horizontals: Sequence[Ruling],
+) -> tuple[list[list[SpanCell]], int] | None:
+    """The grid's cells with their spans, and its header rows, when a missing rule joins
+    two cells (a header over two columns, a label over two rows); None when none does, or
+    the joined cells are not rectangles (then the rules are not a cell grid)."""
+    height, width = len(ys) - 1, len(xs) - 1
+    if height * width > _MAX_SPAN_GRID:
+        return None
+    owner = list(range(height * width))
+
+    def find(i: int) -> int:
+        while owner[i] != i:
+            owner[i] = owner[owner[i]]
+            i = owner[i]
+        return i
+
+    # The rules along each grid line, so that each cell edge looks at its own line only.
+    at_x = _rules_along(verticals, xs)
+    at_y = _rules_along(horizontals, ys)
+
+    def ruled(rules: Sequence[Ruling], across: float) -> bool:
+        return any(r.start - _SNAP_PT <= across <= r.end + _SNAP_PT for r in rules)
+
+    for r in range(height):
+        top, bottom = ys[height - r], ys[height - r - 1]
+        for c in range(width):
+            if c + 1 < width and not ruled(at_x[c + 1], (top + bottom) / 2):
+                owner[find(r * width + c + 1)] = find(r * width + c)
+            if r + 1 < height and not ruled(at_y[height - r - 1], (xs[c] + xs[c + 1]) / 2):
+                owner[find((r + 1) * width + c)] = find(r * width + c)
+    groups: dict[int, list[int]] = {}
+    for i in range(height * width):
+        groups.setdefault(find(i), []).append(i)
+    if len(groups) == height * width:
+        return None
+    starts: dict[int, SpanCell] = {}
+    for cells in groups.values():
+        top_row, last_row = cells[0] // width, cells[-1] // width
+        left, right = min(i % width for i in cells), max(i % width for i in cells)
+        if len(cells) != (last_row - top_row + 1) * (right - left + 1):
+            return None
+        text = " ".join(
+            t for i in cells for t in rows.get(i // width, [[]] * width)[i % width] if t
+        )
+        starts[cells[0]] = SpanCell(text, last_row - top_row + 1, right - left + 1)
+    grid = [
+        [starts[r * width + c] for c in range(width) if r * width + c in starts]
+        for r in range(height)
+    ]
+    header = max(cell.rows for cell in grid[0]) if grid and grid[0] else 1
+    return [row for row in grid if row], header
 
 
 def _cells_of_line(line: TextLine, xs: list[float], cuts: list[float]) -> list[str] | None:
@@ -208,33 +297,97 @@ def aligned_tables(layout: PageLayout, taken: set[int]) -> list[Table]:
     """Tables of three or more lines in shared columns, among the lines not in `taken`.
 
     A line beside a row (PDFium may set cells on a line of their own when their baselines
-    differ a little) or of one piece just below it (a cell wrapped onto more lines) belongs
-    to that row.
+    differ a little, or give a wrapped cell's lines before the rest of its row) or of one
+    piece just below it (a cell wrapped onto more lines) belongs to that row.
     """
     tables: list[Table] = []
     block: list[_Entry] = []
     row: TextLine | None = None
     floor = 0.0
+    consumed: set[int] = set()
     for index, line in enumerate(layout.lines):
+        if index in consumed:
+            continue
         pieces = segments(line) if index not in taken else []
+        # A one-piece line inside a table may be a wrapped first cell whose row PDFium
+        # gives after the wrapped lines.
+        wrapped = block and len(pieces) == 1
+        besides = (
+            _besides(layout, index, pieces, taken | consumed, _row_edges(block)) if wrapped else []
+        )
+        count = len(pieces) + sum(len(other) for _, other in besides)
         pitch = floor - line.bottom if block else -1.0
         size = max(line.size, 1.0)
         beside = row is not None and line.bottom < row.top and line.top > row.bottom
         if pieces and block and beside:
             block.append((index, pieces, True))
-        elif len(pieces) >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
+        elif count >= 2 and (not block or 0 <= pitch <= _ROW_PITCH_EM * size):
             block.append((index, pieces, False))
             row = line
-        elif len(pieces) == 1 and block and 0 <= pitch <= _WRAP_PITCH_EM * size:
+        elif count == 1 and block and 0 <= pitch <= _WRAP_PITCH_EM * size:
             block.append((index, pieces, True))
         else:
             _close_block(block, tables)
-            block = [(index, pieces, False)] if len(pieces) >= 2 else []
+            block = [(index, pieces, False)] if count >= 2 else []
             row, floor = (line, line.bottom) if block else (None, 0.0)
+            if block:
+                block.extend((other, more, True) for other, more in besides)
+                consumed.update(other for other, _ in besides)
             continue
+        block.extend((other, more, True) for other, more in besides)
+        consumed.update(other for other, _ in besides)
         floor = min(floor, line.bottom) if len(block) > 1 else line.bottom
     _close_block(block, tables)
     return tables
+
+
+def _row_edges(block: list[_Entry]) -> list[tuple[float, float]]:
+    return [(left, right) for _, pieces, joins in block if not joins for left, right, _ in pieces]
+
+
+def _besides(
+    layout: PageLayout,
+    index: int,
+    pieces: list[_Piece],
+    skip: set[int],
+    edges: list[tuple[float, float]],
+) -> list[tuple[int, list[_Piece]]]:
+    """Lines a little later in the text layer's order that sit beside line `index` (their
+    middles within each other's height), clear of its pieces and with each piece starting or
+    ending where a cell of the rows above does (`edges`): the rest of a row whose first cell
+    wraps, which PDFium gives after the wrapped lines."""
+    line = layout.lines[index]
+    middle = (line.top + line.bottom) / 2
+    spans = [(left, right) for left, right, _ in pieces]
+    found: list[tuple[int, list[_Piece]]] = []
+    for other in range(index + 1, min(index + _BESIDE_LOOKAHEAD, len(layout.lines))):
+        candidate = layout.lines[other]
+        if (
+            other in skip
+            or not candidate.bottom < middle < candidate.top
+            or not line.bottom < (candidate.top + candidate.bottom) / 2 < line.top
+            # Cells of a row share their font and their top or bottom edge; the parts of a
+            # formula (a fraction, indices) do not.
+            or abs(candidate.size - line.size) > _ROW_SLACK_EM * line.size
+            or min(abs(candidate.top - line.top), abs(candidate.bottom - line.bottom))
+            > _ROW_SLACK_EM * line.size
+        ):
+            continue
+        more = segments(candidate)
+        # Apart from the row's other cells by a column gap (a formula's parts are close).
+        gap = _COLUMN_GAP_EM * line.size
+        aligned = all(
+            any(abs(left - a) <= _SNAP_PT or abs(right - b) <= _SNAP_PT for a, b in edges)
+            for left, right, _ in more
+        )
+        if (
+            more
+            and aligned
+            and all(b + gap < left or right + gap < a for left, right, _ in more for a, b in spans)
+        ):
+            found.append((other, more))
+            spans += [(left, right) for left, right, _ in more]
+    return found
 
 
 def _close_block(block: list[_Entry], tables: list[Table]) -> None:
@@ -276,7 +429,7 @@ def _close_block(block: list[_Entry], tables: list[Table]) -> None:
     markdown = markdown_table(grid)
     if markdown:
         extents = tuple((column[0], column[1]) for column in columns)
-        tables.append(Table(min(members), members, markdown, extents))
+        tables.append(Table(min(members), members, markdown, extents, grid))
 
 
 def _placed(pieces: list[_Piece], columns: list[list[float]]) -> list[tuple[int, str]] | None:
@@ -325,6 +478,31 @@ def continue_tables(
         if closing is not None:
             head = _edge_rows(there, content[index + 1], taken[index + 1], last=False)
             _add_fragment(there, head, closing.columns, tables[index + 1], taken[index + 1])
+            opening = _edge_table(content[index + 1], tables[index + 1], last=False)
+            if opening is not None:
+                _repeat_header(closing, opening)
+
+
+def _repeat_header(closing: Table, opening: Table) -> None:
+    """Give `opening`, the rest of `closing` on the next page, the header row of `closing`
+    when the page does not repeat it: each page's part reads as a whole table, and the
+    parts join into one table under one header."""
+    if not closing.grid or not opening.grid or len(closing.columns) != len(opening.columns):
+        return
+    if any(
+        a_right < b_left or b_right < a_left
+        for (a_left, a_right), (b_left, b_right) in zip(
+            closing.columns, opening.columns, strict=True
+        )
+    ):
+        return
+    header = closing.grid[0]
+    if [" ".join(cell.split()) for cell in opening.grid[0]] == [
+        " ".join(cell.split()) for cell in header
+    ]:
+        return
+    opening.grid = [list(header), *opening.grid]
+    opening.markdown = markdown_table(opening.grid)
 
 
 def _running_key(line: TextLine) -> tuple[str, int]:
@@ -376,5 +554,5 @@ def _add_fragment(
         grid.append(row)
     markdown = markdown_table(grid) if grid else ""
     if markdown:
-        tables.append(Table(rows[0], set(rows), markdown, columns))
+        tables.append(Table(rows[0], set(rows), markdown, columns, grid))
         taken.update(rows)

@@ -227,10 +227,11 @@ def test_a_header_over_merged_cells_stays_in_its_ruled_table() -> None:
     )
     buffer = io.BytesIO()
     SimpleDocTemplate(buffer, pagesize=A4).build([table])
-    found = _table_rows(_extract(buffer.getvalue()).text)
-    assert ("North", "10", "12") in found
-    assert ("South", "7", "9") in found
-    assert any("Quarterly results QM1" in row for row in found)
+    # A header over merged cells is a span Markdown cannot say: the table is HTML.
+    text = _extract(buffer.getvalue()).text
+    assert "<tr><td>North</td><td>10</td><td>12</td></tr>" in text
+    assert "<tr><td>South</td><td>7</td><td>9</td></tr>" in text
+    assert '<th colspan="2">Quarterly results QM1</th>' in text
 
 
 def test_a_bookmark_without_the_section_number_finds_its_numbered_heading() -> None:
