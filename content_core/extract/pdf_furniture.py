@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from content_core.extract.base import FurnitureKind, PageFurniture
 from content_core.extract.pdf_layout import PageLayout, TextLine
 
-__all__ = ["Row", "find_furniture", "furniture_entries", "is_upright", "page_rows"]
+__all__ = ["Row", "Shape", "find_furniture", "furniture_entries", "page_rows", "page_shape"]
 
 # Rows this close to the page's top or bottom edge (share of its height) may be furniture.
 _BAND = 0.2
@@ -75,15 +75,34 @@ class _Edge:
     depth: int
 
 
-def find_furniture(layouts: Sequence[PageLayout], body: float) -> list[dict[int, FurnitureKind]]:
-    """The furniture of each page: its line indices with their kind; `body` is the document's
-    body font size."""
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """Each line's left and right edge and whether it is upright: read once a page, since a
+    line's edges are a min and a max over its characters."""
+
+    spans: list[tuple[float, float]]
+    upright: list[bool]
+
+
+def page_shape(layout: PageLayout) -> Shape:
+    """The page's line edges and uprightness."""
+    spans = [(line.left, line.right) for line in layout.lines]
+    upright = [_is_upright(line, span) for line, span in zip(layout.lines, spans, strict=True)]
+    return Shape(spans, upright)
+
+
+def find_furniture(
+    layouts: Sequence[PageLayout], shapes: Sequence[Shape], body: float
+) -> list[dict[int, FurnitureKind]]:
+    """The furniture of each page: its line indices with their kind; `shapes` are the pages'
+    `page_shape`s and `body` the document's body font size."""
     found: list[dict[int, FurnitureKind]] = [{} for _ in layouts]
     rows_of: dict[int, list[Row]] = {}
-    for number, layout in enumerate(layouts):
+    for number, (layout, shape) in enumerate(zip(layouts, shapes, strict=True)):
         if layout.lines:
-            found[number] = _rotated(layout, body)
-            rows_of[number] = page_rows(layout, set(found[number]))
+            found[number] = _rotated(layout, shape, body)
+            keep = [i for i, up in enumerate(shape.upright) if up and i not in found[number]]
+            rows_of[number] = page_rows(layout, shape, keep)
     pitch = _pitch(list(rows_of.values()), body)
     edges: list[_Edge] = []
     for number, rows in rows_of.items():
@@ -119,46 +138,42 @@ def furniture_entries(
     return entries
 
 
-def is_upright(line: TextLine) -> bool:
+def _is_upright(line: TextLine, span: tuple[float, float]) -> bool:
     if 5.0 < line.angle < 355.0:
         return False
-    height, width = line.top - line.bottom, line.right - line.left
+    height, width = line.top - line.bottom, span[1] - span[0]
     # Glyphs stacked one above the other: a vertical strip even when each one is upright.
     return not (height > 4 * max(line.size, 1.0) and height > 3 * max(width, 1.0))
 
 
-def _rotated(layout: PageLayout, body: float) -> dict[int, FurnitureKind]:
+def _rotated(layout: PageLayout, shape: Shape, body: float) -> dict[int, FurnitureKind]:
     """Rotated lines that are margin strips (outside the upright text's width) or watermarks
     (large rotated text), while rotated text is a small part of the page."""
-    lines = layout.lines
-    rotated = [i for i, line in enumerate(lines) if not is_upright(line)]
+    lines, spans = layout.lines, shape.spans
+    rotated = [i for i, up in enumerate(shape.upright) if not up]
     if not rotated:
         return {}
     total = sum(len(line.text.strip()) for line in lines)
     if sum(len(lines[i].text.strip()) for i in rotated) > _MAX_ROTATED_SHARE * total:
         return {}
-    upright = [line for line in lines if is_upright(line) and len(line.text.strip()) >= 8]
+    upright = [i for i, up in enumerate(shape.upright) if up and len(lines[i].text.strip()) >= 8]
     if not upright:
         return {}
-    left = min(line.left for line in upright)
-    right = max(line.right for line in upright)
+    left = min(spans[i][0] for i in upright)
+    right = max(spans[i][1] for i in upright)
     kinds: dict[int, FurnitureKind] = {}
     for index in rotated:
-        line = lines[index]
-        middle = (line.left + line.right) / 2
+        middle = (spans[index][0] + spans[index][1]) / 2
         if middle < left or middle > right:
             kinds[index] = "margin"
-        elif line.size >= _WATERMARK_SIZE * body:
+        elif lines[index].size >= _WATERMARK_SIZE * body:
             kinds[index] = "watermark"
     return kinds
 
 
-def page_rows(layout: PageLayout, skip: set[int]) -> list[Row]:
-    """The page's upright lines grouped into rows, top to bottom."""
-    order = sorted(
-        (i for i, line in enumerate(layout.lines) if i not in skip and is_upright(line)),
-        key=lambda i: -layout.lines[i].top,
-    )
+def page_rows(layout: PageLayout, shape: Shape, keep: Sequence[int]) -> list[Row]:
+    """The lines `keep` (upright ones) grouped into rows, top to bottom."""
+    order = sorted(keep, key=lambda i: -layout.lines[i].top)
     rows: list[Row] = []
     for index in order:
         line = layout.lines[index]
@@ -172,7 +187,7 @@ def page_rows(layout: PageLayout, skip: set[int]) -> list[Row]:
             continue
         rows.append(Row([index], line.top, line.bottom, line.bottom, line.size, line.bold, ""))
     for row in rows:
-        row.lines.sort(key=lambda i: layout.lines[i].left)
+        row.lines.sort(key=lambda i: shape.spans[i][0])
         texts = [layout.lines[i].text.strip() for i in row.lines]
         row.text = " ".join(" ".join(texts).split())
         widest = max(row.lines, key=lambda i: len(layout.lines[i].text))

@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 
 from content_core.extract.base import PageFurniture
 from content_core.extract.pdf_furniture import (
+    Shape,
     find_furniture,
     furniture_entries,
-    is_upright,
     page_rows,
+    page_shape,
 )
 from content_core.extract.pdf_layout import PageLayout, TextLine
 
@@ -49,7 +50,8 @@ def read_pages(layouts: Sequence[PageLayout]) -> ReadPages:
     body = _body_size(layouts)
     if body <= 0:
         return ReadPages(tuple(layouts), ())
-    found = find_furniture(layouts, body)
+    shapes = [page_shape(layout) for layout in layouts]
+    found = find_furniture(layouts, shapes, body)
     pages: list[PageLayout] = []
     furniture: list[PageFurniture] = []
     for number, layout in enumerate(layouts):
@@ -57,7 +59,7 @@ def read_pages(layouts: Sequence[PageLayout]) -> ReadPages:
         if kinds and len(kinds) == len(layout.lines):
             kinds = {}  # a page that is all furniture keeps it: nothing would be left
         kept = [i for i in range(len(layout.lines)) if i not in kinds]
-        order = _reading_order(layout, kept, body)
+        order = _reading_order(layout, shapes[number], kept, body)
         furniture += furniture_entries(layout, kinds, number + 1)
         if not kinds and order == kept:
             pages.append(layout)
@@ -76,19 +78,19 @@ def _body_size(layouts: Sequence[PageLayout]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
-def _reading_order(layout: PageLayout, kept: list[int], body: float) -> list[int]:
+def _reading_order(layout: PageLayout, shape: Shape, kept: list[int], body: float) -> list[int]:
     """`kept` (line indices) in reading order: `kept` itself unless the page has columns."""
-    lines = layout.lines
-    gutters = _gutters(lines, [i for i in kept if is_upright(lines[i])], 0)
+    lines, spans = layout.lines, shape.spans
+    upright = [i for i in kept if shape.upright[i]]
+    gutters = _gutters(lines, spans, upright, 0)
     if not gutters:
         return kept
     edges = sorted(g for gutter in gutters for g in gutter)
-    kept_set = set(kept)
-    rows = page_rows(layout, {i for i in range(len(lines)) if i not in kept_set})
+    rows = page_rows(layout, shape, upright)
     # A row with a line across a gutter (a title, an author list, a wide caption) is read
     # whole, in its own order; full-width rows cut the page into bands read one after the
     # other, column by column within a band.
-    spanning = [row for row in rows if any(_crosses(lines[i], gutters) for i in row.lines)]
+    spanning = [row for row in rows if any(_crosses(spans[i], gutters) for i in row.lines)]
     centres = sorted(-(row.top + row.bottom) / 2 for row in spanning)
     keys: dict[int, tuple[int, int, int]] = {}
     for rank, row in enumerate(spanning):
@@ -99,7 +101,7 @@ def _reading_order(layout: PageLayout, kept: list[int], body: float) -> list[int
         if index in keys:
             continue
         line = lines[index]
-        column[index] = bisect_left(edges, (line.left + line.right) / 2) // 2
+        column[index] = bisect_left(edges, (spans[index][0] + spans[index][1]) / 2) // 2
         band = bisect_left(centres, -(line.top + line.bottom) / 2)
         keys[index] = (2 * band, column[index], index)
     last = 2 * len(spanning)
@@ -108,20 +110,20 @@ def _reading_order(layout: PageLayout, kept: list[int], body: float) -> list[int
     return sorted(kept, key=lambda i: keys[i])
 
 
-def _crosses(line: TextLine, gutters: list[tuple[float, float]]) -> bool:
-    return any(line.left < left and line.right > right for left, right in gutters)
+def _crosses(span: tuple[float, float], gutters: list[tuple[float, float]]) -> bool:
+    return any(span[0] < left and span[1] > right for left, right in gutters)
 
 
 def _gutters(
-    lines: Sequence[TextLine], indices: list[int], depth: int
+    lines: Sequence[TextLine], spans: list[tuple[float, float]], indices: list[int], depth: int
 ) -> list[tuple[float, float]]:
     """The gaps between text columns among `indices`: an x-range that few lines cross with
     at least `_MIN_COLUMN_LINES` lines of real text on each side, split again on each side."""
     voters = [i for i in indices if len(lines[i].text.strip()) >= _MIN_COLUMN_CHARS]
     if depth > _MAX_DEPTH or len(voters) < 2 * _MIN_COLUMN_LINES:
         return []
-    lefts = sorted(lines[i].left for i in voters)
-    rights = sorted(lines[i].right for i in voters)
+    lefts = sorted(spans[i][0] for i in voters)
+    rights = sorted(spans[i][1] for i in voters)
     low, high = lefts[0], rights[-1]
     width = high - low
     if width <= 0:
@@ -136,27 +138,27 @@ def _gutters(
     if best is None:
         return []
     crossing, x = best
-    left_side = [i for i in voters if lines[i].right <= x]
-    right_side = [i for i in voters if lines[i].left >= x]
+    left_side = [i for i in voters if spans[i][1] <= x]
+    right_side = [i for i in voters if spans[i][0] >= x]
     if min(len(left_side), len(right_side)) < _MIN_COLUMN_LINES:
         return []
     if crossing > 0.5 * min(len(left_side), len(right_side)):
         return []
-    gap_left = max(lines[i].right for i in left_side)
-    gap_right = min(lines[i].left for i in right_side)
+    gap_left = max(spans[i][1] for i in left_side)
+    gap_right = min(spans[i][0] for i in right_side)
     if gap_right - gap_left < _MIN_GUTTER_PT:
         return []
     # Text columns, not the cells of a table: their lines fill most of the column's width.
     for side, start, end in ((left_side, low, gap_left), (right_side, gap_right, high)):
-        widths = [lines[i].right - lines[i].left for i in side]
+        widths = [spans[i][1] - spans[i][0] for i in side]
         if statistics.median(widths) < 0.6 * (end - start):
             return []
-    inner_left = [i for i in indices if lines[i].right <= x]
-    inner_right = [i for i in indices if lines[i].left >= x]
+    inner_left = [i for i in indices if spans[i][1] <= x]
+    inner_right = [i for i in indices if spans[i][0] >= x]
     return [
-        *_gutters(lines, inner_left, depth + 1),
+        *_gutters(lines, spans, inner_left, depth + 1),
         (gap_left, gap_right),
-        *_gutters(lines, inner_right, depth + 1),
+        *_gutters(lines, spans, inner_right, depth + 1),
     ]
 
 
