@@ -4,14 +4,14 @@ manifests, finished markers and worker-failure rows) and the Dagster instance's 
 import os
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import dagster as dg
 
-from content_assets.cli.progress import IngestView
+from content_assets.cli.progress import IngestView, embeddings_line
 from content_assets.cli.query import StoreNotFoundError, existing_store, store_location
 from content_assets.cli.runs import (
     STAGES,
@@ -26,7 +26,9 @@ from content_assets.jobs import ingest_batch_job
 from content_assets.sensors import source_sensor
 from content_assets.state import dagster_home
 from content_assets.triggers import PARTITION_TAG, fail_dead_runs
-from content_core.store import NORMALISED_ARTIFACTS, ContentStore
+from content_core.embeddings import EmbedderConfig
+from content_core.pipeline import all_stages
+from content_core.store import CHUNK_EMBEDDINGS, NORMALISED_ARTIFACTS, ContentStore
 from content_core.store.storage import LocalStorage
 
 State = Literal["pending", "running", "failed", "done"]
@@ -34,6 +36,13 @@ STATES: tuple[State, ...] = ("pending", "running", "failed", "done")
 # Rows a worker wrote when processing did not finish (crash, time or memory limit): the batch
 # has run, but those files need another run.
 _WORKER_STAGE = "worker"
+# The tables whose rows record a failure's cause (`error_type`), in pipeline order: the
+# artifacts' first, so a file that could not be read leads the `errors:` line.
+_ERROR_TABLES = [
+    stage.table
+    for stage in all_stages()
+    if stage.row is not None and "error_type" in {f.name for f in fields(stage.row)}
+]
 _FAILED_RUN = {dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
 _ACTIVE_RUN = {
     dg.DagsterRunStatus.QUEUED,
@@ -116,6 +125,36 @@ def batch_states(instance: dg.DagsterInstance, store: ContentStore) -> list[Batc
     return states
 
 
+def failed_rows(store: ContentStore, source_id: str) -> dict[str, Counter[str]]:
+    """Per table, the current rows of `source_id` that record a failure, by error type."""
+    sql = " UNION ALL ".join(
+        f"SELECT '{table}' AS stage, error_type, count(*) AS n FROM current_{table} "
+        "WHERE source_id = ? AND coalesce(error_type, '') <> '' GROUP BY error_type"
+        for table in _ERROR_TABLES
+    )
+    found: dict[str, Counter[str]] = {}
+    for row in store.query(sql, [source_id] * len(_ERROR_TABLES)).to_pylist():
+        found.setdefault(row["stage"], Counter())[row["error_type"]] += row["n"]
+    return {table: found[table] for table in _ERROR_TABLES if table in found}
+
+
+def errors_line(failed: dict[str, Counter[str]]) -> str:
+    """`1 EmptyFileError, 2 CorruptFileError` (the artifacts' failures), then other tables'
+    failures named by table; `none` when no current row failed."""
+    parts = []
+    for table, counts in failed.items():
+        text = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+        parts.append(text if table == NORMALISED_ARTIFACTS else f"{table}: {text}")
+    return "; ".join(parts) or "none"
+
+
+def _vectors(store: ContentStore) -> int:
+    rows = store.query(
+        f"SELECT count(*) AS n FROM current_{CHUNK_EMBEDDINGS} WHERE embedding IS NOT NULL"
+    ).to_pylist()
+    return int(rows[0]["n"]) if rows else 0
+
+
 def _last_tick(instance: dg.DagsterInstance) -> str:
     tick = last_sensor_tick(instance, source_sensor.name)
     if tick is None:
@@ -170,6 +209,7 @@ def status_command(store_arg: Path | str | None) -> int:
         tick = _last_tick(instance)
     print(f"store:       {store.location}  ({_human(_size(store))})")
     print(f"last tick:   {tick}")
+    print(embeddings_line(EmbedderConfig.from_environ(), _vectors(store)))
     for source_id in sorted({s.source_id for s in states}):
         mine = [s for s in states if s.source_id == source_id]
         counts = Counter(s.state for s in mine)
@@ -179,6 +219,10 @@ def status_command(store_arg: Path | str | None) -> int:
         print("  batches:   " + ", ".join(f"{counts[state]} {state}" for state in STATES))
         print(f"  files:     {rows.get('raw_files', 0)} current")
         print("  rows:      " + ", ".join(f"{s} {rows.get(s, 0)}" for s in TABLE_STAGES))
+        indexed = rows.get("search_index")
+        note = " chunks in the search index" if isinstance(indexed, int) else ""
+        print(f"  indexed:   {indexed}{note}")
+        print(f"  errors:    {errors_line(failed_rows(store, source_id))}")
         for state in mine:
             if state.state == "failed":
                 print(f"  failed     {state.batch_id}: {state.reason}")

@@ -5,20 +5,27 @@ summary."""
 import os
 import shutil
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import dagster as dg
 
-from content_assets.cli.progress import IngestView
+from content_assets.cli.progress import IngestView, embeddings_line
 from content_assets.cli.query import render
 from content_assets.cli.runs import STAGES, batch_job, current_rows, run_batches
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.state import dagster_home
-from content_core.discovery import discover_pending
+from content_core.discovery import (
+    ChangeReport,
+    describe_changes,
+    discover_pending,
+    last_discovery,
+)
+from content_core.embeddings import EmbedderConfig
 from content_core.errors import SourceError
 from content_core.paths import os_path_text
 from content_core.sources import LocalFolderSource, open_source
-from content_core.store import ContentStore
+from content_core.store import CHUNK_EMBEDDINGS, ContentStore
 
 
 def sample_query(source_id: str) -> str:
@@ -74,6 +81,10 @@ def ingest(
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(f"scanned {found.scanned} files; {len(found.batch_ids)} batch(es) to run", flush=True)
+        if not found.batch_ids:
+            print(nothing_changed(store, source.source_id), flush=True)
+        else:
+            print_changes(describe_changes(store, found.batch_ids))
         if found.new_batch_ids:
             instance.add_dynamic_partitions(INGEST_BATCHES, list(found.new_batch_ids))
         files = sum(store.read_manifest(b).num_rows for b in found.batch_ids)
@@ -85,17 +96,61 @@ def ingest(
         finally:
             view.close()
     store.ensure_layout()
+    embedder = EmbedderConfig.from_environ(environ)
     if outcomes:
-        view.summary(current_rows(store, source.source_id))
+        totals = current_rows(store, source.source_id)
+        if embedder.resolved_kind() == "off":  # the stage ran and wrote nothing: say why
+            totals[CHUNK_EMBEDDINGS] = f"{totals.get(CHUNK_EMBEDDINGS, 0)} (embeddings off)"
+        view.summary(totals)
+    print()
+    print(embeddings_line(embedder))
     print_locations(store, home)
     sql = sample_query(source.source_id)
     print(f'sample:   {invoked_as()} query "{sql}"')
+    if not outcomes:  # nothing ran: the table is the one the last ingest printed
+        return 0
     connection = store.connect()
     try:
         print(render(connection.sql(sql), "table", full=not sys.stdout.isatty()), end="")
     finally:
         connection.close()
     return 1 if any(not o.success for o in outcomes) else 0
+
+
+# Paths named per kind of change before the rest is counted.
+_NAMED = 10
+
+
+def nothing_changed(store: ContentStore, source_id: str) -> str:
+    """The line of an ingest that found nothing to run: since when nothing changed."""
+    at = last_discovery(store, source_id)
+    if at is None:
+        return "nothing to ingest: the source holds no file"
+    when = at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"nothing changed since {when} (the last batch of {source_id})"
+
+
+def _shown(path: str) -> str:
+    """A path on one line: control characters as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
+def print_changes(changes: ChangeReport) -> None:
+    """The changed paths per kind: the first ten, then how many more."""
+    kinds: list[tuple[str, list[str]]] = [
+        ("added", [_shown(p) for p in changes.added]),
+        ("modified", [_shown(p) for p in changes.modified]),
+        ("deleted", [_shown(p) for p in changes.deleted]),
+        ("renamed", [f"{_shown(r.old)} -> {_shown(r.new)}" for r in changes.renamed]),
+    ]
+    counts = ", ".join(f"{len(names)} {kind}" for kind, names in kinds if names)
+    print(f"changes:  {counts}")
+    for kind, names in kinds:
+        for name in names[:_NAMED]:
+            print(f"  {kind:<9} {name}")
+        if len(names) > _NAMED:
+            print(f"  {kind:<9} and {len(names) - _NAMED} more")
+    sys.stdout.flush()
 
 
 def invoked_as() -> str:

@@ -20,6 +20,26 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from content_core.embeddings import EmbedderConfig
+
+# What a person reads when no vectors are made, by what switched them off.
+EMBEDDINGS_OFF = "embeddings: off (install the embeddings extra for vector and hybrid search)"
+EMBEDDINGS_SET_OFF = (
+    "embeddings: off (CONTENT_EMBEDDER=off; unset it, with the embeddings extra installed, "
+    "for vector and hybrid search)"
+)
+
+
+def embeddings_line(config: EmbedderConfig, vectors: int | None = None) -> str:
+    """`embeddings: ...`: whether this environment embeds chunks, and with what (`vectors`:
+    how many the store holds, when known)."""
+    kind = config.resolved_kind()
+    if kind == "off":
+        return EMBEDDINGS_SET_OFF if config.kind == "off" else EMBEDDINGS_OFF
+    model = config.model if kind == "openai" and config.model else kind
+    held = f", {vectors} vectors in this store" if vectors is not None else ""
+    return f"embeddings: {model}{held}"
+
 
 @dataclass(slots=True)
 class StageTotals:
@@ -106,9 +126,9 @@ class IngestView:
             self._progress.stop()
             self._progress = None
 
-    def summary(self, totals: dict[str, int]) -> None:
+    def summary(self, totals: dict[str, int | str]) -> None:
         """The summary table: per stage, rows and failures of this command and rows now current
-        (`totals`, by stage)."""
+        (`totals`, by stage: a count, or a word saying why there is none)."""
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("stage")
         table.add_column("rows written", justify="right")
@@ -119,7 +139,7 @@ class IngestView:
                 stage,
                 str(stage_totals.rows),
                 str(stage_totals.failures),
-                str(totals.get(stage, "")),
+                str(totals.get(stage, "-")),
             )
         self.console.print()
         self.console.print(table)

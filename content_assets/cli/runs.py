@@ -16,11 +16,14 @@ from content_assets.jobs import ingest_batch_job
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.triggers import worker_tags
 from content_core.pipeline import all_stages
+from content_core.search.index import indexed_chunks
 from content_core.store import ContentStore
 
 STAGES = [asset.key.to_user_string() for asset in ALL_ASSETS]
 # The stages that write a table (search_index writes the index file beside the catalog).
 TABLE_STAGES = [stage.table for stage in all_stages() if stage.row is not None]
+# The stage that writes the index file beside the catalog: its current rows are the index's.
+_SEARCH_INDEX = "search_index"
 # How often the stage events of a running batch are read for the progress bars.
 _POLL_S = 0.25
 
@@ -157,12 +160,18 @@ def run_batches(
     return outcomes
 
 
-def current_rows(store: ContentStore, source_id: str | None) -> dict[str, int]:
-    """Rows of each stage's current_* view (of one source when given)."""
+def current_rows(store: ContentStore, source_id: str | None) -> dict[str, int | str]:
+    """Rows of each stage's current_* view (of one source when given), and the chunks the
+    search index holds (`search_index`: "no index yet" before its first batch)."""
     where = "" if source_id is None else " WHERE source_id = ?"
     sql = " UNION ALL ".join(
         f"SELECT '{stage}' AS stage, count(*) AS n FROM current_{stage}{where}"
         for stage in TABLE_STAGES
     )
     params = [] if source_id is None else [source_id] * len(TABLE_STAGES)
-    return {row["stage"]: row["n"] for row in store.query(sql, params).to_pylist()}
+    rows: dict[str, int | str] = {
+        row["stage"]: row["n"] for row in store.query(sql, params).to_pylist()
+    }
+    indexed = indexed_chunks(store, source_id)
+    rows[_SEARCH_INDEX] = "no index yet" if indexed is None else indexed
+    return rows

@@ -134,6 +134,35 @@ def _configured_embedder(mode: str) -> Embedder | None:
     return None if mode == "bm25" else make_embedder(EmbedderConfig.from_environ())
 
 
+def _stored_vectors(root: Path) -> int:
+    """The current chunks of the store that have a vector (of any model)."""
+    # Imported here: the CLI's parser imports this module for every command, and the store
+    # brings pyarrow, which `query` never loads.
+    from content_core.store import CHUNK_EMBEDDINGS, ContentStore
+
+    rows = (
+        ContentStore(root)
+        .query(f"SELECT count(*) AS n FROM current_{CHUNK_EMBEDDINGS} WHERE embedding IS NOT NULL")
+        .to_pylist()
+    )
+    return int(rows[0]["n"]) if rows else 0
+
+
+def _without_vectors(mode: str, embedder: Embedder | None, root: Path) -> str | None:
+    """Why a vector or hybrid search cannot use vectors here (None: it can): embeddings are
+    off in this environment, or the store holds none."""
+    if mode == "bm25":
+        return None
+    if embedder is None:
+        return "embeddings are off here (install the embeddings extra, or set CONTENT_EMBEDDER)"
+    if not _stored_vectors(root):
+        return (
+            f"there are no embeddings in this store ({root}); ingest with embeddings on "
+            "(the embeddings extra installed) to make them"
+        )
+    return None
+
+
 def search_command(args: argparse.Namespace, store: Path | str | None) -> int:
     """The `search` subcommand; returns the exit code (1: the search failed, 2: no store, or
     an `s3://` store, whose search index this command does not build)."""
@@ -158,10 +187,22 @@ def search_command(args: argparse.Namespace, store: Path | str | None) -> int:
     except (ValidationError, ValueError) as exc:  # a bad CONTENT_EMBED* variable
         print(f"error: the embedder configuration: {exc}", file=sys.stderr)
         return 1
+    try:
+        missing = _without_vectors(args.mode, embedder, root)
+    except ContentError as exc:  # an unreadable store
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if missing is not None and args.mode == "vector":
+        print(f"error: no vector search: {missing}", file=sys.stderr)
+        return 1
+    mode = args.mode
+    if missing is not None:  # hybrid: the keyword half alone, said once on stderr
+        print(f"note: hybrid search is BM25 only: {missing}", file=sys.stderr)
+        mode = "bm25"
     # One search: a Parquet scan costs less than loading every vector into memory first.
     with Searcher(root, embedder, hold_vectors=False) as searcher:
         try:
-            hits = searcher.search(args.text, args.k, args.mode, filters)
+            hits = searcher.search(args.text, args.k, mode, filters)
         except ContentError as exc:  # no fts package, no vectors, an unreadable store
             print(f"error: {exc}", file=sys.stderr)
             return 1

@@ -10,6 +10,10 @@ from typing import TYPE_CHECKING
 from content_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from content_core.discovery.changes import ChangeReport as ChangeReport
+    from content_core.discovery.changes import Rename as Rename
+    from content_core.discovery.changes import describe_changes as describe_changes
+    from content_core.discovery.changes import last_discovery as last_discovery
     from content_core.discovery.config import DiscoveryConfig as DiscoveryConfig
     from content_core.discovery.discover import BatchManifest as BatchManifest
     from content_core.discovery.discover import ManifestEntry as ManifestEntry

@@ -62,6 +62,9 @@ class CheckRule:
     # coverage: the upstream table (BATCHES is the manifest) and which of its rows must appear
     upstream: str = ""
     upstream_where: str = "TRUE"
+    # coverage: when set, a batch with no rows at all passes, for this reason (a stage that
+    # was switched off for the batch, as chunk_embeddings without an embedder)
+    unless_empty: str = ""
     # failure_ratio: what makes a row a failure
     failed_where: str = ""
 
@@ -91,17 +94,26 @@ def unique_rule(table: str, keys: tuple[str, ...], what: str) -> CheckRule:
 
 
 def covers_rule(
-    table: str, name: str, upstream: str, keys: tuple[str, ...], where: str, what: str
+    table: str,
+    name: str,
+    upstream: str,
+    keys: tuple[str, ...],
+    where: str,
+    what: str,
+    *,
+    unless_empty: str = "",
 ) -> CheckRule:
+    unless = f" A batch with no rows here passes: {unless_empty}." if unless_empty else ""
     return CheckRule(
         name=f"{table}_{name}",
         table=table,
         kind="coverage",
-        description=f"{what} has at least one row here (matched on {', '.join(keys)}).",
+        description=f"{what} has at least one row here (matched on {', '.join(keys)}).{unless}",
         severity="error",
         keys=keys,
         upstream=upstream,
         upstream_where=where,
+        unless_empty=unless_empty,
     )
 
 
@@ -132,7 +144,7 @@ def covers_documents(table: str) -> CheckRule:
     )
 
 
-def covers_chunks(table: str) -> CheckRule:
+def covers_chunks(table: str, *, unless_empty: str = "") -> CheckRule:
     return covers_rule(
         table,
         "cover_chunks",
@@ -140,6 +152,7 @@ def covers_chunks(table: str) -> CheckRule:
         CHUNK_KEYS,
         NO_ERROR,
         "Every chunk (not a chunking failure row)",
+        unless_empty=unless_empty,
     )
 
 
@@ -182,6 +195,9 @@ def _evaluate(
         )
         figures = {"expected": expected, "missing": missing}
         passed, examples = missing == 0, _examples(connection, sql)
+        if rule.unless_empty and missing and not _count(connection, "SELECT 1 FROM this"):
+            figures = {"expected": expected, "missing": 0, "switched_off": 1}
+            passed, examples = True, ()
     else:
         rows = _count(connection, "SELECT 1 FROM this")
         failed = _count(connection, f"SELECT 1 FROM this WHERE {rule.failed_where}")

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from content_core.errors import SearchError
-from content_core.search.terms import ApplyCounts, apply_rows, create_tables, index_counts
+from content_core.search.terms import (
+    DOCS_TABLE,
+    ApplyCounts,
+    apply_rows,
+    create_tables,
+    index_counts,
+)
 from content_core.store.layout import SEARCH_INDEX_FILE, StoreLayout, table_prefix
 from content_core.store.locks import state_lock
 from content_core.store.storage import Storage, open_storage
@@ -43,6 +49,7 @@ __all__ = [
     "INDEX_FILE",
     "IndexUpdate",
     "ensure_index",
+    "indexed_chunks",
     "open_index",
     "store_fingerprint",
     "update_index",
@@ -322,3 +329,20 @@ def open_index(root: Path) -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect(str(path), read_only=True)
     load_extension(connection, "fts")
     return connection
+
+
+def indexed_chunks(store: ContentStore, source_id: str | None = None) -> int | None:
+    """The chunks the store's search index holds now (of `source_id` when given), or None
+    while there is no index file (no batch has reached the `search_index` stage)."""
+    target = store.layout.search_index
+    if not target.is_file():
+        return None
+    connection = duckdb.connect(str(target), read_only=True)
+    try:
+        where, params = ("", []) if source_id is None else (" WHERE source_id = ?", [source_id])
+        row = connection.execute(f"SELECT count(*) FROM {DOCS_TABLE}{where}", params).fetchone()
+    except duckdb.Error as exc:
+        raise SearchError(f"cannot read the search index {target}: {exc}") from exc
+    finally:
+        connection.close()
+    return int(row[0]) if row else 0

@@ -159,3 +159,25 @@ def test_endpoint_embeddings_are_cached_and_a_refused_chunk_is_an_error_row(
         assert index.loads == 2
         index.close()
     assert EmbedderConfig().resolved_kind() == "wordllama"
+
+
+def test_embeddings_off_write_no_rows_say_why_and_the_checks_pass(
+    inbox: Path, tmp_path: Path, instance: dg.DagsterInstance
+) -> None:
+    store = ContentStore(tmp_path / "store")
+    _, batch, result = _ingest(inbox, store, instance, CONTENT_EMBEDDER="off")
+    assert store.read_rows("chunk_embeddings", batch).num_rows == 0
+    chunks = store.query(
+        "SELECT count(*) AS n FROM current_chunks WHERE coalesce(error_type, '') = ''"
+    ).to_pylist()[0]["n"]
+    assert chunks > 0  # there was something to embed
+    meta = result.asset_materializations_for_node("chunk_embeddings")[0].metadata
+    assert meta["model"].value == "off"
+    assert str(meta["skipped"].value).startswith("embeddings off: no vectors written")
+    assert meta["chunks_not_embedded"].value == chunks
+    # Coverage accepts the empty batch as switched off, and says so; the others pass as well.
+    checks = result.get_asset_check_evaluations()
+    mine = {c.check_name: c for c in checks if c.asset_key == dg.AssetKey("chunk_embeddings")}
+    assert len(mine) == 3 and all(c.passed for c in mine.values())
+    cover = mine["chunk_embeddings_cover_chunks"].metadata
+    assert cover["switched_off"].value == 1 and cover["expected"].value == chunks

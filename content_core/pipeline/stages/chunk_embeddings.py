@@ -29,10 +29,14 @@ from content_core.store import (
     ContentStore,
 )
 
-__all__ = ["OFF_MODEL", "build_chunk_embeddings"]
+__all__ = ["OFF_MODEL", "OFF_REASON", "build_chunk_embeddings"]
 
-# The model column of the rows written while embeddings are off: no vector, no error.
+# The `model` figure of a batch embedded while embeddings are off (no rows are written).
 OFF_MODEL = "off"
+# Why the table holds no rows for a batch then: the asset's metadata and the UI say so.
+OFF_REASON = (
+    "embeddings off: no vectors written (install the embeddings extra, or set CONTENT_EMBEDDER)"
+)
 
 
 def build_chunk_embeddings(
@@ -46,10 +50,11 @@ def build_chunk_embeddings(
 
     """chunk_embeddings: a vector for every chunk of `batch_id` (not the chunking failure rows).
 
-    A chunk that cannot be embedded is a row with `error_type`; with embeddings off every chunk
-    is a row with no vector, so the table still covers the batch's chunks. A model that runs
-    here (WordLlama) computes in the worker pool of `pool` (normalisation's settings); an
-    endpoint is called from this process.
+    A chunk that cannot be embedded is a row with `error_type`. With embeddings off (no
+    `embeddings` extra, or CONTENT_EMBEDDER=off) the batch gets no rows at all, and the report
+    says why (`skipped`): the coverage check accepts a batch with no rows as "off". A model
+    that runs here (WordLlama) computes in the worker pool of `pool` (normalisation's
+    settings); an endpoint is called from this process.
 
     Raises:
         EmbeddingUnavailableError: the endpoint stayed down through its retries (retry the run).
@@ -69,10 +74,12 @@ def build_chunk_embeddings(
         }
         for r in chunks
     ]
+    skipped: dict[str, int | float | str] = {}
     if embedder is None:
-        rows = [ChunkEmbeddingRow(**k, model=OFF_MODEL, dimension=0, embedding=None) for k in keys]
+        rows: list[ChunkEmbeddingRow] = []
         calls = hits = 0
         model = OFF_MODEL
+        skipped = {"skipped": OFF_REASON, "chunks_not_embedded": len(keys)}
     else:
         model = embedder.name
         texts = [r["content"] or "" for r in chunks]
@@ -109,8 +116,13 @@ def build_chunk_embeddings(
             "dimension": rows[0].dimension if rows else 0,
             "calls": calls,
             "cache_hits": hits,
+            **skipped,
         },
-        preview_markdown=preview(rows, ["path", "chunk_id", "model", "error_type"]),
+        preview_markdown=(
+            f"{OFF_REASON}; {len(keys)} chunks not embedded."
+            if embedder is None
+            else preview(rows, ["path", "chunk_id", "model", "error_type"])
+        ),
     )
 
 
@@ -132,13 +144,15 @@ STAGE = Stage(
     uses=("embedder", "processing"),
     checks=(
         unique_rule(CHUNK_EMBEDDINGS, CHUNK_KEYS, "a chunk of one file"),
-        covers_chunks(CHUNK_EMBEDDINGS),
+        covers_chunks(CHUNK_EMBEDDINGS, unless_empty="embeddings were off for the batch"),
         failures_rule(CHUNK_EMBEDDINGS, ERROR_ROWS, "chunks that could not be embedded"),
     ),
     description=(
         "One row per chunk: its vector (`FLOAT[n]`) from the configured embedder, the model "
         "and dimension, or the error that chunk met. Vectors are cached by chunk text, model "
-        "and dimension, so a rerun with nothing changed makes no embedding call."
+        "and dimension, so a rerun with nothing changed makes no embedding call. With "
+        "embeddings off (no `embeddings` extra, or CONTENT_EMBEDDER=off) a batch has no rows "
+        "here and its metadata says so (`skipped`)."
     ),
     retry=True,
 )
