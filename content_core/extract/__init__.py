@@ -50,6 +50,7 @@ from content_core.extract.base import Blob as Blob
 from content_core.extract.base import ExtractedText as ExtractedText
 from content_core.extract.base import ExtractOptions as ExtractOptions
 from content_core.extract.base import Extractor as Extractor
+from content_core.extract.base import PageFurniture as PageFurniture
 from content_core.extract.base import PageSpan as PageSpan
 from content_core.extract.base import SniffInfo as SniffInfo
 from content_core.extract.base import build_text as build_text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -22,6 +22,8 @@ __all__ = [
     "ExtractOptions",
     "ExtractedText",
     "Extractor",
+    "FurnitureKind",
+    "PageFurniture",
     "PageSpan",
     "SniffInfo",
     "build_text",
@@ -58,6 +60,21 @@ class PageSpan(BaseModel):
         return self
 
 
+FurnitureKind = Literal["header", "footer", "page_number", "margin", "watermark"]
+"""What a line of page furniture is: a running header or footer, a page number, a strip in the
+margin (a download stamp, an arXiv identifier set sideways), a watermark across the page."""
+
+
+class PageFurniture(BaseModel):
+    """A line taken out of page `page`'s text (1-based) because it is page furniture."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page: int = Field(ge=1)
+    kind: FurnitureKind
+    text: str
+
+
 class ExtractedText(BaseModel):
     """The text of one blob, with a span per page where the format has pages.
 
@@ -66,6 +83,8 @@ class ExtractedText(BaseModel):
     without pages (plain text, DOCX, HTML, ...). `handler` names the extractor that answered.
     `title` is the title the document declares in its own metadata (HTML `<title>`, the
     `dc:title` of DOCX and ODF, the PDF's `/Title`), on one line; None when it declares none.
+    `furniture` holds the lines taken out of the pages' text as page furniture (running heads,
+    page numbers, margin stamps, watermarks: PDF only), so that nothing is lost.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -74,6 +93,7 @@ class ExtractedText(BaseModel):
     pages: tuple[PageSpan, ...] = ()
     handler: str
     title: str | None = None
+    furniture: tuple[PageFurniture, ...] = ()
 
 
 # One set of limits: extraction reads the limits normalisation runs under (the old separate
@@ -163,10 +183,16 @@ def _replacement(match: re.Match[str]) -> str:
 
 
 def build_text(
-    parts: Sequence[str], *, handler: str, paged: bool, title: str | None = None
+    parts: Sequence[str],
+    *,
+    handler: str,
+    paged: bool,
+    title: str | None = None,
+    furniture: Sequence[PageFurniture] = (),
 ) -> ExtractedText:
     """Clean `parts`, join them with `PAGE_SEPARATOR` and record one span per part if `paged`;
-    `title` (the document's declared title) is put on one line and cut (`_clean_title`).
+    `title` (the document's declared title) is put on one line and cut (`_clean_title`);
+    `furniture` is kept with its text cleaned as the pages' is.
 
     Parts are stripped of surrounding blank lines; an empty page still gets its (empty) span
     so that page numbers keep matching the document.
@@ -187,4 +213,7 @@ def build_text(
         pieces.append(part)
         spans.append(PageSpan(page=number, start=offset, end=offset + len(part)))
         offset += len(part)
-    return ExtractedText(text="".join(pieces), pages=tuple(spans), handler=handler, title=title)
+    kept = tuple(item.model_copy(update={"text": clean_text(item.text)}) for item in furniture)
+    return ExtractedText(
+        text="".join(pieces), pages=tuple(spans), handler=handler, title=title, furniture=kept
+    )

@@ -17,6 +17,7 @@ from content_core.extract._bidi import PlacedChar, has_rtl, logical_text
 from content_core.extract.base import Blob, ExtractedText, ExtractOptions, SniffInfo, build_text
 from content_core.extract.pdf_fallback import PDF_TYPES, PypdfExtractor, xmp_title
 from content_core.extract.pdf_layout import PageLayout, read_layout, read_outline
+from content_core.extract.pdf_reading import read_pages
 from content_core.extract.pdf_structure import structure_pages
 from content_core.formats import PRIORITY_FALLBACK, Format, Handler, NormaliseStep, Signature
 
@@ -81,8 +82,10 @@ class PdfiumExtractor:
                 _page_text(pdfium, document, index, loaded.pop(index, None), forms=has_forms)
                 for index in range(min(count, options.max_pdf_pages))
             ]
-            # Headings and tables need the whole document (body size, bookmarks).
-            texts = structure_pages([layout for layout, _ in read], read_outline(document))
+            # Furniture is known across pages (repeated heads); headings and tables need the
+            # whole document (body size, bookmarks) and run on the body's lines in order.
+            reading = read_pages([layout for layout, _ in read])
+            texts = structure_pages(reading.pages, read_outline(document))
             pages = [text + fields for text, (_, fields) in zip(texts, read, strict=True)]
             # The document information dictionary's /Title; PDFium does not read XMP.
             title = document.get_metadata_value("Title")
@@ -94,8 +97,9 @@ class PdfiumExtractor:
             if opened is None:
                 document.close()
         return build_text(
-            pages, handler=self.name, paged=True, title=title or xmp_title(blob.data)
-        )
+            pages, handler=self.name, paged=True, title=title or xmp_title(blob.data),
+            furniture=reading.furniture,
+        )  # fmt: skip
 
 
 def _page_text(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import re
 from array import array
 from dataclasses import dataclass
@@ -55,6 +56,9 @@ class TextLine:
     """Every sampled character of the line is in a bold font."""
     font: str = ""
     """Name of the font every sampled character is set in (subset tag dropped), else ""."""
+    angle: float = 0.0
+    """Rotation of the line's text, in degrees counter-clockwise (0 upright, 90 set bottom to
+    top as an arXiv stamp in the left margin is)."""
 
     @property
     def left(self) -> float:
@@ -86,6 +90,10 @@ class PageLayout:
     text: str
     lines: tuple[TextLine, ...] = ()
     rulings: tuple[Ruling, ...] = ()
+    top: float = 0.0
+    """Top edge of the page's visible box (0 when unknown), in the lines' frame."""
+    bottom: float = 0.0
+    """Bottom edge of the page's visible box."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +108,11 @@ class OutlineEntry:
 def read_layout(raw: Any, page: Any, textpage: Any, text: str, index: int) -> PageLayout:
     """Return the layout of one page whose text-layer text is `text`."""
     lines = tuple(_lines(raw, textpage, text))
-    return PageLayout(index=index, text=text, lines=lines, rulings=tuple(_rulings(raw, page)))
+    _, bottom, _, top = page.get_bbox()
+    return PageLayout(
+        index=index, text=text, lines=lines, rulings=tuple(_rulings(raw, page)),
+        top=float(top), bottom=float(bottom),
+    )  # fmt: skip
 
 
 def read_outline(document: Any) -> tuple[OutlineEntry, ...]:
@@ -221,9 +233,12 @@ def _described(
     bold = True
     # The size a line is seen at: many producers set a 1-point font and scale it by the text
     # matrix, or draw in pixels scaled to points. One matrix a line: its scale rarely varies.
-    scale = 1.0
+    scale = angle = 0.0
     if raw.FPDFText_GetMatrix(handle, visible[len(visible) // 2], ctypes.byref(matrix)):
-        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
+        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+        # The same matrix says which way the text runs (margin stamps, watermarks).
+        angle = round(math.degrees(math.atan2(matrix.b, matrix.a)) % 360.0, 1) % 360.0
+    scale = scale or 1.0
     for index in samples:
         sizes.append(float(raw.FPDFText_GetFontSize(handle, index)) * scale)
         length = raw.FPDFText_GetFontInfo(
@@ -240,7 +255,7 @@ def _described(
     return TextLine(
         text=text, lefts=lefts, rights=rights, top=float(top), bottom=float(bottom),
         size=round(sizes[len(sizes) // 2], 1), bold=bold,
-        font=names.pop() if len(names) == 1 else "",
+        font=names.pop() if len(names) == 1 else "", angle=angle,
     )  # fmt: skip
 
 

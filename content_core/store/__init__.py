@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from content_core.store.rows import ChunkRow as ChunkRow
     from content_core.store.rows import Col as Col
     from content_core.store.rows import CompressedContextRow as CompressedContextRow
+    from content_core.store.rows import FurnitureLine as FurnitureLine
     from content_core.store.rows import MergedExtractionRow as MergedExtractionRow
     from content_core.store.rows import MessagePartRow as MessagePartRow
     from content_core.store.rows import NormalisedArtifactRow as NormalisedArtifactRow

@@ -26,6 +26,7 @@ __all__ = [
     "MergedExtractionRow",
     "MessagePartRow",
     "NormalisedArtifactRow",
+    "FurnitureLine",
     "OcrReading",
     "PageRange",
     "TABLE_ROWS",
@@ -107,6 +108,24 @@ class OcrReading(NamedTuple):
     reason: str
 
 
+class FurnitureLine(NamedTuple):
+    """A line taken out of page `page`'s text as page furniture: its kind (header, footer,
+    page_number, margin, watermark) and its text."""
+
+    page: int
+    kind: str
+    text: str
+
+
+_PAGE_FURNITURE = pa.list_(
+    pa.struct(
+        [
+            pa.field("page", pa.int32()),
+            pa.field("kind", pa.string()),
+            pa.field("text", pa.string()),
+        ]
+    )
+)
 _OCR_PAGES = pa.list_(
     pa.struct(
         [
@@ -301,6 +320,15 @@ class NormalisedArtifactRow(ArtifactRow):
     ocr_pages: Annotated[
         tuple[OcrReading, ...],
         Col("page, confidence, rotation, reason of each page read by OCR", arrow=_OCR_PAGES),
+    ] = ()
+    # Empty in rows written before the column existed, as in rows without furniture.
+    page_furniture: Annotated[
+        tuple[FurnitureLine, ...],
+        Col(
+            "page, kind (header, footer, page_number, margin, watermark), text of each line "
+            "taken out of a PDF page's text as page furniture",
+            arrow=_PAGE_FURNITURE,
+        ),
     ] = ()
     raw_sha256: Annotated[str, Col("the raw file's SHA-256, as in raw_files")]
     fingerprint: Annotated[

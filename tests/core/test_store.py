@@ -20,6 +20,7 @@ from content_core.store import (
     SCHEMAS,
     ChunkRow,
     ContentStore,
+    FurnitureLine,
     NormalisedArtifactRow,
     RawFileRow,
     compact_store,
@@ -302,3 +303,38 @@ def test_artifact_rows_written_before_the_title_column_read_back_untitled(
         assert rows == [{"path": "new.html", "title": "Kept"}, {"path": "old.html", "title": None}]
     (old,) = rows_from_table(NormalisedArtifactRow, reopened.read_rows(NORMALISED_ARTIFACTS, "b1"))
     assert old.title is None and old.text == "t"
+
+
+def test_artifact_rows_written_before_the_page_furniture_column_read_back_without_any(
+    store: ContentStore,
+) -> None:
+    """normalised_artifacts.page_furniture came after rows were written: an older batch's rows
+    read back (views, current views, row models) with no furniture beside the new rows'."""
+    def artifact(
+        batch: str, path: str, furniture: tuple[FurnitureLine, ...]
+    ) -> NormalisedArtifactRow:
+        return NormalisedArtifactRow(
+            batch_id=batch, source_id="src", path=path, path_bytes=path.encode(),
+            artifact_id=path, derived_from=(), kind="pdf", media_type="application/pdf",
+            filename=path, page_count=1, text="t", pages=(), text_status="ok",
+            page_furniture=furniture, raw_sha256=path, fingerprint="f",
+        )  # fmt: skip
+
+    store.write_rows(RAW_FILES, "b1", [_raw_row("b1", "old.pdf", 1)])
+    store.write_rows(RAW_FILES, "b2", [_raw_row("b2", "new.pdf", 2)])
+    dropped = (FurnitureLine(1, "page_number", "1"),)
+    store.write_rows(NORMALISED_ARTIFACTS, "b1", [artifact("b1", "old.pdf", dropped)])
+    for path in (store.root / "tables" / NORMALISED_ARTIFACTS).rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["page_furniture"]), path)
+    reopened = ContentStore(store.root)
+    kept = (FurnitureLine(2, "header", "Annual Report"),)
+    reopened.write_rows(NORMALISED_ARTIFACTS, "b2", [artifact("b2", "new.pdf", kept)])
+    for view in (NORMALISED_ARTIFACTS, f"current_{NORMALISED_ARTIFACTS}"):
+        rows = reopened.query(f"SELECT path, page_furniture FROM {view} ORDER BY path").to_pylist()
+        new = [{"page": 2, "kind": "header", "text": "Annual Report"}]
+        assert rows == [
+            {"path": "new.pdf", "page_furniture": new},
+            {"path": "old.pdf", "page_furniture": None},
+        ]
+    (old,) = rows_from_table(NormalisedArtifactRow, reopened.read_rows(NORMALISED_ARTIFACTS, "b1"))
+    assert old.page_furniture == () and old.text == "t"

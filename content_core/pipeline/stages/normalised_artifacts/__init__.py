@@ -34,6 +34,7 @@ from content_core.store import (
     RAW_FILES,
     SCHEMAS,
     ContentStore,
+    FurnitureLine,
     NormalisedArtifactRow,
     OcrReading,
     PageRange,
@@ -85,6 +86,7 @@ def _artifact_row(
         ocr_pages=tuple(
             OcrReading(p.page, p.confidence, p.rotation, p.reason) for p in record.ocr_pages
         ),
+        page_furniture=tuple(FurnitureLine(f.page, f.kind, f.text) for f in record.page_furniture),
         raw_sha256=raw["sha256"],
         fingerprint=fingerprint,
     )

@@ -17,7 +17,7 @@ from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import failure_id
 from content_core.binary.pdf_handles import OpenedPdf, PdfHandles
 from content_core.errors import ContentError
-from content_core.extract import ExtractedText, PageSpan, extract_text
+from content_core.extract import ExtractedText, PageFurniture, PageSpan, extract_text
 from content_core.formats import default_formats
 from content_core.ocr import OcrOutcome, OcrPage, OcrRun, is_picture
 from content_core.store.blobs import BlobStore
@@ -50,7 +50,9 @@ class ArtifactRecord(BaseModel):
     `ocr_engine` names the engine that read some of its pages or its image, `ocr_confidence`
     is their mean confidence (0..1) and `ocr_pages` has one entry per page read. `title` is
     the title a document declares in its own metadata (HTML `<title>`, DOCX/ODF `dc:title`,
-    PDF `/Title` or XMP), never one guessed from its name or first heading.
+    PDF `/Title` or XMP), never one guessed from its name or first heading. `page_furniture`
+    holds the lines taken out of a PDF's page text as page furniture (running heads, page
+    numbers, margin stamps, watermarks), pages read by OCR aside.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -71,6 +73,7 @@ class ArtifactRecord(BaseModel):
     ocr_confidence: float | None = None
     ocr_pages: tuple[OcrPage, ...] = ()
     title: str | None = None
+    page_furniture: tuple[PageFurniture, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
@@ -210,9 +213,18 @@ def _with_text(
             "error_message": f"input nests too deeply for the parser ({exc})",
             "stage": "extract",
         })
-    base = base.model_copy(update={"title": extracted.title})
+    furniture = tuple(
+        item.model_copy(update={"text": _clean(item.text)}) for item in extracted.furniture
+    )
+    base = base.model_copy(update={"title": extracted.title, "page_furniture": furniture})
     if pdf is not None and extracted.pages:
-        return _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
+        made = _with_ocr(base, ocr.read_pdf(pdf, extracted), text=True)
+        # A page OCR read has OCR's text: the text layer's furniture of it is not its own.
+        read = {page.page for page in made.ocr_pages}
+        if read and furniture:
+            kept = tuple(item for item in furniture if item.page not in read)
+            made = made.model_copy(update={"page_furniture": kept})
+        return made
     return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
 
 
