@@ -7,12 +7,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from content_core.ocr.claims import PageClaimed
+from content_core.ocr.claims import read_once
 from content_core.ocr.config import OcrConfig
 from content_core.ocr.engines import OcrEngine, OcrResult
 from content_core.ocr.orientation import orient, rotated
@@ -27,8 +25,6 @@ __all__ = ["cached_read", "read_upright"]
 logger = logging.getLogger(__name__)
 
 _CACHE_FORMAT = "ocr-page-v1"
-# The longest wait for another process reading the same page, when no deadline is nearer.
-_CLAIM_WAIT_S = 300.0
 
 
 def read_upright(
@@ -58,7 +54,7 @@ def cached_read(
 ) -> tuple[OcrResult, int]:
     """The reading of `image`, from the cache when it holds one. On a miss the page's claim
     is taken first: a process (another batch's worker) already reading the same pixels is
-    waited for, until `deadline` or at most `_CLAIM_WAIT_S`, instead of read a second time;
+    waited for, until `deadline` or at most `CLAIM_WAIT_S`, instead of read a second time;
     with `defer_claimed` that process is not waited for: `PageClaimed` is raised."""
     # Imported here: the agents package pulls in HTTP clients a worker without OCR never uses.
     from content_core.cache import ExtractionCache
@@ -67,18 +63,15 @@ def cached_read(
         return read_upright(engine, image, min_confidence=config.min_confidence)
     cache = ExtractionCache(cache_dir)
     key = _cache_key(engine, image, config)
-    if (hit := _cached(cache, key)) is not None:
-        return hit
-    now = time.monotonic()
-    wait_until = now if defer_claimed else min(now + _CLAIM_WAIT_S, deadline or math.inf)
-    with cache.claim(key, deadline=wait_until) as held:
-        if not held and defer_claimed:
-            raise PageClaimed(key)
-        if (hit := _cached(cache, key)) is not None:
-            return hit
-        result, rotation = read_upright(engine, image, min_confidence=config.min_confidence)
-        _store(cache, key, engine, result, rotation)
-    return result, rotation
+    return read_once(
+        cache,
+        key,
+        cached=lambda: _cached(cache, key),
+        read=lambda: read_upright(engine, image, min_confidence=config.min_confidence),
+        store=lambda reading: _store(cache, key, engine, *reading),
+        deadline=deadline,
+        defer_claimed=defer_claimed,
+    )
 
 
 def _cached(cache: ExtractionCache, key: str) -> tuple[OcrResult, int] | None:

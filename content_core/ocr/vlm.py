@@ -15,7 +15,6 @@ import hashlib
 import io
 import json
 import logging
-import math
 import re
 import time
 from collections.abc import Mapping
@@ -28,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from content_core._http_retry import backoff_s, retry_after_s
 from content_core.errors import LLMError, LLMOutputError, LLMUnavailableError
-from content_core.ocr.claims import PageClaimed
+from content_core.ocr.claims import read_once
 from content_core.ocr.config import VlmConfig
 from content_core.ocr.quality import PageQuality
 from content_core.ocr.vlm_budget import VlmBudget
@@ -56,8 +55,6 @@ _PROMPTS = Path(__file__).with_name("prompts")
 # Rendering stops at this many pixels (a poster-sized page): models scale images down anyway.
 _MAX_PAGE_PIXELS = 12_000_000
 _MAX_BACKOFF_S = 30.0
-# The longest wait for another process sending the same page, when no deadline is nearer.
-_CLAIM_WAIT_S = 300.0
 # A reply that opens and closes a single code fence: the Markdown inside it.
 _FENCED = re.compile(r"\A```[a-zA-Z]*\n(.*)\n```\Z", re.DOTALL)
 
@@ -290,19 +287,20 @@ def _cached_markdown(
         return _ask(client, image, budget, deadline)
     cache = ExtractionCache(cache_dir)
     key = _cache_key(client, image)
-    if (hit := _cached(cache, key)) is not None:
-        return hit
-    now = time.monotonic()
-    wait_until = now if defer_claimed else min(now + _CLAIM_WAIT_S, deadline or math.inf)
-    with cache.claim(key, deadline=wait_until) as held:
-        if not held and defer_claimed:
-            raise PageClaimed(key)
-        if (hit := _cached(cache, key)) is not None:
-            return hit
-        text = _ask(client, image, budget, deadline)
-        if text is not None:
+
+    def store(text: str | None) -> None:
+        if text is not None:  # a page the budget left out is not a reading
             _store(cache, key, client, text)
-    return text
+
+    return read_once(
+        cache,
+        key,
+        cached=lambda: _cached(cache, key),
+        read=lambda: _ask(client, image, budget, deadline),
+        store=store,
+        deadline=deadline,
+        defer_claimed=defer_claimed,
+    )
 
 
 def _ask(
