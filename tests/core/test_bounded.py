@@ -232,7 +232,9 @@ def test_pathological_input_goes_through_every_stage(case: Any) -> None:
     assert 0 < result.tokens_after <= CompressionConfig().max_tokens
     facts = [extract_facts(c.content) for c in build_chunker(ChunkingConfig()).chunk(text)]
     assert len(facts) >= 1
-    assert extract_facts(text).title is not None
+    # a title only from a line with a letter or a digit; none for a text of brackets alone
+    title = extract_facts(text).title
+    assert title is None or any(ch.isalnum() for ch in title)
 
 
 # Runs that made a regex backtrack quadratically before: each took minutes at this size, so a
