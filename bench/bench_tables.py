@@ -354,7 +354,8 @@ def _slanet(path: Path) -> list[list[Grid]]:
     import pypdfium2 as pdfium
 
     from content_core.extract.pdf import _page_text  # the layout reader the extractor uses
-    from content_core.extract.pdf_tables import aligned_tables, ruled_tables, segments
+    from content_core.extract.pdf_ruled_tables import ruled_tables
+    from content_core.extract.pdf_tables import aligned_tables, segments
 
     engine = _SLANET.setdefault("engine", _slanet_engine())
     scale = 2.0

@@ -16,12 +16,8 @@ from dataclasses import dataclass, field
 
 from content_core.extract.pdf_headings import Heading, find_headings
 from content_core.extract.pdf_layout import OutlineEntry, PageLayout
-from content_core.extract.pdf_tables import (
-    Table,
-    aligned_tables,
-    continue_tables,
-    ruled_tables,
-)
+from content_core.extract.pdf_ruled_tables import ruled_tables
+from content_core.extract.pdf_tables import Table, aligned_tables, continue_tables
 
 __all__ = ["structure_pages"]
 
