@@ -3,12 +3,15 @@ a Redis broker, two Celery worker processes (each with its own work folder, as o
 the source and the store on an S3 server (SeaweedFS), and batch runs launched by the deploy
 yaml's run launcher (processes forked from a warm one) with the Celery executor. Every table
 equals, order aside, what the local in-process default writes for the same files from a folder
-into a folder; also when one worker is SIGKILLed in the middle of a step."""
+into a folder; also when one worker is SIGKILLed in the middle of a step, and when the runs
+come from `content-pipeline ingest --executor celery` through the daemon's run queue."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +30,7 @@ from tests.support.distributed import (
     discover_batches,
     launch_batches,
     run_local,
+    running_daemon,
     running_workers,
     table_rows,
 )
@@ -200,3 +204,74 @@ def test_celery_workers_on_postgres_and_s3_match_the_local_run(
     assert len(local["raw_files"]) == COPIES * len(MIXED)
     assert local["batches"] and local["chunks"]
     assert distributed == local
+
+
+def test_ingest_executor_celery_runs_on_the_workers_and_matches_the_local_run(
+    tmp_path: Path,
+    postgres: PostgresServer,
+    redis_server: RedisServer,
+    s3: S3Endpoint,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The README's distributed commands: the daemon and two workers, then
+    `content-pipeline ingest s3://... --executor celery`, which submits every batch run to the
+    instance's run queue; the daemon launches them and their steps run on both workers. The
+    daemon and the workers name another store and source (their own environment): the runs
+    write where the command said, and the tables equal a local run's."""
+    folder = _mixed_folder(tmp_path / "inbox")
+    local_store = ContentStore(tmp_path / "local")
+    run_local(folder, local_store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
+    local = table_rows(local_store, ignore=SOURCE_COLUMNS)
+    source = S3Prefix(s3, f"{tmp_path.name}/inbox").put_tree(folder)
+    work = tmp_path / "dist"
+    postgres.create_database("ingest_celery")
+    store_uri = f"s3://{s3.bucket}/{tmp_path.name}/store"
+    empty = tmp_path / "daemon-inbox"
+    empty.mkdir()
+    env = {
+        **os.environ,
+        **postgres.env("ingest_celery"),
+        **s3.environ(),
+        "PYTHONPATH": str(REPO),
+        "DAGSTER_HOME": str(dagster_home(work / "home")),
+        "DAGSTER_MAX_CONCURRENT_RUNS": "4",
+        # The daemon's own store and source (its sensor finds nothing there).
+        "CONTENT_STORE_DIR": str(tmp_path / "daemon-store"),
+        "CONTENT_SOURCE": str(empty),
+        "CONTENT_STORE_WORK_DIR": str(work / "orchestrator"),
+        "CONTENT_EXECUTOR": "celery",
+        "CONTENT_CELERY_BROKER": redis_server.url(2),
+        "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": VISIBILITY_S,
+    }
+    with (
+        running_workers(["w1", "w2"], env, work / "logs", work_dirs=work / "hosts"),
+        running_daemon(env, work / "logs" / "daemon.log"),
+    ):
+        cli_env = {**env, "CONTENT_STORE_WORK_DIR": str(work / "cli")}
+        done = subprocess.run(
+            [sys.executable, "-m", "content_assets.cli", "ingest", source,
+             "--executor", "celery", "--store", store_uri, "--source-id", SOURCE_ID,
+             "--max-batch-files", str(BATCH_FILES)],
+            cwd=REPO, env=cli_env, capture_output=True, encoding="utf-8",
+            timeout=_STEP_WAIT_S * 1.5,
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    batches = COPIES * len(MIXED) // BATCH_FILES
+    assert "submitted 3 run(s) to the instance's run queue" in done.stdout
+    assert done.stdout.count(" ok in ") == batches, done.stdout
+    for name in (*postgres.env("ingest_celery"), "DAGSTER_HOME", "DAGSTER_MAX_CONCURRENT_RUNS"):
+        monkeypatch.setenv(name, env[name])
+    with dg.DagsterInstance.get() as instance:
+        # Every run went through the queue (the daemon launched it with the deploy yaml's
+        # launcher) and its steps ran on the Celery workers, both of them.
+        runs = instance.get_runs()
+        assert len(runs) == batches
+        assert {r.status for r in runs} == {dg.DagsterRunStatus.SUCCESS}
+        for run in runs:
+            kinds = {e.event_type for e in instance.all_logs(run.run_id) if e.dagster_event}
+            assert dg.DagsterEventType.RUN_ENQUEUED in kinds
+            assert "content/run_pid" in run.tags
+        assert {w for _, _, w in _executions(instance)} == {"w1", "w2"}
+    assert not list((tmp_path / "daemon-store").rglob("*.parquet"))
+    store = ContentStore(store_uri, work_dir=work / "check")
+    assert table_rows(store, ignore=SOURCE_COLUMNS) == local

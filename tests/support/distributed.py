@@ -1,7 +1,7 @@
 """The distributed setup of tests and bench_distributed: a Dagster home with the Postgres
 instance yaml, Celery worker processes (`celery -A content_assets.distributed.workers worker`),
-and batch runs launched by the instance's run launcher with the Celery executor, one process per
-batch, as the daemon launches them."""
+the Dagster daemon (`dagster-daemon run`), and batch runs launched by the instance's run
+launcher with the Celery executor, one process per batch, as the daemon launches them."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ __all__ = [
     "discover_batches",
     "launch_batches",
     "run_local",
+    "running_daemon",
     "running_workers",
     "table_rows",
 ]
@@ -138,6 +139,24 @@ def running_workers(
     finally:
         for worker in workers:
             worker.stop()
+
+
+@contextmanager
+def running_daemon(env: Mapping[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`dagster-daemon run -m content_assets.definitions` (the README's command) with `env`,
+    its output in `log`; stopped (SIGTERM, then SIGKILL of its session) on exit. Runs queued
+    before it is ready wait for it, so there is nothing to wait for here."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [str(_BIN / "dagster-daemon"), "run", "-m", "content_assets.definitions"],
+            cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield process
+    finally:
+        CeleryWorker("daemon", process, log).stop()
 
 
 def launch_batches(
