@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import task_postrun, task_received, worker_ready
 from dagster import DagsterInstance, serialize_value
 from dagster._core.definitions.reconstruct import ReconstructableJob
 from dagster._core.events import EngineEventData
@@ -42,7 +42,12 @@ from dagster_celery.executor import CeleryExecutor
 from dagster_celery.make_app import make_app
 
 from content_assets.definitions import build_resources
-from content_assets.distributed.executors import keep_connections, worker_app_args
+from content_assets.distributed.executors import (
+    keep_connections,
+    visibility_timeout_s,
+    worker_app_args,
+)
+from content_assets.distributed.heartbeat import TaskHold
 from content_assets.resources import EmbedderResource, NormaliserResource
 from content_core.formats import default_formats
 from content_core.pipeline.pool import warm_pool
@@ -59,6 +64,21 @@ app = _make_app(_app_args(executor))
 
 _INSTANCES: dict[str, DagsterInstance] = {}
 _log = logging.getLogger(__name__)
+# The tasks this worker has taken, their hold in Redis renewed while they run.
+_HOLD = TaskHold(app, visibility_timeout_s(os.environ))
+
+
+# Any: Celery's worker request and signal arguments are untyped.
+@task_received.connect  # type: ignore[untyped-decorator]
+def hold_task(request: Any, **_signal: Any) -> None:
+    """Renew the hold on a task from when this worker takes it."""
+    _HOLD.hold(request.task_id, request.message.delivery_tag)
+
+
+@task_postrun.connect  # type: ignore[untyped-decorator]
+def release_task(task_id: str, **_signal: Any) -> None:
+    """Stop renewing a task that has run (late acks: acknowledged next)."""
+    _HOLD.release(task_id)
 
 
 @worker_ready.connect  # type: ignore[untyped-decorator]
@@ -68,6 +88,7 @@ def warm_up(**_signal: Any) -> None:
     second of CPU): the instance and its database connection, the job through Dagster's own
     loading path, the format registry and the table reader. What fails here is logged: the
     first step then loads it, or fails with its own error."""
+    _HOLD.start()
     resources = build_resources(os.environ)
     normaliser, embedder = resources["normaliser"], resources["embedder"]
     assert isinstance(normaliser, NormaliserResource) and isinstance(embedder, EmbedderResource)

@@ -268,10 +268,58 @@ def test_ingest_executor_celery_runs_on_the_workers_and_matches_the_local_run(
         assert len(runs) == batches
         assert {r.status for r in runs} == {dg.DagsterRunStatus.SUCCESS}
         for run in runs:
-            kinds = {e.event_type for e in instance.all_logs(run.run_id) if e.dagster_event}
-            assert dg.DagsterEventType.RUN_ENQUEUED in kinds
+            assert instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_ENQUEUED)
             assert "content/run_pid" in run.tags
         assert {w for _, _, w in _executions(instance)} == {"w1", "w2"}
-    assert not list((tmp_path / "daemon-store").rglob("*.parquet"))
+    # The daemon's own store holds no row (its tables exist: its sensor opened it).
+    assert not any(table_rows(ContentStore(tmp_path / "daemon-store")).values())
     store = ContentStore(store_uri, work_dir=work / "check")
     assert table_rows(store, ignore=SOURCE_COLUMNS) == local
+
+
+# tests.support.slow_tasks's task (not imported here: it builds the workers' app).
+SLOW_TASK = "tests.slow_task"
+# The hold's test: far below the default (90 s) so that a task outlives it many times over.
+_HOLD_VISIBILITY_S = "3"
+_LONG_TASK_S = 15.0  # five visibility timeouts
+
+
+def _lines(log: Path) -> list[str]:
+    return log.read_text(encoding="utf-8").split() if log.exists() else []
+
+
+def test_a_live_workers_long_task_runs_once_and_a_killed_workers_runs_again(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """A task that runs five visibility timeouts on a live worker runs once (the worker renews
+    its hold; the idle worker's sweeps hand nothing out); the same task on a worker that is
+    SIGKILLed runs again on the other worker, in the same task, whose result arrives."""
+    from celery import Celery
+
+    broker = redis_server.url(3)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "CONTENT_CELERY_BROKER": broker,
+        "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": _HOLD_VISIBILITY_S,
+        "CONTENT_WORKERS": "1",
+    }
+    env.pop("DAGSTER_HOME", None)
+    client = Celery(broker=broker, backend=broker)
+    live, killed = tmp_path / "live.log", tmp_path / "killed.log"
+    with running_workers(
+        ["w1", "w2"], env, tmp_path / "logs", app="tests.support.slow_tasks"
+    ) as workers:
+        result = client.send_task(SLOW_TASK, args=[_LONG_TASK_S, str(live)], queue="dagster")
+        assert result.get(timeout=_STEP_WAIT_S) == _lines(live)[0]
+        assert len(_lines(live)) == 1, _lines(live)
+
+        result = client.send_task(SLOW_TASK, args=[_LONG_TASK_S, str(killed)], queue="dagster")
+        deadline = time.monotonic() + _STEP_WAIT_S
+        while not _lines(killed) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = _lines(killed)[0]
+        {w.name: w for w in workers}[first].kill()
+        other = ({"w1", "w2"} - {first}).pop()
+        assert result.get(timeout=_STEP_WAIT_S) == other
+        assert _lines(killed) == [first, other]

@@ -93,8 +93,11 @@ class CeleryWorker:
             self.process.wait(timeout=_STOP_TIMEOUT_S)
 
 
+WORKERS_APP = "content_assets.distributed.workers"
+
+
 def _start_worker(
-    name: str, env: Mapping[str, str], logs: Path, work_dirs: Path | None
+    name: str, env: Mapping[str, str], logs: Path, work_dirs: Path | None, app: str
 ) -> CeleryWorker:
     log = logs / f"{name}.log"
     if work_dirs is not None:
@@ -102,7 +105,7 @@ def _start_worker(
         env = {**env, "CONTENT_STORE_WORK_DIR": str(work_dirs / name)}
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [str(_BIN / "celery"), "-A", "content_assets.distributed.workers", "worker",
+            [str(_BIN / "celery"), "-A", app, "worker",
              "--hostname", f"{name}@%h", "--queues", "dagster", "--loglevel", "INFO",
              "--without-gossip", "--without-mingle"],
             cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
@@ -124,15 +127,21 @@ def _wait_ready(worker: CeleryWorker) -> None:
 
 @contextmanager
 def running_workers(
-    names: Sequence[str], env: Mapping[str, str], logs: Path, *, work_dirs: Path | None = None
+    names: Sequence[str],
+    env: Mapping[str, str],
+    logs: Path,
+    *,
+    work_dirs: Path | None = None,
+    app: str = WORKERS_APP,
 ) -> Iterator[list[CeleryWorker]]:
     """Start one Celery worker per name, wait until each listens, stop them all on exit.
-    With `work_dirs`, each worker's CONTENT_STORE_WORK_DIR is `work_dirs/<name>`."""
+    With `work_dirs`, each worker's CONTENT_STORE_WORK_DIR is `work_dirs/<name>`; `app` is
+    the Celery app module (`-A`)."""
     logs.mkdir(parents=True, exist_ok=True)
     workers: list[CeleryWorker] = []
     try:
         for name in names:
-            workers.append(_start_worker(name, env, logs, work_dirs))
+            workers.append(_start_worker(name, env, logs, work_dirs, app))
         for worker in workers:
             _wait_ready(worker)
         yield workers
