@@ -67,6 +67,12 @@ def ingest(
         print(f"error: {os_path_text(source.root)} is not a folder", file=sys.stderr)
         return 2
     home = dagster_home()
+    if executor != "in_process":  # refused before anything is written
+        with dg.DagsterInstance.get() as instance:
+            refused = check_executor(instance, executor)
+        if refused is not None:
+            print(f"error: {refused}", file=sys.stderr)
+            return 2
     # The job's definitions name the same source (a folder by its absolute path), so a
     # CONTENT_SOURCE of the environment never stands in for the one given here.
     where = str(source.root) if isinstance(source, LocalFolderSource) else uri
@@ -82,9 +88,6 @@ def ingest(
     store = ContentStore(store_dir)
     print(f"source {source.source_id}: {source.location}", flush=True)
     with dg.DagsterInstance.get() as instance:
-        if (refused := check_executor(instance, executor)) is not None:
-            print(f"error: {refused}", file=sys.stderr)
-            return 2
         try:
             found = discover_pending(
                 source,

@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import dagster as dg
@@ -79,7 +80,9 @@ def resource_config(environ: Mapping[str, str]) -> dict[str, object]:
     resources = build_resources(environ)
     store, source = resources["store"], resources["source"]
     assert isinstance(store, ContentStoreResource) and isinstance(source, SourceResource)
-    config: dict[str, object] = {"store": {"config": {"store_dir": store.store_dir}}}
+    # A folder by its absolute path: the daemon's runs start in another folder.
+    where = store.store_dir if "://" in store.store_dir else str(Path(store.store_dir).resolve())
+    config: dict[str, object] = {"store": {"config": {"store_dir": where}}}
     if environ.get("CONTENT_SOURCE") or environ.get("CONTENT_SOURCE_DIR"):
         config["source"] = {"config": {"uri": source.uri}}
     return config

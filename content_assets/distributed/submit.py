@@ -22,6 +22,7 @@ from dagster._core.remote_origin import (
 )
 from dagster._core.run_coordinator import QueuedRunCoordinator
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+from dagster._daemon.controller import get_daemon_statuses
 
 # Where the daemon (and every run's process) loads the definitions from: workspace.yaml's
 # python_module, whose location Dagster names after the module.
@@ -29,6 +30,8 @@ DEFINITIONS_MODULE = "content_assets.definitions"
 DEFINITIONS_ATTRIBUTE = "defs"
 # The repository Dagster makes of a module's `Definitions`.
 _REPOSITORY = "__repository__"
+# The daemon that takes runs from the queue (QueuedRunCoordinatorDaemon.daemon_type()).
+_QUEUE_DAEMON = "QUEUED_RUN_COORDINATOR"
 
 
 class RunQueueError(RuntimeError):
@@ -36,13 +39,23 @@ class RunQueueError(RuntimeError):
 
 
 def check_run_queue(instance: dg.DagsterInstance) -> None:
-    """Raise RunQueueError unless `instance` queues submitted runs (QueuedRunCoordinator,
-    as deploy/dagster-postgres.yaml configures), so that a running daemon launches them."""
+    """Raise RunQueueError unless `instance` queues submitted runs (QueuedRunCoordinator, as
+    deploy/dagster-postgres.yaml configures) and a daemon takes them from there (its recent
+    heartbeat in the instance, as the UI's "Daemons" page reads it): else the runs would wait
+    in the queue for nobody."""
+    where = instance.root_directory
     if not isinstance(instance.run_coordinator, QueuedRunCoordinator):
         raise RunQueueError(
-            f"the Dagster instance in {instance.root_directory} has no run queue "
+            f"the Dagster instance in {where} has no run queue "
             f"({type(instance.run_coordinator).__name__}): --executor celery needs one, as "
             "deploy/dagster-postgres.yaml configures, and a running dagster-daemon"
+        )
+    status = get_daemon_statuses(instance, [_QUEUE_DAEMON], ignore_errors=True)[_QUEUE_DAEMON]
+    if not status.healthy:
+        raise RunQueueError(
+            f"no dagster-daemon takes runs from the run queue of the Dagster instance in {where} "
+            "(no recent heartbeat): start `dagster-daemon run -m content_assets.definitions` "
+            "with the same DAGSTER_HOME and CONTENT_EXECUTOR=celery"
         )
 
 

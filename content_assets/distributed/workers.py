@@ -9,6 +9,10 @@ or a path every worker reaches) and the resources' variables and secrets (OPENAI
 AWS_*, ...), because a step loads content_assets.definitions in the worker from the worker's
 own environment.
 
+A worker renews the hold on the task it runs (content_assets.distributed.heartbeat), so a
+step longer than the visibility timeout is never handed to a second worker, while a killed
+worker's step is, one timeout (90 s by default) after the kill.
+
 The task is dagster-celery's `execute_plan` (same name, same arguments, same events), with one
 change: the worker keeps one `DagsterInstance` per instance ref for its whole life instead of
 building one per task. Building it from PostgreSQL (storages, schema checks) took about a

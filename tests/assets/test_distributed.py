@@ -243,9 +243,12 @@ def test_ingest_executor_celery_runs_on_the_workers_and_matches_the_local_run(
         "CONTENT_CELERY_BROKER": redis_server.url(2),
         "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": VISIBILITY_S,
     }
+    for name in (*postgres.env("ingest_celery"), "DAGSTER_HOME", "DAGSTER_MAX_CONCURRENT_RUNS"):
+        monkeypatch.setenv(name, env[name])
     with (
+        dg.DagsterInstance.get() as watcher,
         running_workers(["w1", "w2"], env, work / "logs", work_dirs=work / "hosts"),
-        running_daemon(env, work / "logs" / "daemon.log"),
+        running_daemon(env, work / "logs" / "daemon.log", watcher),
     ):
         cli_env = {**env, "CONTENT_STORE_WORK_DIR": str(work / "cli")}
         done = subprocess.run(
@@ -259,8 +262,6 @@ def test_ingest_executor_celery_runs_on_the_workers_and_matches_the_local_run(
     batches = COPIES * len(MIXED) // BATCH_FILES
     assert "submitted 3 run(s) to the instance's run queue" in done.stdout
     assert done.stdout.count(" ok in ") == batches, done.stdout
-    for name in (*postgres.env("ingest_celery"), "DAGSTER_HOME", "DAGSTER_MAX_CONCURRENT_RUNS"):
-        monkeypatch.setenv(name, env[name])
     with dg.DagsterInstance.get() as instance:
         # Every run went through the queue (the daemon launched it with the deploy yaml's
         # launcher) and its steps ran on the Celery workers, both of them.

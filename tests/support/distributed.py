@@ -151,10 +151,14 @@ def running_workers(
 
 
 @contextmanager
-def running_daemon(env: Mapping[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def running_daemon(
+    env: Mapping[str, str], log: Path, instance: dg.DagsterInstance
+) -> Iterator[subprocess.Popen[bytes]]:
     """`dagster-daemon run -m content_assets.definitions` (the README's command) with `env`,
-    its output in `log`; stopped (SIGTERM, then SIGKILL of its session) on exit. Runs queued
-    before it is ready wait for it, so there is nothing to wait for here."""
+    its output in `log`, once its run queue daemon has sent a heartbeat to `instance`;
+    stopped (SIGTERM, then SIGKILL of its session) on exit."""
+    from dagster._daemon.controller import get_daemon_statuses
+
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as output:
         process = subprocess.Popen(
@@ -162,10 +166,17 @@ def running_daemon(env: Mapping[str, str], log: Path) -> Iterator[subprocess.Pop
             cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    daemon = CeleryWorker("daemon", process, log)
     try:
+        deadline = time.monotonic() + _READY_TIMEOUT_S
+        queue = "QUEUED_RUN_COORDINATOR"
+        while not get_daemon_statuses(instance, [queue], ignore_errors=True)[queue].healthy:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"dagster-daemon not running: {log.read_text()}")
+            time.sleep(0.5)
         yield process
     finally:
-        CeleryWorker("daemon", process, log).stop()
+        daemon.stop()
 
 
 def launch_batches(
