@@ -39,7 +39,8 @@ _COMMAND_EXAMPLES = {
 examples:
   content-pipeline ingest examples/inbox
   content-pipeline ingest ~/papers --store ~/stores/papers
-  content-pipeline ingest s3://bucket/inbox --source-id inbox""",
+  content-pipeline ingest s3://bucket/inbox --source-id inbox
+  content-pipeline ingest s3://bucket/inbox --executor celery   # on the Celery workers""",
     "query": """\
 examples:
   content-pipeline query "SELECT path, text_status FROM current_normalised_artifacts"
@@ -140,6 +141,15 @@ def _parser() -> argparse.ArgumentParser:
         help="batches to run again (default: every failed batch)",
     )
 
+    for command in (ingest, retry):
+        command.add_argument(
+            "--executor",
+            choices=("in_process", "celery"),
+            default=None,
+            help="where the batch runs execute: in this process, or submitted to the Dagster "
+            "instance's run queue for the daemon to launch on the Celery workers (default: "
+            "$CONTENT_EXECUTOR, else in_process)",
+        )
     for command in (ingest, commands.choices["status"], retry):
         command.add_argument(
             "--home",
@@ -227,12 +237,13 @@ def _orchestrated(args: argparse.Namespace) -> int:
             args.max_batch_files,
             store_location(args.store),
             args.verbose,
+            args.executor,
         )
     from content_assets.cli import batches
 
     if args.command == "status":
         return batches.status_command(args.store)
-    return batches.retry_command(args.store, args.batch_ids, args.verbose)
+    return batches.retry_command(args.store, args.batch_ids, args.verbose, args.executor)
 
 
 if __name__ == "__main__":

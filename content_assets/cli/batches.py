@@ -17,10 +17,13 @@ from content_assets.cli.runs import (
     STAGES,
     TABLE_STAGES,
     batch_job,
+    check_executor,
+    chosen_executor,
     current_rows,
     run_batches,
     run_failure,
 )
+from content_assets.distributed.executors import EXECUTOR_ENV
 from content_assets.distributed.sensor_ticks import last_sensor_tick
 from content_assets.jobs import ingest_batch_job
 from content_assets.sensors import source_sensor
@@ -233,15 +236,29 @@ def status_command(store_arg: Path | str | None) -> int:
     return 0
 
 
-def retry_command(store_arg: Path | str | None, batch_ids: list[str], verbose: bool) -> int:
-    """Run the given batches again (default: every failed one); their rows are replaced."""
+def retry_command(
+    store_arg: Path | str | None,
+    batch_ids: list[str],
+    verbose: bool,
+    executor_flag: str | None = None,
+) -> int:
+    """Run the given batches again (default: every failed one); their rows are replaced: in
+    this process, or submitted to the instance's run queue (`--executor celery`)."""
+    try:
+        executor = chosen_executor(executor_flag, os.environ)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     store = _open(store_arg)
     if store is None:
         return 2
     dagster_home()
-    environ = {**os.environ, "CONTENT_STORE_DIR": store.location}
+    environ = {**os.environ, "CONTENT_STORE_DIR": store.location, EXECUTOR_ENV: executor}
     job = batch_job(environ)
     with dg.DagsterInstance.get() as instance:
+        if (refused := check_executor(instance, executor)) is not None:
+            print(f"error: {refused}", file=sys.stderr)
+            return 2
         states = {s.batch_id: s for s in batch_states(instance, store)}
         unknown = [b for b in batch_ids if b not in states]
         if unknown:
@@ -256,7 +273,16 @@ def retry_command(store_arg: Path | str | None, batch_ids: list[str], verbose: b
         files = sum(states[b].files for b in chosen)
         view = IngestView(STAGES, files)
         try:
-            outcomes = run_batches(instance, job, store, chosen, view, verbose=verbose)
+            outcomes = run_batches(
+                instance,
+                job,
+                store,
+                chosen,
+                view,
+                verbose=verbose,
+                executor=executor,
+                environ=environ,
+            )
         finally:
             view.close()
     view.summary(current_rows(store, None))

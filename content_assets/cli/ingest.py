@@ -12,7 +12,15 @@ import dagster as dg
 
 from content_assets.cli.progress import IngestView, embeddings_line
 from content_assets.cli.query import render
-from content_assets.cli.runs import STAGES, batch_job, current_rows, run_batches
+from content_assets.cli.runs import (
+    STAGES,
+    batch_job,
+    check_executor,
+    chosen_executor,
+    current_rows,
+    run_batches,
+)
+from content_assets.distributed.executors import EXECUTOR_ENV
 from content_assets.partitions import INGEST_BATCHES
 from content_assets.state import dagster_home
 from content_core.discovery import (
@@ -44,10 +52,13 @@ def ingest(
     max_batch_files: int,
     store_dir: Path | str,
     verbose: bool,
+    executor_flag: str | None = None,
 ) -> int:
     """Discover the source `uri` names (`open_source`), then materialise every pending batch
-    through the Dagster instance into the store `store_dir` (a folder or an `s3://` URI)."""
+    through the Dagster instance into the store `store_dir` (a folder or an `s3://` URI): in
+    this process, or submitted to the instance's run queue (`--executor celery`)."""
     try:
+        executor = chosen_executor(executor_flag, os.environ)
         source = open_source(uri, source_id=source_id)
     except (SourceError, ValueError) as exc:  # an unknown scheme, a malformed URI
         print(f"error: {exc}", file=sys.stderr)
@@ -56,10 +67,21 @@ def ingest(
         print(f"error: {os_path_text(source.root)} is not a folder", file=sys.stderr)
         return 2
     home = dagster_home()
+    if executor != "in_process":  # refused before anything is written
+        with dg.DagsterInstance.get() as instance:
+            refused = check_executor(instance, executor)
+        if refused is not None:
+            print(f"error: {refused}", file=sys.stderr)
+            return 2
     # The job's definitions name the same source (a folder by its absolute path), so a
     # CONTENT_SOURCE of the environment never stands in for the one given here.
     where = str(source.root) if isinstance(source, LocalFolderSource) else uri
-    environ = {**os.environ, "CONTENT_STORE_DIR": str(store_dir), "CONTENT_SOURCE": where}
+    environ = {
+        **os.environ,
+        "CONTENT_STORE_DIR": str(store_dir),
+        "CONTENT_SOURCE": where,
+        EXECUTOR_ENV: executor,
+    }
     job = batch_job(environ)
     if isinstance(store_dir, Path) and not store_dir.exists():
         print(f"new store: {os_path_text(store_dir)}", flush=True)
@@ -91,7 +113,14 @@ def ingest(
         view = IngestView(STAGES, files)
         try:
             outcomes = run_batches(
-                instance, job, store, list(found.batch_ids), view, verbose=verbose
+                instance,
+                job,
+                store,
+                list(found.batch_ids),
+                view,
+                verbose=verbose,
+                executor=executor,
+                environ=environ,
             )
         finally:
             view.close()

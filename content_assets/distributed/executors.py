@@ -9,9 +9,11 @@ A worker killed mid-step (SIGKILL, a lost host) costs that step a second executi
 lost or duplicated row, for two reasons that hold together:
 
 - late acks: a task is acknowledged only after it returns (`task_acks_late`), so the broker
-  still holds the task of a worker that died; Redis hands it to another worker once it has
-  been unacknowledged for `visibility_timeout` seconds (`CONTENT_CELERY_VISIBILITY_TIMEOUT_S`,
-  an hour by default: set it above the longest step, or a slow step is started twice);
+  still holds the task of a worker that died; Redis hands it to another worker once its hold
+  is `visibility_timeout` seconds old (`CONTENT_CELERY_VISIBILITY_TIMEOUT_S`, 90 s by
+  default). A live worker renews the hold on the task it runs every sixth of that
+  (content_assets.distributed.heartbeat), so a step longer than the timeout is never started
+  twice, and a dead worker's step goes to another worker about 90 to 100 s after it died;
 - idempotent steps: a step writes its batch's Parquet file of its table by an atomic rename
   that replaces the file (content_core.store; on an `s3://` store, one PUT of the same key,
   which replaces the object whole, and a killed attempt's unfinished multipart upload is never
@@ -41,14 +43,21 @@ _POOL_RECYCLE_S = 3600
 _POOL_OVERFLOW = 4
 # The instances whose storages keep their connections already.
 _KEPT: weakref.WeakSet[dg.DagsterInstance] = weakref.WeakSet()
-DEFAULT_VISIBILITY_TIMEOUT_S = 3600.0
+# With the workers' renewal of their holds (heartbeat.py), this is how long a dead worker's
+# task waits, not a bound on a step's duration.
+DEFAULT_VISIBILITY_TIMEOUT_S = 90.0
 EXECUTORS = ("in_process", "celery")
+
+
+def visibility_timeout_s(environ: Mapping[str, str]) -> float:
+    """Seconds after which Redis hands out again a task whose hold was not renewed."""
+    return float(environ.get(VISIBILITY_ENV) or DEFAULT_VISIBILITY_TIMEOUT_S)
 
 
 # Any: Celery's own settings, of mixed types, passed through to celery.Celery(config_source=).
 def celery_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     """The Celery app settings of the job's executor and of every worker (they must agree)."""
-    visibility_s = float(environ.get(VISIBILITY_ENV) or DEFAULT_VISIBILITY_TIMEOUT_S)
+    visibility_s = visibility_timeout_s(environ)
     return {
         # Acknowledge a task when it has run, so a dead worker's task goes back to the queue...
         "task_acks_late": True,

@@ -9,6 +9,10 @@ or a path every worker reaches) and the resources' variables and secrets (OPENAI
 AWS_*, ...), because a step loads content_assets.definitions in the worker from the worker's
 own environment.
 
+A worker renews the hold on the task it runs (content_assets.distributed.heartbeat), so a
+step longer than the visibility timeout is never handed to a second worker, while a killed
+worker's step is, one timeout (90 s by default) after the kill.
+
 The task is dagster-celery's `execute_plan` (same name, same arguments, same events), with one
 change: the worker keeps one `DagsterInstance` per instance ref for its whole life instead of
 building one per task. Building it from PostgreSQL (storages, schema checks) took about a
@@ -28,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import task_postrun, task_received, worker_ready
 from dagster import DagsterInstance, serialize_value
 from dagster._core.definitions.reconstruct import ReconstructableJob
 from dagster._core.events import EngineEventData
@@ -42,7 +46,12 @@ from dagster_celery.executor import CeleryExecutor
 from dagster_celery.make_app import make_app
 
 from content_assets.definitions import build_resources
-from content_assets.distributed.executors import keep_connections, worker_app_args
+from content_assets.distributed.executors import (
+    keep_connections,
+    visibility_timeout_s,
+    worker_app_args,
+)
+from content_assets.distributed.heartbeat import TaskHold
 from content_assets.resources import EmbedderResource, NormaliserResource
 from content_core.formats import default_formats
 from content_core.pipeline.pool import warm_pool
@@ -59,6 +68,21 @@ app = _make_app(_app_args(executor))
 
 _INSTANCES: dict[str, DagsterInstance] = {}
 _log = logging.getLogger(__name__)
+# The tasks this worker has taken, their hold in Redis renewed while they run.
+_HOLD = TaskHold(app, visibility_timeout_s(os.environ))
+
+
+# Any: Celery's worker request and signal arguments are untyped.
+@task_received.connect  # type: ignore[untyped-decorator]
+def hold_task(request: Any, **_signal: Any) -> None:
+    """Renew the hold on a task from when this worker takes it."""
+    _HOLD.hold(request.task_id, request.message.delivery_tag)
+
+
+@task_postrun.connect  # type: ignore[untyped-decorator]
+def release_task(task_id: str, **_signal: Any) -> None:
+    """Stop renewing a task that has run (late acks: acknowledged next)."""
+    _HOLD.release(task_id)
 
 
 @worker_ready.connect  # type: ignore[untyped-decorator]
@@ -68,6 +92,7 @@ def warm_up(**_signal: Any) -> None:
     second of CPU): the instance and its database connection, the job through Dagster's own
     loading path, the format registry and the table reader. What fails here is logged: the
     first step then loads it, or fails with its own error."""
+    _HOLD.start()
     resources = build_resources(os.environ)
     normaliser, embedder = resources["normaliser"], resources["embedder"]
     assert isinstance(normaliser, NormaliserResource) and isinstance(embedder, EmbedderResource)

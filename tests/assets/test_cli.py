@@ -547,3 +547,29 @@ def test_every_readme_query_and_search_example_answers_on_the_sample(ingested: I
         if args[0] == "search":  # the best hit holds the words looked for
             best = done.stdout.split("\n\n")[0].lower()
             assert all(word in best for word in args[1].lower().split()), (args, best)
+
+
+# -- --executor celery: runs go to the instance's run queue -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["--executor", "celery"], {}),
+        ([], {"CONTENT_EXECUTOR": "celery"}),  # the environment's choice, without the flag
+    ],
+    ids=["flag", "environment"],
+)
+def test_celery_executor_needs_an_instance_with_a_run_queue(
+    tmp_path: Path, args: list[str], env: dict[str, str]
+) -> None:
+    """On an instance no daemon serves `--executor celery` is refused before anything is
+    discovered or written, naming what it needs; `retry` likewise."""
+    home, store = tmp_path / "home", tmp_path / "store"
+    folder = make_folder(tmp_path, "inbox")
+    done = run_cli("ingest", str(folder), *args, home=home, store=store, **env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "dagster-daemon" in done.stderr and "run queue" in done.stderr
+    assert "Traceback" not in done.stderr and not (store / "tables").exists()
+    retried = run_cli("retry", *args, home=home, store=store, **env)
+    assert retried.returncode == 2, retried.stdout + retried.stderr

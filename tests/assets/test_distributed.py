@@ -3,12 +3,15 @@ a Redis broker, two Celery worker processes (each with its own work folder, as o
 the source and the store on an S3 server (SeaweedFS), and batch runs launched by the deploy
 yaml's run launcher (processes forked from a warm one) with the Celery executor. Every table
 equals, order aside, what the local in-process default writes for the same files from a folder
-into a folder; also when one worker is SIGKILLed in the middle of a step."""
+into a folder; also when one worker is SIGKILLed in the middle of a step, and when the runs
+come from `content-pipeline ingest --executor celery` through the daemon's run queue."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +30,7 @@ from tests.support.distributed import (
     discover_batches,
     launch_batches,
     run_local,
+    running_daemon,
     running_workers,
     table_rows,
 )
@@ -200,3 +204,123 @@ def test_celery_workers_on_postgres_and_s3_match_the_local_run(
     assert len(local["raw_files"]) == COPIES * len(MIXED)
     assert local["batches"] and local["chunks"]
     assert distributed == local
+
+
+def test_ingest_executor_celery_runs_on_the_workers_and_matches_the_local_run(
+    tmp_path: Path,
+    postgres: PostgresServer,
+    redis_server: RedisServer,
+    s3: S3Endpoint,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The README's distributed commands: the daemon and two workers, then
+    `content-pipeline ingest s3://... --executor celery`, which submits every batch run to the
+    instance's run queue; the daemon launches them and their steps run on both workers. The
+    daemon and the workers name another store and source (their own environment): the runs
+    write where the command said, and the tables equal a local run's."""
+    folder = _mixed_folder(tmp_path / "inbox")
+    local_store = ContentStore(tmp_path / "local")
+    run_local(folder, local_store, source_id=SOURCE_ID, batch_files=BATCH_FILES)
+    local = table_rows(local_store, ignore=SOURCE_COLUMNS)
+    source = S3Prefix(s3, f"{tmp_path.name}/inbox").put_tree(folder)
+    work = tmp_path / "dist"
+    postgres.create_database("ingest_celery")
+    store_uri = f"s3://{s3.bucket}/{tmp_path.name}/store"
+    empty = tmp_path / "daemon-inbox"
+    empty.mkdir()
+    env = {
+        **os.environ,
+        **postgres.env("ingest_celery"),
+        **s3.environ(),
+        "PYTHONPATH": str(REPO),
+        "DAGSTER_HOME": str(dagster_home(work / "home")),
+        "DAGSTER_MAX_CONCURRENT_RUNS": "4",
+        # The daemon's own store and source (its sensor finds nothing there).
+        "CONTENT_STORE_DIR": str(tmp_path / "daemon-store"),
+        "CONTENT_SOURCE": str(empty),
+        "CONTENT_STORE_WORK_DIR": str(work / "orchestrator"),
+        "CONTENT_EXECUTOR": "celery",
+        "CONTENT_CELERY_BROKER": redis_server.url(2),
+        "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": VISIBILITY_S,
+    }
+    for name in (*postgres.env("ingest_celery"), "DAGSTER_HOME", "DAGSTER_MAX_CONCURRENT_RUNS"):
+        monkeypatch.setenv(name, env[name])
+    with (
+        dg.DagsterInstance.get() as watcher,
+        running_workers(["w1", "w2"], env, work / "logs", work_dirs=work / "hosts"),
+        running_daemon(env, work / "logs" / "daemon.log", watcher),
+    ):
+        cli_env = {**env, "CONTENT_STORE_WORK_DIR": str(work / "cli")}
+        done = subprocess.run(
+            [sys.executable, "-m", "content_assets.cli", "ingest", source,
+             "--executor", "celery", "--store", store_uri, "--source-id", SOURCE_ID,
+             "--max-batch-files", str(BATCH_FILES)],
+            cwd=REPO, env=cli_env, capture_output=True, encoding="utf-8",
+            timeout=_STEP_WAIT_S * 1.5,
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    batches = COPIES * len(MIXED) // BATCH_FILES
+    assert "submitted 3 run(s) to the instance's run queue" in done.stdout
+    assert done.stdout.count(" ok in ") == batches, done.stdout
+    with dg.DagsterInstance.get() as instance:
+        # Every run went through the queue (the daemon launched it with the deploy yaml's
+        # launcher) and its steps ran on the Celery workers, both of them.
+        runs = instance.get_runs()
+        assert len(runs) == batches
+        assert {r.status for r in runs} == {dg.DagsterRunStatus.SUCCESS}
+        for run in runs:
+            assert instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_ENQUEUED)
+            assert "content/run_pid" in run.tags
+        assert {w for _, _, w in _executions(instance)} == {"w1", "w2"}
+    # The daemon's own store holds no row (its tables exist: its sensor opened it).
+    assert not any(table_rows(ContentStore(tmp_path / "daemon-store")).values())
+    store = ContentStore(store_uri, work_dir=work / "check")
+    assert table_rows(store, ignore=SOURCE_COLUMNS) == local
+
+
+# tests.support.slow_tasks's task (not imported here: it builds the workers' app).
+SLOW_TASK = "tests.slow_task"
+# The hold's test: far below the default (90 s) so that a task outlives it many times over.
+_HOLD_VISIBILITY_S = "3"
+_LONG_TASK_S = 15.0  # five visibility timeouts
+
+
+def _lines(log: Path) -> list[str]:
+    return log.read_text(encoding="utf-8").split() if log.exists() else []
+
+
+def test_a_live_workers_long_task_runs_once_and_a_killed_workers_runs_again(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """A task that runs five visibility timeouts on a live worker runs once (the worker renews
+    its hold; the idle worker's sweeps hand nothing out); the same task on a worker that is
+    SIGKILLed runs again on the other worker, in the same task, whose result arrives."""
+    from celery import Celery
+
+    broker = redis_server.url(3)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "CONTENT_CELERY_BROKER": broker,
+        "CONTENT_CELERY_VISIBILITY_TIMEOUT_S": _HOLD_VISIBILITY_S,
+        "CONTENT_WORKERS": "1",
+    }
+    env.pop("DAGSTER_HOME", None)
+    client = Celery(broker=broker, backend=broker)
+    live, killed = tmp_path / "live.log", tmp_path / "killed.log"
+    with running_workers(
+        ["w1", "w2"], env, tmp_path / "logs", app="tests.support.slow_tasks"
+    ) as workers:
+        result = client.send_task(SLOW_TASK, args=[_LONG_TASK_S, str(live)], queue="dagster")
+        assert result.get(timeout=_STEP_WAIT_S) == _lines(live)[0]
+        assert len(_lines(live)) == 1, _lines(live)
+
+        result = client.send_task(SLOW_TASK, args=[_LONG_TASK_S, str(killed)], queue="dagster")
+        deadline = time.monotonic() + _STEP_WAIT_S
+        while not _lines(killed) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = _lines(killed)[0]
+        {w.name: w for w in workers}[first].kill()
+        other = ({"w1", "w2"} - {first}).pop()
+        assert result.get(timeout=_STEP_WAIT_S) == other
+        assert _lines(killed) == [first, other]

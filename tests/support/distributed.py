@@ -1,7 +1,7 @@
 """The distributed setup of tests and bench_distributed: a Dagster home with the Postgres
 instance yaml, Celery worker processes (`celery -A content_assets.distributed.workers worker`),
-and batch runs launched by the instance's run launcher with the Celery executor, one process per
-batch, as the daemon launches them."""
+the Dagster daemon (`dagster-daemon run`), and batch runs launched by the instance's run
+launcher with the Celery executor, one process per batch, as the daemon launches them."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ __all__ = [
     "discover_batches",
     "launch_batches",
     "run_local",
+    "running_daemon",
     "running_workers",
     "table_rows",
 ]
@@ -92,8 +93,11 @@ class CeleryWorker:
             self.process.wait(timeout=_STOP_TIMEOUT_S)
 
 
+WORKERS_APP = "content_assets.distributed.workers"
+
+
 def _start_worker(
-    name: str, env: Mapping[str, str], logs: Path, work_dirs: Path | None
+    name: str, env: Mapping[str, str], logs: Path, work_dirs: Path | None, app: str
 ) -> CeleryWorker:
     log = logs / f"{name}.log"
     if work_dirs is not None:
@@ -101,7 +105,7 @@ def _start_worker(
         env = {**env, "CONTENT_STORE_WORK_DIR": str(work_dirs / name)}
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [str(_BIN / "celery"), "-A", "content_assets.distributed.workers", "worker",
+            [str(_BIN / "celery"), "-A", app, "worker",
              "--hostname", f"{name}@%h", "--queues", "dagster", "--loglevel", "INFO",
              "--without-gossip", "--without-mingle"],
             cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
@@ -123,21 +127,56 @@ def _wait_ready(worker: CeleryWorker) -> None:
 
 @contextmanager
 def running_workers(
-    names: Sequence[str], env: Mapping[str, str], logs: Path, *, work_dirs: Path | None = None
+    names: Sequence[str],
+    env: Mapping[str, str],
+    logs: Path,
+    *,
+    work_dirs: Path | None = None,
+    app: str = WORKERS_APP,
 ) -> Iterator[list[CeleryWorker]]:
     """Start one Celery worker per name, wait until each listens, stop them all on exit.
-    With `work_dirs`, each worker's CONTENT_STORE_WORK_DIR is `work_dirs/<name>`."""
+    With `work_dirs`, each worker's CONTENT_STORE_WORK_DIR is `work_dirs/<name>`; `app` is
+    the Celery app module (`-A`)."""
     logs.mkdir(parents=True, exist_ok=True)
     workers: list[CeleryWorker] = []
     try:
         for name in names:
-            workers.append(_start_worker(name, env, logs, work_dirs))
+            workers.append(_start_worker(name, env, logs, work_dirs, app))
         for worker in workers:
             _wait_ready(worker)
         yield workers
     finally:
         for worker in workers:
             worker.stop()
+
+
+@contextmanager
+def running_daemon(
+    env: Mapping[str, str], log: Path, instance: dg.DagsterInstance
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`dagster-daemon run -m content_assets.definitions` (the README's command) with `env`,
+    its output in `log`, once its run queue daemon has sent a heartbeat to `instance`;
+    stopped (SIGTERM, then SIGKILL of its session) on exit."""
+    from dagster._daemon.controller import get_daemon_statuses
+
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [str(_BIN / "dagster-daemon"), "run", "-m", "content_assets.definitions"],
+            cwd=REPO, env=dict(env), stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    daemon = CeleryWorker("daemon", process, log)
+    try:
+        deadline = time.monotonic() + _READY_TIMEOUT_S
+        queue = "QUEUED_RUN_COORDINATOR"
+        while not get_daemon_statuses(instance, [queue], ignore_errors=True)[queue].healthy:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"dagster-daemon not running: {log.read_text()}")
+            time.sleep(0.5)
+        yield process
+    finally:
+        daemon.stop()
 
 
 def launch_batches(
