@@ -21,17 +21,17 @@ ROWS_WRITTEN = "rows written (this batch)"
 ROWS_CURRENT = "rows current (this source)"
 
 
-def to_result(report: StageReport, current_rows: int | None = None) -> AssetResult:
+def to_result(report: StageReport) -> AssetResult:
     """Row counts, the stage's figures and a Markdown preview as asset metadata.
 
     The rows written are also Dagster's `dagster/partition_row_count` (a batch is a partition).
     `dagster/row_count` is left out: Dagster reads it as the rows of the whole table, every
     batch's versions included, which is neither count a person looks for here.
-    `current_rows` is the table's current rows for the batch's source (None: not counted).
+    `report.current_rows` are the table's current rows for the batch's source, when counted.
     """
     counts: dict[str, dg.RawMetadataValue] = {ROWS_WRITTEN: report.rows}
-    if current_rows is not None:
-        counts[ROWS_CURRENT] = current_rows
+    if report.current_rows is not None:
+        counts[ROWS_CURRENT] = report.current_rows
     metadata: dict[str, dg.RawMetadataValue] = {
         **counts,
         "dagster/partition_row_count": report.rows,

@@ -13,7 +13,7 @@ from content_assets.assets._result import to_result
 from content_assets.assets.checks import BatchChecksConfig, check_results, check_specs
 from content_assets.partitions import ingest_batches
 from content_assets.resources import ContentStoreResource
-from content_core.pipeline.report import StageReport, current_row_count
+from content_core.pipeline.report import StageReport
 from content_core.store import CATALOG_FILE, column_docs, duckdb_type, row_model, table_schema
 
 if TYPE_CHECKING:
@@ -99,7 +99,5 @@ def write_and_check(
     rows now current for the batch's source), then the results of the table's checks the run
     selects, on the stored rows."""
     if dg.AssetKey(table) in context.selected_asset_keys:
-        report = build()
-        current = current_row_count(store.get_store(), table, report.batch_id)
-        yield to_result(report, current)
+        yield to_result(build())
     yield from check_results(table, context, config, store)

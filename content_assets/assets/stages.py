@@ -83,7 +83,7 @@ def stage_asset(stage: Stage) -> dg.AssetsDefinition:
     def body(context: dg.AssetExecutionContext, config: BatchChecksConfig) -> Iterator[TableEvent]:
         batch = _batch(stage, context)
         yield from write_and_check(
-            stage.table, context, config, context.resources.store, lambda: stage.build(batch)
+            stage.table, context, config, context.resources.store, lambda: stage.write(batch)
         )
 
     body.__doc__ = stage.description

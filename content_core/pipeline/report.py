@@ -27,6 +27,8 @@ class StageReport(BaseModel):
     failures: int = 0
     figures: dict[str, int | float | str] = Field(default_factory=dict)
     preview_markdown: str = ""
+    current_rows: int | None = None
+    """Rows of the table current for the batch's source once written (None: not counted)."""
 
 
 def current_row_count(store: ContentStore, table: str, batch_id: str) -> int:

@@ -22,7 +22,7 @@ from content_core.compression import CompressionConfig
 from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.pipeline.checks import CheckRule
 from content_core.pipeline.config import ProcessingConfig
-from content_core.pipeline.report import StageReport
+from content_core.pipeline.report import StageReport, current_row_count
 from content_core.store.tables import STAGES_ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
@@ -94,3 +94,12 @@ class Stage:
             raise ValueError(f"stage {self.table} uses unknown config {sorted(unknown)}")
         if self.row is not None and self.row.TABLE != self.table:
             raise ValueError(f"stage {self.table} writes rows of {self.row.TABLE}")
+
+    def write(self, batch: Batch) -> StageReport:
+        """`build` the batch, reporting for a table also its rows now current for the batch's
+        source (what the asset's metadata shows beside the rows written)."""
+        report = self.build(batch)
+        if self.row is None:
+            return report
+        current = current_row_count(batch.store, self.table, report.batch_id)
+        return report.model_copy(update={"current_rows": current})
