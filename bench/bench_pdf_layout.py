@@ -36,6 +36,7 @@ from tests.fixtures.layout_truth import (  # noqa: E402
     Score,
     document_bytes,
     load_truth,
+    page_count,
     score_document,
 )
 
@@ -123,14 +124,6 @@ TOOLS: dict[str, Callable[[], Converter]] = {
 }
 
 
-def _pages(data: bytes) -> int:
-    document = pdfium.PdfDocument(data)
-    try:
-        return len(document)
-    finally:
-        document.close()
-
-
 def _percent(value: float | None) -> str:
     return "   -  " if value is None else f"{100 * value:5.1f}%"
 
@@ -152,7 +145,7 @@ def main() -> None:
     for check in checks:
         by_doc.setdefault(check.doc, []).append(check)
     inputs = [(document, document_bytes(document)) for document in documents]
-    pages = sum(_pages(data) for _, data in inputs)
+    pages = sum(page_count(data) for _, data in inputs)
     sources = sorted({document.source for document in documents})
     split = ", ".join(f"{sum(d.source == s for d in documents)} {s}" for s in sources)
     print(

@@ -13,7 +13,6 @@ import zipfile
 from collections import Counter
 from xml.etree import ElementTree
 
-import pypdfium2 as pdfium
 import pytest
 
 from tests.fixtures.corpus import CORPUS, manifest_rows
@@ -32,6 +31,7 @@ from tests.fixtures.layout_truth import (
     document_bytes,
     load_truth,
     markdown_tables,
+    page_count,
     score,
     score_document,
 )
@@ -41,14 +41,6 @@ BY_DOC: dict[str, list[Check]] = {}
 for _check in CHECKS:
     BY_DOC.setdefault(_check.doc, []).append(_check)
 GENERATED_DOCS = {f"layout/generated/{doc.name}.pdf": doc for doc in layout_docs()}
-
-
-def _pages(data: bytes) -> int:
-    document = pdfium.PdfDocument(data)
-    try:
-        return len(document)
-    finally:
-        document.close()
 
 
 def test_truth_is_large_and_covers_every_kind() -> None:
@@ -69,8 +61,8 @@ def test_every_document_exists_with_a_manifest_row_and_checks(document: Document
     assert BY_DOC.get(document.path), "a document without checks measures nothing"
     if document.pages is not None:
         first, last = document.pages
-        assert 1 <= first <= last <= _pages(path.read_bytes())
-        assert _pages(document_bytes(document)) == last - first + 1
+        assert 1 <= first <= last <= page_count(path.read_bytes())
+        assert page_count(document_bytes(document)) == last - first + 1
 
 
 def test_every_check_names_a_described_document_and_is_well_formed() -> None:
@@ -99,7 +91,7 @@ def test_generated_truth_is_what_the_builders_say() -> None:
     # counts of the committed renderings: nobody edited them by hand.
     lines = []
     for doc in layout_docs():
-        pages = _pages((GENERATED / f"{doc.name}.pdf").read_bytes())
+        pages = page_count((GENERATED / f"{doc.name}.pdf").read_bytes())
         lines += [json.dumps(check, ensure_ascii=False) for check in layout_truths(doc, pages)]
     committed = (GENERATED / "generated.jsonl").read_text(encoding="utf-8").splitlines()
     assert committed == lines, "run: python -m tests.fixtures.layout_docs --write"
