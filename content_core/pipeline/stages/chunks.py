@@ -100,6 +100,7 @@ def build_chunks(
                     chunker=config.chunker,
                     chunker_fingerprint=fingerprint,
                     metadata=json.dumps(metadata, sort_keys=True, default=str),
+                    encoding=config.encoding_name,
                 )
             )
     count = store.write_rows(CHUNKS, batch_id, rows)
@@ -149,6 +150,7 @@ def _chunk_failure_row(
         chunker_fingerprint=fingerprint,
         error_type=failure.error_type,
         error_message=failure.message,
+        encoding=config.encoding_name,
     )
 
 
@@ -171,7 +173,7 @@ STAGE = Stage(
     ),
     description=(
         "One row per chunk of every artifact with text: content, exact character offsets into "
-        "the artifact text (`source_start`, `source_end`), page, breadcrumb, exact cl100k "
+        "the artifact text (`source_start`, `source_end`), page, breadcrumb, exact "
         "token count and the chunker's fingerprint. Chunk ids are stable across reruns."
     ),
 )
