@@ -1,0 +1,237 @@
+"""Packing a text around its tables: the text between tables goes to the chunker's own packer,
+and each table is cut between its rows only, its header repeated at the top of each later
+part (and, for HTML, `</table>` closing each part that does not reach the table's end).
+
+A table that fits the budget whole joins the chunk before it when both fit together; a row
+larger than the budget on its own is cut at words as a last resort, and every piece of it is
+flagged `table_row_split`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from content_core.chunking._engine import Level, Span, pack
+from content_core.chunking._measure import CharDoc, TokenDoc
+from content_core.chunking._tables import Table
+
+__all__ = ["Piece", "pack_tables", "span_of"]
+
+# Cut a row that is too large at spaces, else wherever the budget runs out.
+_ROW_LEVELS: tuple[tuple[Level, float], ...] = ()
+# A repeated header (with the closing markup) may take at most this share of the budget;
+# a larger one is not repeated.
+_HEADER_SHARE = 2
+# The fewest units left for a row's text when a header is repeated before it (a code point
+# is at most four byte tokens).
+_MIN_ROOM = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A chunk's span of the text with what is put around it: `head` (a repeated table
+    header) before and `tail` (closing markup) after; `size` counts all three exactly."""
+
+    span: Span
+    head: str
+    tail: str
+    size: int
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+Packed = Span | Piece
+# Packs text[lo:hi] the chunker's own way.
+Region = Callable[[int, int], list[Span]]
+
+
+def span_of(item: Packed) -> Span:
+    """The source span of a packed item."""
+    return item.span if isinstance(item, Piece) else item
+
+
+def pack_tables(
+    doc: CharDoc | TokenDoc,
+    lo: int,
+    hi: int,
+    *,
+    budget: int,
+    tables: Sequence[Table],
+    region: Region,
+) -> list[Packed]:
+    """Cut doc.text[lo:hi] into spans of at most `budget`, never inside a table row.
+
+    `tables` are the text's tables in order (`find_tables`); `region` packs the text
+    between them. A table partly outside [lo, hi) is cut as if the part inside were its
+    own, with the header repeated when the part does not start with it.
+    """
+    if not tables:
+        return list(region(lo, hi))
+    out: list[Packed] = []
+    cur = lo
+    k = bisect.bisect_right([t.end for t in tables], lo)
+    while k < len(tables) and tables[k].start < hi:
+        table = tables[k]
+        k += 1
+        a = max(cur, table.lead if table.lead >= cur else table.start)
+        b = min(hi, table.end)
+        if b <= a:
+            continue
+        before = region(cur, a) if a > cur else []
+        parts = _table_parts(doc, table, a, b, budget)
+        if len(parts) == 1 and before and isinstance(before[-1], Span):
+            last = before[-1]
+            joined = doc.size(last.start, b)
+            if joined <= budget and not parts[0].head and not parts[0].tail:
+                before.pop()
+                parts = [Piece(Span(last.start, b, joined, last.overlap), "", "", joined,
+                               parts[0].meta)]
+        out.extend(before)
+        out.extend(parts)
+        cur = b
+    if cur < hi:
+        out.extend(region(cur, hi))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    start: int
+    end: int
+    header: bool
+
+
+def _units(table: Table, a: int, b: int) -> list[_Unit]:
+    """The header (when [a, b) starts before the table's rows) and the rows inside [a, b),
+    the last one reaching b."""
+    units: list[_Unit] = []
+    if a < table.header_end:
+        units.append(_Unit(a, min(b, table.header_end), True))
+    for start, end in table.rows:
+        if end <= a or start >= b:
+            continue
+        units.append(_Unit(max(start, a), min(end, b), False))
+    if not units:
+        units.append(_Unit(a, b, False))
+    last = units[-1]
+    units[-1] = _Unit(last.start, b, last.header)
+    return units
+
+
+def _table_parts(doc: CharDoc | TokenDoc, table: Table, a: int, b: int, budget: int) -> list[Piece]:
+    """Table `table` restricted to [a, b), cut between rows into pieces within `budget`."""
+    units = _units(table, a, b)
+    starts_mid = a > table.start
+    ends_mid = b < table.end
+    head_cost = doc.prefix_size(table.head)
+    tail_cost = doc.prefix_size(table.tail) if table.tail else 0
+    repeat = (head_cost + tail_cost) * _HEADER_SHARE <= budget
+    pieces: list[Piece] = []
+    n = len(units)
+    i = 0
+    while i < n:
+        has_head = repeat and not units[i].header and (i > 0 or starts_mid)
+        head = table.head if has_head else ""
+        grown = _grow(doc, table, units, i, budget, head, repeat, ends_mid)
+        if grown is None and repeat:
+            # A row that fits alone but not under the repeated header goes without it.
+            grown = _grow(doc, table, units, i, budget, "", False, ends_mid)
+        if grown is not None:
+            i = grown[0] + 1
+            pieces.append(grown[1])
+            continue
+        last = i == n - 1 and not ends_mid
+        pieces.extend(_split_unit(doc, table, units[i], budget, head, repeat, last))
+        i += 1
+    total = len(pieces)
+    return [
+        Piece(p.span, p.head, p.tail, p.size, _meta(table, number, total, p.meta))
+        for number, p in enumerate(pieces, start=1)
+    ]
+
+
+def _grow(
+    doc: CharDoc | TokenDoc,
+    table: Table,
+    units: list[_Unit],
+    i: int,
+    budget: int,
+    head: str,
+    wrap: bool,
+    ends_mid: bool,
+) -> tuple[int, Piece] | None:
+    """The longest run of units from units[i] that fits the budget as one piece, with
+    `head` before it and (when `wrap`) the table's tail after it unless it ends the table
+    (ends_mid: the last unit does not), as (index of its last unit, piece); None when not
+    even units[i] fits."""
+    n = len(units)
+    start = units[i].start
+    head_cost = doc.prefix_size(head) if head else 0
+    tail_cost = doc.prefix_size(table.tail) if wrap and table.tail else 0
+    best = i - 1
+    for j in range(i, n):
+        ends = j == n - 1 and not ends_mid
+        if doc.size(start, units[j].end) + head_cost + (0 if ends else tail_cost) > budget:
+            break
+        best = j
+    while best >= i:
+        ends = best == n - 1 and not ends_mid
+        tail = table.tail if wrap and not ends else ""
+        piece = _piece(doc, start, units[best].end, head, tail)
+        if piece.size <= budget:
+            return best, piece
+        best -= 1
+    return None
+
+
+def _piece(doc: CharDoc | TokenDoc, a: int, b: int, head: str, tail: str) -> Piece:
+    if head or tail:
+        size = doc.prefix_size(head + doc.text[a:b] + tail)
+    else:
+        size = doc.size(a, b)
+    return Piece(Span(a, b, doc.size(a, b), 0), head, tail, size)
+
+
+def _split_unit(
+    doc: CharDoc | TokenDoc,
+    table: Table,
+    unit: _Unit,
+    budget: int,
+    head: str,
+    repeat: bool,
+    last: bool,
+) -> list[Piece]:
+    """A row (or header) too large for the budget, cut where the budget runs out."""
+    tail = table.tail if repeat else ""
+    room = budget - (doc.prefix_size(head) if head else 0) - (doc.prefix_size(tail) if tail else 0)
+    minimum = _MIN_ROOM if doc.exact_tokens else 1
+    if room < minimum:
+        head = tail = ""
+        room = budget
+    while True:
+        spans = pack(doc, unit.start, unit.end, budget=room, levels=_ROW_LEVELS)
+        pieces = []
+        for k, span in enumerate(spans):
+            piece_tail = "" if last and k == len(spans) - 1 else tail
+            pieces.append(_piece(doc, span.start, span.end, head, piece_tail))
+        excess = max((p.size - budget for p in pieces), default=0)
+        if excess <= 0:
+            flag = {"table_row_split": True}
+            return [Piece(p.span, p.head, p.tail, p.size, flag) for p in pieces]
+        if room - excess < minimum:
+            head = tail = ""
+            room = budget
+        else:
+            room -= excess
+
+
+def _meta(table: Table, part: int, parts: int, extra: dict[str, Any]) -> dict[str, Any]:
+    meta: dict[str, Any] = {"table": True, "table_kind": table.kind}
+    if table.caption is not None:
+        meta["table_caption"] = table.caption
+    meta["table_part"] = part
+    meta["table_parts"] = parts
+    meta.update(extra)
+    return meta

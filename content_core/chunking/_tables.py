@@ -1,0 +1,261 @@
+"""Where a text holds tables, found without a parser: Markdown pipe tables (a header line, a
+delimiter row, then rows, each line starting with `|`) and HTML `<table>` elements, with
+their header, their rows and their caption, so that chunkers cut between rows only.
+
+The scans are linear: candidates are found with literal searches (`\\n|`, `<table`) and each
+line or tag is matched once, with patterns that cannot backtrack over a long run.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+__all__ = ["Table", "find_tables"]
+
+# A delimiter row as extractors write it (`|---|---|`, `| --- | :-: |`), up to three spaces in.
+_DELIMITER = re.compile(r" {0,3}\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*")
+_PIPE_LINE = re.compile(r" {0,3}\|")
+# Where a delimiter row may start: a literal newline lets the regex engine skip ahead.
+_DELIMITER_START = re.compile(r"\n {0,3}\|[ \t]*:?-")
+# Opening `<table ...>` and the tags that shape a table, once each, without backtracking:
+# an attribute list is any run of non-`>` characters.
+_TABLE_OPEN = re.compile(r"<table(?=[\s>/])[^>]*+>", re.IGNORECASE)
+_TABLE_TAG = re.compile(
+    r"<(/?)(table|tr|thead|tbody|tfoot|caption)(?=[\s>/])[^>]*+>", re.IGNORECASE
+)
+_TAG = re.compile(r"<[^>]*+>")
+# A caption line: "Table 3", "Table 2.1:", "**Table IV.**", "Table A1" at the line's start.
+_CAPTION = re.compile(
+    r"[ \t]*(?:\*\*|__|\*|_)?table[ \t]+(?:\d+(?:[.\-]\d+)*|[ivxlc]+|[a-z]\.?\d+)\b",
+    re.IGNORECASE,
+)
+# Longest caption kept in metadata (characters).
+_CAPTION_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table of a text: `text[start:end]`, its header `text[start:header_end]` (for HTML
+    from `<table>` to the end of its header rows), its body rows as (start, end) offsets in
+    order, and what a part of it needs to stand alone: `head` (the header to repeat before
+    a later part, ending with a newline) and `tail` (the closing markup after a part that
+    does not reach the end: `</table>` for HTML, nothing for Markdown).
+
+    `lead` is where the table's segment begins: the start of a caption line right above
+    it, else `start`.
+    """
+
+    kind: str  # "markdown" or "html"
+    start: int
+    header_end: int
+    end: int
+    rows: tuple[tuple[int, int], ...]
+    head: str
+    tail: str
+    caption: str | None
+    lead: int
+
+
+def find_tables(text: str) -> list[Table]:
+    """The tables of `text`, in order and not overlapping (a table nested in an HTML table
+    belongs to its row)."""
+    tables = _html_tables(text) if "<" in text else []
+    if "|" in text:
+        taken = [(t.start, t.end) for t in tables]
+        tables.extend(t for t in _markdown_tables(text) if not _overlaps(taken, t.start, t.end))
+        tables.sort(key=lambda t: t.start)
+    return tables
+
+
+def _overlaps(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    return any(s < b and a < e for s, e in spans)
+
+
+def _line_end(text: str, p: int) -> int:
+    e = text.find("\n", p)
+    return len(text) if e < 0 else e
+
+
+def _line_start(text: str, p: int) -> int:
+    return text.rfind("\n", 0, p) + 1
+
+
+def _strip_end(text: str, a: int, b: int) -> int:
+    while b > a and text[b - 1] in " \t\r":
+        b -= 1
+    return b
+
+
+def _markdown_tables(text: str) -> list[Table]:
+    tables: list[Table] = []
+    pos = 0
+    for candidate in _DELIMITER_START.finditer(text):
+        p = candidate.start() + 1
+        if p < pos:
+            continue
+        delim_end = _line_end(text, p)
+        header_end = _strip_end(text, p, delim_end)
+        start = _line_start(text, p - 1)
+        if (
+            _DELIMITER.fullmatch(text, p, header_end) is None
+            or start >= p - 1
+            or _PIPE_LINE.match(text, start) is None
+        ):
+            continue
+        rows: list[tuple[int, int]] = []
+        cursor = delim_end
+        while cursor < len(text) and _PIPE_LINE.match(text, cursor + 1) is not None:
+            row_end = _line_end(text, cursor + 1)
+            rows.append((_first_non_space(text, cursor + 1), _strip_end(text, cursor + 1, row_end)))
+            cursor = row_end
+        end = rows[-1][1] if rows else header_end
+        head = text[start:header_end] + "\n"
+        tables.append(_with_caption(text, "markdown", start, header_end, end, rows, head, ""))
+        pos = cursor
+    return tables
+
+
+def _first_non_space(text: str, p: int) -> int:
+    while p < len(text) and text[p] in " \t":
+        p += 1
+    return p
+
+
+def _html_tables(text: str) -> list[Table]:
+    tables: list[Table] = []
+    pos = 0
+    while True:
+        found = _TABLE_OPEN.search(text, pos)
+        if found is None:
+            return tables
+        table = _html_table(text, found)
+        if table is None:
+            pos = found.end()
+            continue
+        tables.append(table)
+        pos = table.end
+
+
+def _html_table(text: str, opening: re.Match[str]) -> Table | None:
+    """The table `opening` starts, or None when it is never closed."""
+    depth = 1
+    end = -1
+    rows: list[tuple[int, int]] = []
+    row_start = -1
+    thead_rows, thead_end = -1, -1
+    caption: str | None = None
+    caption_start = caption_end = -1
+    tbody_at, tbody = -1, ""
+    for tag in _TABLE_TAG.finditer(text, opening.end()):
+        closing, name = tag.group(1) == "/", tag.group(2).lower()
+        if name == "table":
+            depth += -1 if closing else 1
+            if depth == 0:
+                end = tag.end()
+                if row_start >= 0:  # the last row's </tr> was left out
+                    rows.append((row_start, _ws_back(text, tag.start())))
+                break
+            continue
+        if depth != 1:
+            continue
+        if name == "tr" and not closing:
+            if row_start >= 0:  # the previous row's </tr> was left out
+                rows.append((row_start, _ws_back(text, tag.start())))
+            row_start = tag.start()
+        elif name == "tr" and closing and row_start >= 0:
+            rows.append((row_start, tag.end()))
+            row_start = -1
+        elif name == "caption" and not closing:
+            caption_start = tag.end()
+        elif name == "caption" and closing and caption_start >= 0:
+            caption = _caption_text(html.unescape(_TAG.sub(" ", text[caption_start : tag.start()])))
+            caption_end = tag.end()
+        elif name == "thead" and closing:
+            thead_rows, thead_end = len(rows), tag.end()
+        elif name == "tbody" and not closing and tbody_at < 0:
+            tbody_at, tbody = tag.start(), tag.group(0)
+    if end < 0:
+        return None
+    header_rows = thead_rows
+    if header_rows < 0:
+        # Header rows: the leading rows made of <th> cells only.
+        header_rows = 0
+        for a, b in rows:
+            cells = text[a:b].lower()
+            if "<th" not in cells or "<td" in cells:
+                break
+            header_rows += 1
+    if 0 < header_rows < len(rows):
+        header_end = thead_end if thead_end >= 0 else rows[header_rows - 1][1]
+    else:
+        header_rows = 0
+        header_end = max(opening.end(), caption_end)
+    body = rows[header_rows:]
+    start = opening.start()
+    # A <tbody> opened after the header is reopened in every later part, and closed.
+    reopen = tbody_at >= header_end and (not body or tbody_at < body[0][0])
+    head = text[start:header_end] + "\n" + (tbody + "\n" if reopen else "")
+    tail = "\n" + ("</tbody>\n" if tbody_at >= 0 else "") + "</table>"
+    table = _with_caption(text, "html", start, header_end, end, body, head, tail)
+    if caption is None:
+        return table
+    return Table("html", start, header_end, end, table.rows, head, tail, caption, table.lead)
+
+
+def _ws_back(text: str, p: int) -> int:
+    while p > 0 and text[p - 1] in " \t\r\n":
+        p -= 1
+    return p
+
+
+def _caption_text(line: str) -> str | None:
+    text = " ".join(line.split()).strip("*_ ")
+    return text[:_CAPTION_CHARS] or None
+
+
+def _with_caption(
+    text: str,
+    kind: str,
+    start: int,
+    header_end: int,
+    end: int,
+    rows: list[tuple[int, int]],
+    head: str,
+    tail: str,
+) -> Table:
+    """The table with its caption: the nearest non-blank line above it (at most one blank
+    line between) or below it that starts with "Table N"."""
+    caption: str | None = None
+    lead = start
+    above = _neighbour_line(text, start, up=True)
+    if above is not None and _CAPTION.match(text, above[0], above[1]):
+        caption = _caption_text(text[above[0] : above[1]])
+        lead = above[0]
+    else:
+        below = _neighbour_line(text, end, up=False)
+        if below is not None and _CAPTION.match(text, below[0], below[1]):
+            caption = _caption_text(text[below[0] : below[1]])
+    return Table(kind, start, header_end, end, tuple(rows), head, tail, caption, lead)
+
+
+def _neighbour_line(text: str, p: int, *, up: bool) -> tuple[int, int] | None:
+    """The nearest non-blank line above the line starting at p (or below the one ending at
+    p), skipping at most one blank line, as (start, end)."""
+    for _ in range(2):
+        if up:
+            if p <= 0:
+                return None
+            end = p - 1
+            start = _line_start(text, end)
+            p = start
+        else:
+            if p >= len(text):
+                return None
+            start = p + 1
+            end = _line_end(text, start)
+            p = end
+        if text[start:end].strip():
+            return start, _strip_end(text, start, end)
+    return None
