@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from content_core.chunking._engine import Level, Span, pack
+from content_core.chunking._engine import WS, Level, Span, pack
 from content_core.chunking._measure import CharDoc, TokenDoc
 from content_core.chunking._tables import Table
 
@@ -96,6 +96,12 @@ def pack_tables(
     return out
 
 
+def _skip_ws(text: str, p: int, hi: int) -> int:
+    while p < hi and text[p] in WS:
+        p += 1
+    return p
+
+
 @dataclass(frozen=True, slots=True)
 class _Unit:
     start: int
@@ -103,7 +109,7 @@ class _Unit:
     header: bool
 
 
-def _units(table: Table, a: int, b: int) -> list[_Unit]:
+def _units(text: str, table: Table, a: int, b: int) -> list[_Unit]:
     """The header (when [a, b) starts before the table's rows) and the rows inside [a, b),
     the last one reaching b."""
     units: list[_Unit] = []
@@ -112,6 +118,10 @@ def _units(table: Table, a: int, b: int) -> list[_Unit]:
     for start, end in table.rows:
         if end <= a or start >= b:
             continue
+        if units:
+            # Whatever lies between two rows (markup, not only whitespace) goes with the
+            # row after it, so that nothing is left out of every piece.
+            start = min(start, _skip_ws(text, units[-1].end, start))
         units.append(_Unit(max(start, a), min(end, b), False))
     if not units:
         units.append(_Unit(a, b, False))
@@ -122,28 +132,37 @@ def _units(table: Table, a: int, b: int) -> list[_Unit]:
 
 def _table_parts(doc: CharDoc | TokenDoc, table: Table, a: int, b: int, budget: int) -> list[Piece]:
     """Table `table` restricted to [a, b), cut between rows into pieces within `budget`."""
-    units = _units(table, a, b)
+    units = _units(doc.text, table, a, b)
     starts_mid = a > table.start
     ends_mid = b < table.end
-    head_cost = doc.prefix_size(table.head)
     tail_cost = doc.prefix_size(table.tail) if table.tail else 0
-    repeat = (head_cost + tail_cost) * _HEADER_SHARE <= budget
+    # What a later part starts with, best first: the whole header, the bare opening tag
+    # (HTML), nothing; each with whether it is closed by the tail. One that takes more
+    # than its share of the budget is not tried.
+    heads: list[tuple[str, bool]] = [
+        (head, True)
+        for head in dict.fromkeys((table.head, table.bare))
+        if head and (doc.prefix_size(head) + tail_cost) * _HEADER_SHARE <= budget
+    ]
+    heads.append(("", False))
     pieces: list[Piece] = []
     n = len(units)
     i = 0
     while i < n:
-        has_head = repeat and not units[i].header and (i > 0 or starts_mid)
-        head = table.head if has_head else ""
-        grown = _grow(doc, table, units, i, budget, head, repeat, ends_mid)
-        if grown is None and repeat:
-            # A row that fits alone but not under the repeated header goes without it.
-            grown = _grow(doc, table, units, i, budget, "", False, ends_mid)
+        # The first part holds the header itself, unless [a, b) starts past it.
+        own = units[i].header or (i == 0 and not starts_mid)
+        grown = None
+        for head, wrap in heads:
+            grown = _grow(doc, table, units, i, budget, "" if own else head, wrap, ends_mid)
+            if grown is not None:
+                break
         if grown is not None:
             i = grown[0] + 1
             pieces.append(grown[1])
             continue
+        head, wrap = heads[0]
         last = i == n - 1 and not ends_mid
-        pieces.extend(_split_unit(doc, table, units[i], budget, head, repeat, last))
+        pieces.extend(_split_unit(doc, table, units[i], budget, "" if own else head, wrap, last))
         i += 1
     total = len(pieces)
     return [
@@ -200,11 +219,11 @@ def _split_unit(
     unit: _Unit,
     budget: int,
     head: str,
-    repeat: bool,
+    wrap: bool,
     last: bool,
 ) -> list[Piece]:
     """A row (or header) too large for the budget, cut where the budget runs out."""
-    tail = table.tail if repeat else ""
+    tail = table.tail if wrap else ""
     room = budget - (doc.prefix_size(head) if head else 0) - (doc.prefix_size(tail) if tail else 0)
     minimum = _MIN_ROOM if doc.exact_tokens else 1
     if room < minimum:

@@ -44,7 +44,8 @@ class Table:
     does not reach the end: `</table>` for HTML, nothing for Markdown).
 
     `lead` is where the table's segment begins: the start of a caption line right above
-    it, else `start`.
+    it, else `start`. `bare` is the least a part needs to stand alone when the header is too
+    large to repeat: the opening `<table>` tag for HTML, nothing for Markdown.
     """
 
     kind: str  # "markdown" or "html"
@@ -56,6 +57,7 @@ class Table:
     tail: str
     caption: str | None
     lead: int
+    bare: str = ""
 
 
 def find_tables(text: str) -> list[Table]:
@@ -194,14 +196,26 @@ def _html_table(text: str, opening: re.Match[str]) -> Table | None:
         header_end = max(opening.end(), caption_end)
     body = rows[header_rows:]
     start = opening.start()
-    # A <tbody> opened after the header is reopened in every later part, and closed.
-    reopen = tbody_at >= header_end and (not body or tbody_at < body[0][0])
-    head = text[start:header_end] + "\n" + (tbody + "\n" if reopen else "")
+    if tbody_at >= header_end and (not body or tbody_at < body[0][0]):
+        # A <tbody> opened between the header and the first row belongs to the header, so
+        # each later part reopens it.
+        header_end = tbody_at + len(tbody)
+    head = text[start:header_end] + "\n"
     tail = "\n" + ("</tbody>\n" if tbody_at >= 0 else "") + "</table>"
     table = _with_caption(text, "html", start, header_end, end, body, head, tail)
-    if caption is None:
-        return table
-    return Table("html", start, header_end, end, table.rows, head, tail, caption, table.lead)
+    bare = opening.group(0) + "\n" + (tbody + "\n" if tbody_at >= 0 else "")
+    return Table(
+        "html",
+        start,
+        header_end,
+        end,
+        table.rows,
+        head,
+        tail,
+        caption if caption is not None else table.caption,
+        table.lead,
+        bare,
+    )
 
 
 def _ws_back(text: str, p: int) -> int:
@@ -232,7 +246,7 @@ def _with_caption(
     above = _neighbour_line(text, start, up=True)
     if above is not None and _CAPTION.match(text, above[0], above[1]):
         caption = _caption_text(text[above[0] : above[1]])
-        lead = above[0]
+        lead = _first_non_space(text, above[0])
     else:
         below = _neighbour_line(text, end, up=False)
         if below is not None and _CAPTION.match(text, below[0], below[1]):
