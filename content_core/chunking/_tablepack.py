@@ -107,11 +107,12 @@ class _Unit:
     start: int
     end: int
     header: bool
+    closing: bool = False
 
 
 def _units(text: str, table: Table, a: int, b: int) -> list[_Unit]:
-    """The header (when [a, b) starts before the table's rows) and the rows inside [a, b),
-    the last one reaching b."""
+    """The header (when [a, b) starts before the table's rows), the rows inside [a, b), and
+    the closing markup after the last row up to b (`</table>`), if any."""
     units: list[_Unit] = []
     if a < table.header_end:
         units.append(_Unit(a, min(b, table.header_end), True))
@@ -124,9 +125,10 @@ def _units(text: str, table: Table, a: int, b: int) -> list[_Unit]:
             start = min(start, _skip_ws(text, units[-1].end, start))
         units.append(_Unit(max(start, a), min(end, b), False))
     if not units:
-        units.append(_Unit(a, b, False))
-    last = units[-1]
-    units[-1] = _Unit(last.start, b, last.header)
+        return [_Unit(a, b, False)]
+    closing = _skip_ws(text, units[-1].end, b)
+    if closing < b:
+        units.append(_Unit(closing, b, False, closing=True))
     return units
 
 
@@ -153,6 +155,9 @@ def _table_parts(doc: CharDoc | TokenDoc, table: Table, a: int, b: int, budget: 
         own = units[i].header or (i == 0 and not starts_mid)
         grown = None
         for head, wrap in heads:
+            if units[i].closing:
+                # Closing markup alone: opened again by the bare tag, not under the header.
+                head = table.bare if head else ""
             grown = _grow(doc, table, units, i, budget, "" if own else head, wrap, ends_mid)
             if grown is not None:
                 break
