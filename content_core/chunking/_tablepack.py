@@ -71,7 +71,7 @@ def pack_tables(
         return list(region(lo, hi))
     out: list[Packed] = []
     cur = lo
-    k = bisect.bisect_right([t.end for t in tables], lo)
+    k = bisect.bisect_right(tables, lo, key=lambda t: t.end)
     while k < len(tables) and tables[k].start < hi:
         table = tables[k]
         k += 1

@@ -15,17 +15,21 @@ from dataclasses import dataclass
 __all__ = ["Table", "find_tables"]
 
 # A delimiter row as extractors write it (`|---|---|`, `| --- | :-: |`), up to three spaces in.
-_DELIMITER = re.compile(r" {0,3}\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*")
+# Possessive: a line that is almost a delimiter row fails without backtracking through it.
+_DELIMITER = re.compile(r" {0,3}\|(?:[ \t]*+:?-++:?[ \t]*+\|)++[ \t]*+")
+# The rows after a delimiter row: the run of lines that start with a pipe.
+_PIPE_LINES = re.compile(r"(?:\n {0,3}\|[^\n]*+)*+")
 _PIPE_LINE = re.compile(r" {0,3}\|")
 # Where a delimiter row may start: a literal newline lets the regex engine skip ahead.
 _DELIMITER_START = re.compile(r"\n {0,3}\|[ \t]*:?-")
-# Opening `<table ...>` and the tags that shape a table, once each, without backtracking:
-# an attribute list is any run of non-`>` characters.
-_TABLE_OPEN = re.compile(r"<table(?=[\s>/])[^>]*+>", re.IGNORECASE)
+# `<table ...>` and `</table>`, and the tags that shape a table, each matched once without
+# backtracking: an attribute list is a bounded run of non-`>` characters (unbounded, every
+# `<table` of a text without `>` would scan to its end).
+_TABLE_EDGE = re.compile(r"<(/?)table(?=[\s>/])[^>]{0,2000}+>", re.IGNORECASE)
 _TABLE_TAG = re.compile(
-    r"<(/?)(table|tr|thead|tbody|tfoot|caption)(?=[\s>/])[^>]*+>", re.IGNORECASE
+    r"<(/?)(table|tr|thead|tbody|tfoot|caption)(?=[\s>/])[^>]{0,2000}+>", re.IGNORECASE
 )
-_TAG = re.compile(r"<[^>]*+>")
+_TAG = re.compile(r"<[^>]{0,2000}+>")
 # A caption line: "Table 3", "Table 2.1:", "**Table IV.**", "Table A1" at the line's start.
 _CAPTION = re.compile(
     r"[ \t]*(?:\*\*|__|\*|_)?table[ \t]+(?:\d+(?:[.\-]\d+)*|[ivxlc]+|[a-z]\.?\d+)\b",
@@ -107,11 +111,12 @@ def _markdown_tables(text: str) -> list[Table]:
         ):
             continue
         rows: list[tuple[int, int]] = []
-        cursor = delim_end
-        while cursor < len(text) and _PIPE_LINE.match(text, cursor + 1) is not None:
-            row_end = _line_end(text, cursor + 1)
-            rows.append((_first_non_space(text, cursor + 1), _strip_end(text, cursor + 1, row_end)))
-            cursor = row_end
+        block = _PIPE_LINES.match(text, delim_end)
+        cursor = block.end() if block is not None else delim_end
+        at = delim_end + 1
+        for line in text[delim_end + 1 : cursor].split("\n") if cursor > delim_end else ():
+            rows.append((at + len(line) - len(line.lstrip(" ")), at + len(line.rstrip(" \t\r"))))
+            at += len(line) + 1
         end = rows[-1][1] if rows else header_end
         head = text[start:header_end] + "\n"
         tables.append(_with_caption(text, "markdown", start, header_end, end, rows, head, ""))
@@ -126,36 +131,39 @@ def _first_non_space(text: str, p: int) -> int:
 
 
 def _html_tables(text: str) -> list[Table]:
+    """The outermost closed `<table>` elements: openings and closings are paired in one pass
+    (an opening never closed is no table, and the tables inside it are looked at instead),
+    then each table's own tags are read once."""
+    open_tags: list[re.Match[str]] = []
+    pairs: list[tuple[re.Match[str], int]] = []
+    for edge in _TABLE_EDGE.finditer(text):
+        if not edge.group(1):
+            open_tags.append(edge)
+        elif open_tags:
+            pairs.append((open_tags.pop(), edge.end()))
+    pairs.sort(key=lambda pair: pair[0].start())
     tables: list[Table] = []
-    pos = 0
-    while True:
-        found = _TABLE_OPEN.search(text, pos)
-        if found is None:
-            return tables
-        table = _html_table(text, found)
-        if table is None:
-            pos = found.end()
-            continue
-        tables.append(table)
-        pos = table.end
+    for opening, end in pairs:
+        if tables and opening.start() < tables[-1].end:
+            continue  # a table inside a cell belongs to its row
+        tables.append(_html_table(text, opening, end))
+    return tables
 
 
-def _html_table(text: str, opening: re.Match[str]) -> Table | None:
-    """The table `opening` starts, or None when it is never closed."""
+def _html_table(text: str, opening: re.Match[str], end: int) -> Table:
+    """The table from `opening` to `end` (just after its closing tag)."""
     depth = 1
-    end = -1
     rows: list[tuple[int, int]] = []
     row_start = -1
     thead_rows, thead_end = -1, -1
     caption: str | None = None
     caption_start = caption_end = -1
     tbody_at, tbody = -1, ""
-    for tag in _TABLE_TAG.finditer(text, opening.end()):
+    for tag in _TABLE_TAG.finditer(text, opening.end(), end):
         closing, name = tag.group(1) == "/", tag.group(2).lower()
         if name == "table":
             depth += -1 if closing else 1
             if depth == 0:
-                end = tag.end()
                 if row_start >= 0:  # the last row's </tr> was left out
                     rows.append((row_start, _ws_back(text, tag.start())))
                 break
@@ -178,8 +186,6 @@ def _html_table(text: str, opening: re.Match[str]) -> Table | None:
             thead_rows, thead_end = len(rows), tag.end()
         elif name == "tbody" and not closing and tbody_at < 0:
             tbody_at, tbody = tag.start(), tag.group(0)
-    if end < 0:
-        return None
     header_rows = thead_rows
     if header_rows < 0:
         # Header rows: the leading rows made of <th> cells only.

@@ -206,10 +206,23 @@ def test_html_caption_thead_and_tbody() -> None:
         "|---|---|\n| c | d |",  # a delimiter row without a header line
         "<table><tr><td>never closed",  # an HTML table that is never closed
         "a | b\n---|---\nc | d",  # GFM without outer pipes: not how extractors write it
+        "<table>" * 500,  # openings never closed
+        "<table " * 500,  # an opening tag that never ends
+        "| a |\n|-|-|-" + "|-" * 500,  # almost a delimiter row
     ],
 )
 def test_not_tables(text: str) -> None:
     assert find_tables(text) == []
+
+
+def test_closed_table_inside_an_unclosed_one_is_found() -> None:
+    text = (
+        "<table>\n<tr><td>open</td></tr>\n"
+        "<table>\n<tr><th>k</th></tr>\n<tr><td>v</td></tr>\n</table>"
+    )
+    (table,) = find_tables(text)
+    assert text[table.start : table.end].startswith("<table>\n<tr><th>k")
+    assert [text[a:b] for a, b in table.rows] == ["<tr><td>v</td></tr>"]
 
 
 def test_nested_html_table_belongs_to_its_row() -> None:
