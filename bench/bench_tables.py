@@ -476,4 +476,4 @@ def compare_pdf_tables() -> None:
 if __name__ == "__main__":
     from figures import run_main  # bench/figures.py: --write-docs records the figures
 
-    run_main(main, modes=("--pdf",))
+    run_main(main, modes=("--pdf", "--chunks"))
