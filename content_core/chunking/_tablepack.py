@@ -194,12 +194,28 @@ def _grow(
     start = units[i].start
     head_cost = doc.prefix_size(head) if head else 0
     tail_cost = doc.prefix_size(table.tail) if wrap and table.tail else 0
+
+    def fits(j: int) -> bool:
+        tail = 0 if j == n - 1 and not ends_mid else tail_cost
+        return doc.size(start, units[j].end) + head_cost + tail <= budget
+
+    # Sizes grow with j: gallop, then bisect, for the last j that fits.
     best = i - 1
-    for j in range(i, n):
-        ends = j == n - 1 and not ends_mid
-        if doc.size(start, units[j].end) + head_cost + (0 if ends else tail_cost) > budget:
-            break
-        best = j
+    if fits(i):
+        best, step = i, 1
+        high = n
+        while best + step < n:
+            if not fits(best + step):
+                high = best + step
+                break
+            best += step
+            step *= 2
+        while high - best > 1:
+            middle = (best + high) // 2
+            if fits(middle):
+                best = middle
+            else:
+                high = middle
     while best >= i:
         ends = best == n - 1 and not ends_mid
         tail = table.tail if wrap and not ends else ""
@@ -211,11 +227,14 @@ def _grow(
 
 
 def _piece(doc: CharDoc | TokenDoc, a: int, b: int, head: str, tail: str) -> Piece:
-    if head or tail:
-        size = doc.prefix_size(head + doc.text[a:b] + tail)
+    size = doc.size(a, b)
+    if tail or (head and doc.text[a] not in "|<"):
+        total = doc.prefix_size(head + doc.text[a:b] + tail)
     else:
-        size = doc.size(a, b)
-    return Piece(Span(a, b, doc.size(a, b), 0), head, tail, size)
+        # A head ends with a newline and the span starts with `|` or `<`: no pre-token of
+        # the tokenisers spans the seam, so the two counts add up exactly.
+        total = size + (doc.prefix_size(head) if head else 0)
+    return Piece(Span(a, b, size, 0), head, tail, total)
 
 
 def _split_unit(
