@@ -5,7 +5,10 @@ offsets hold; a row larger than the budget alone is cut as a last resort and fla
 from __future__ import annotations
 
 import functools
+import json
+import shutil
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,7 @@ from content_core.chunking import (
     CharacterChunker,
     Chunk,
     Chunker,
+    ChunkingConfig,
     CodeChunker,
     HierarchicalChunker,
     MarkdownChunker,
@@ -22,7 +26,12 @@ from content_core.chunking import (
     chunk_text,
 )
 from content_core.chunking._tables import Table, find_tables
+from content_core.discovery import discover_pending
 from content_core.extract import extract_text
+from content_core.pipeline import PipelineConfig, run_batch
+from content_core.pipeline.config import ProcessingConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import ContentStore
 from content_core.tokens import TokenEstimator, count_tokens
 from tests.fixtures.corpus import CORPUS
 
@@ -267,3 +276,42 @@ def test_text_without_tables_is_chunked_as_before() -> None:
     text = "Plain prose. " * 400
     chunks = TextChunker(chunk_size=50, chunk_overlap=5).chunk(text)
     assert not any("table" in c.metadata or "prefix_chars" in c.metadata for c in chunks)
+
+
+def test_chunks_stage_stores_table_parts(tmp_path: Path, store: ContentStore) -> None:
+    """The real stages over corpus files with tables: the stored chunks say which are table
+    parts, their offsets map into the artifact text, and the stage report counts them."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("layout/tables/page-break.docx", "csv/stanley-cups.csv"):
+        shutil.copy(CORPUS / name, folder / Path(name).name)
+    config = PipelineConfig(
+        processing=ProcessingConfig(isolate=False),
+        chunking=ChunkingConfig(chunk_size=64, chunk_overlap=8),
+    )
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder), source_id="docs")
+    found = discover_pending(source, store, set(), time_budget_s=1e9, settle_s=0.0)
+    reports = [r for b in found.batch_ids for r in run_batch(store, b, config)]
+    texts = {
+        r["path"]: r["text"]
+        for r in store.query("SELECT path, text FROM current_normalised_artifacts").to_pylist()
+    }
+    rows = store.query(
+        "SELECT path, content, source_start, source_end, token_count, metadata "
+        "FROM current_chunks ORDER BY path, index"
+    ).to_pylist()
+    parts = 0
+    for row in rows:
+        meta = json.loads(row["metadata"])
+        assert row["token_count"] == count_tokens(row["content"]) <= 64
+        source = texts[row["path"]][row["source_start"] : row["source_end"]]
+        if meta.get("table"):
+            parts += 1
+            end = len(row["content"]) - meta["suffix_chars"]
+            assert row["content"][meta["prefix_chars"] : end] == source
+        else:
+            assert row["content"].endswith(source)
+    assert parts > 2
+    (report,) = [r for r in reports if r.table == "chunks"]
+    assert report.figures["table_chunks"] == parts
+    assert report.figures["table_row_splits"] == 0
