@@ -246,26 +246,34 @@ def _split_unit(
     wrap: bool,
     last: bool,
 ) -> list[Piece]:
-    """A row (or header) too large for the budget, cut where the budget runs out."""
+    """A row (or header) too large for the budget, cut where the budget runs out.
+
+    Each piece gets `head` before it and, when `wrap`, the tail after it (not the table's
+    last piece); the pieces of a header after its first, which holds the opening tag, get
+    the bare opening tag instead. When that leaves too little room, nothing is added.
+    """
+    heads = [head]
+    if unit.header:
+        heads = ["", table.bare if wrap else ""]
     tail = table.tail if wrap else ""
-    room = budget - (doc.prefix_size(head) if head else 0) - (doc.prefix_size(tail) if tail else 0)
+    extra = max(doc.prefix_size(h) if h else 0 for h in heads)
+    room = budget - extra - (doc.prefix_size(tail) if tail else 0)
     minimum = _MIN_ROOM if doc.exact_tokens else 1
     if room < minimum:
-        head = tail = ""
-        room = budget
+        heads, tail, room = [""], "", budget
     while True:
         spans = pack(doc, unit.start, unit.end, budget=room, levels=_ROW_LEVELS)
         pieces = []
         for k, span in enumerate(spans):
+            piece_head = heads[min(k, len(heads) - 1)]
             piece_tail = "" if last and k == len(spans) - 1 else tail
-            pieces.append(_piece(doc, span.start, span.end, head, piece_tail))
+            pieces.append(_piece(doc, span.start, span.end, piece_head, piece_tail))
         excess = max((p.size - budget for p in pieces), default=0)
         if excess <= 0:
             flag = {"table_row_split": True}
             return [Piece(p.span, p.head, p.tail, p.size, flag) for p in pieces]
         if room - excess < minimum:
-            head = tail = ""
-            room = budget
+            heads, tail, room = [""], "", budget
         else:
             room -= excess
 

@@ -3,7 +3,8 @@
 As FFAI documents, `chunk_size` and `chunk_overlap` count characters; given
 `tokenizer=TokenEstimator(encoding_name=...)` they count exact tokens of that encoding and every
 chunk records `metadata["token_count"]`. Chunks are exact slices of the text (whitespace
-included), so `chunk.start_char`/`chunk.end_char` locate them.
+included), so `chunk.start_char`/`chunk.end_char` locate them; a table's later part also
+repeats the table's header (see `metadata["prefix_chars"]`).
 """
 
 from __future__ import annotations
