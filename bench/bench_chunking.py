@@ -249,14 +249,18 @@ def _time(fn: Callable[[], object], repeat: int) -> float:
 
 def _bad_offsets(name: str, docs: list[str], encoding: str) -> int:
     """Chunks of one of ours whose content does not end with text[source_start:source_end]
-    after exactly its breadcrumb prefix."""
+    after exactly its breadcrumb prefix (a table's part: whose content between `prefix_chars`
+    and `suffix_chars` is not that text)."""
     chunker = OURS[name](encoding)
     bad = 0
     for doc in docs:
         for chunk in chunker.chunk(doc):
             source = doc[chunk.source_start : chunk.source_end]
             crumb = chunk.metadata.get("breadcrumb", "")
-            if chunk.content != (crumb + "\n\n" if crumb else "") + source:
+            if "prefix_chars" in chunk.metadata:
+                end = len(chunk.content) - chunk.metadata["suffix_chars"]
+                bad += chunk.content[chunk.metadata["prefix_chars"] : end] != source
+            elif chunk.content != (crumb + "\n\n" if crumb else "") + source:
                 bad += 1
     return bad
 

@@ -18,6 +18,11 @@ marks, with the text layer's words.
 
     .venv/bin/python bench/bench_tables.py --pdf
     .venv/bin/python bench/bench_tables.py --make-corpus   # re-render the DOCX corpus
+
+`--chunks`: corpus tables through every chunker at 64 to 512 tokens, before and after tables
+were kept whole (bench/table_chunks.py): rows cut, budget violations, throughput.
+
+    .venv/bin/python bench/bench_tables.py --chunks
 """
 
 from __future__ import annotations
@@ -108,7 +113,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--pdf", action="store_true", help="compare PDF table finders")
     parser.add_argument("--make-corpus", action="store_true", help="re-render the DOCX corpus")
+    parser.add_argument(
+        "--chunks", action="store_true", help="table rows cut by each chunker, before and after"
+    )
     args = parser.parse_args()
+    if args.chunks:
+        from table_chunks import compare_table_chunks
+
+        compare_table_chunks()
+        return
     if args.make_corpus:
         make_corpus(TABLES_DIR)
         return
@@ -463,4 +476,4 @@ def compare_pdf_tables() -> None:
 if __name__ == "__main__":
     from figures import run_main  # bench/figures.py: --write-docs records the figures
 
-    run_main(main, modes=("--pdf",))
+    run_main(main, modes=("--pdf", "--chunks"))

@@ -6,8 +6,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from content_core.chunking._engine import Literal, Marked, Pattern, Span
+from content_core.chunking._engine import Literal, Marked, Pattern
 from content_core.chunking._measure import CharDoc, TokenDoc
+from content_core.chunking._tablepack import Packed, Piece
 from content_core.chunking.base import Chunk
 
 __all__ = [
@@ -48,7 +49,7 @@ def check_sizes(chunk_size: int, chunk_overlap: int, *, minimum: int = 1) -> Non
 
 def spans_to_chunks(
     doc: CharDoc | TokenDoc,
-    spans: Sequence[Span],
+    spans: Sequence[Packed],
     *,
     prefixes: Sequence[str] | None = None,
     prefix_sizes: Sequence[int] | None = None,
@@ -60,24 +61,34 @@ def spans_to_chunks(
 
     A token document records `metadata["token_count"]`: the exact count of the chunk's content,
     prefix included (a prefix ends with a newline and a span starts with a non-space, so the
-    two counts add up exactly).
+    two counts add up exactly). A table's piece also records its table fields, and
+    `prefix_chars`/`suffix_chars`: the characters of content before and after
+    `text[source_start:source_end]` (breadcrumb and repeated header; closing markup).
     """
     text = doc.text
     total = len(spans)
     chunks: list[Chunk] = []
     exact = doc.exact_tokens
-    for i, span in enumerate(spans):
+    for i, item in enumerate(spans):
         meta: dict[str, Any] = dict(metadata) if metadata else {}
         if extra is not None:
             meta.update(extra[i])
         prefix = prefixes[i] if prefixes is not None else ""
         if breadcrumbs is not None:
             meta["breadcrumb"] = breadcrumbs[i]
+        head = tail = ""
+        if isinstance(item, Piece):
+            span, head, tail, size = item.span, item.head, item.tail, item.size
+            meta.update(item.meta)
+            meta["prefix_chars"] = len(prefix) + len(head)
+            meta["suffix_chars"] = len(tail)
+        else:
+            span, size = item, item.size
         if exact:
-            meta["token_count"] = span.size + (prefix_sizes[i] if prefix_sizes else 0)
+            meta["token_count"] = size + (prefix_sizes[i] if prefix_sizes else 0)
         chunks.append(
             Chunk(
-                content=prefix + text[span.start : span.end],
+                content=prefix + head + text[span.start : span.end] + tail,
                 index=i,
                 total_chunks=total,
                 source_start=span.start,

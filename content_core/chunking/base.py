@@ -16,7 +16,9 @@ class Chunk(BaseModel):
     """A slice of a text: `content` ends with `text[source_start:source_end]`.
 
     Whatever stands before that slice in `content` is a prefix the chunker added (a Markdown
-    breadcrumb), also given in `metadata["breadcrumb"]`.
+    breadcrumb), also given in `metadata["breadcrumb"]`. A table's part may also repeat the
+    table's header before the slice and close an HTML table after it: its metadata then
+    gives `prefix_chars` and `suffix_chars`, the characters around the slice.
     """
 
     model_config = ConfigDict(frozen=True)

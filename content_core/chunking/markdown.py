@@ -19,6 +19,8 @@ from content_core.chunking._common import (
 from content_core.chunking._engine import Level, Positions, Span, pack
 from content_core.chunking._mdscan import Section, markdown_sections
 from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
+from content_core.chunking._tablepack import Packed, pack_tables
+from content_core.chunking._tables import find_tables
 from content_core.chunking.base import Chunk, ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.tokens import DEFAULT_ENCODING, TokenEstimator
 
@@ -50,6 +52,9 @@ class MarkdownChunker:
 
     A section whose body is under `min_body_tokens` is merged into the next one, so a
     heading directly followed by a sub-heading does not become a chunk of its own.
+
+    Markdown and HTML tables are cut between rows only: each part after the first starts
+    with the table's header again (see `metadata["table_part"]`, `"prefix_chars"`).
     """
 
     def __init__(
@@ -93,7 +98,8 @@ class MarkdownChunker:
         sections, blocks = markdown_sections(content)
         sections = self._merge_thin(doc, sections)
         levels = ((Positions(blocks), 0.3), *_LEVELS_TAIL)
-        all_spans: list[Span] = []
+        tables = find_tables(content)
+        all_spans: list[Packed] = []
         prefixes: list[str] = []
         prefix_sizes: list[int] = []
         crumbs: list[str] = []
@@ -101,14 +107,25 @@ class MarkdownChunker:
         for section in sections:
             crumb, prefix, cost = self._breadcrumb(doc, section.path)
             body_budget = self.max_chunk_tokens - cost
-            spans = pack(
+
+            def region(lo: int, hi: int, body_budget: int = body_budget) -> list[Span]:
+                return pack(
+                    doc,
+                    lo,
+                    hi,
+                    budget=body_budget,
+                    overlap=min(self.chunk_overlap, body_budget - 1),
+                    levels=levels,
+                    overlap_levels=_OVERLAP_LEVELS,
+                )
+
+            spans = pack_tables(
                 doc,
                 section.start,
                 section.end,
                 budget=body_budget,
-                overlap=min(self.chunk_overlap, body_budget - 1),
-                levels=levels,
-                overlap_levels=_OVERLAP_LEVELS,
+                tables=tables,
+                region=region,
             )
             all_spans.extend(spans)
             prefixes.extend([prefix] * len(spans))

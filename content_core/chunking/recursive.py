@@ -3,7 +3,8 @@
 As FFAI documents, `chunk_size` and `chunk_overlap` count characters; given
 `tokenizer=TokenEstimator(encoding_name=...)` they count exact tokens of that encoding and every
 chunk records `metadata["token_count"]`. Chunks are exact slices of the text (whitespace
-included), so `chunk.start_char`/`chunk.end_char` locate them.
+included), so `chunk.start_char`/`chunk.end_char` locate them; a table's later part also
+repeats the table's header (see `metadata["prefix_chars"]`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from content_core.chunking._common import (
     check_sizes,
     spans_to_chunks,
 )
-from content_core.chunking._engine import Level, Span, pack
+from content_core.chunking._engine import Level, pack
 from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
+from content_core.chunking._tablepack import Packed, Piece, pack_tables, span_of
+from content_core.chunking._tables import Table, find_tables
 from content_core.chunking.base import Chunk, ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.tokens import TokenEstimator
 
@@ -86,22 +89,38 @@ class FixedSizeChunker:
     def _levels_for(self, doc: CharDoc | TokenDoc) -> Sequence[tuple[Level, float]]:
         return self._levels
 
-    def _spans(self, doc: CharDoc | TokenDoc, lo: int, hi: int, size: int) -> list[Span]:
-        return pack(
+    def _spans(
+        self, doc: CharDoc | TokenDoc, lo: int, hi: int, size: int, tables: Sequence[Table]
+    ) -> list[Packed]:
+        levels = self._levels_for(doc)
+        return pack_tables(
             doc,
             lo,
             hi,
             budget=size,
-            overlap=self.chunk_overlap,
-            levels=self._levels_for(doc),
-            overlap_levels=self._overlap_levels,
-            strip=False,
+            tables=tables,
+            region=lambda a, b: pack(
+                doc,
+                a,
+                b,
+                budget=size,
+                overlap=self.chunk_overlap,
+                levels=levels,
+                overlap_levels=self._overlap_levels,
+                strip=False,
+            ),
         )
 
     def chunk(self, content: str) -> list[Chunk]:
-        """Split `content` into chunks of at most chunk_size."""
+        """Split `content` into chunks of at most chunk_size; Markdown and HTML tables are cut
+        between rows only, their header repeated in each part."""
         doc = self._measure.prepare(content)
-        spans = [s for s in self._spans(doc, 0, len(content), self.chunk_size) if _has_text(doc, s)]
+        tables = find_tables(content)
+        spans = [
+            s
+            for s in self._spans(doc, 0, len(content), self.chunk_size, tables)
+            if _has_text(doc, s)
+        ]
         return spans_to_chunks(doc, spans, metadata={"chunker": self.name})
 
     def __repr__(self) -> str:
@@ -111,7 +130,8 @@ class FixedSizeChunker:
         )
 
 
-def _has_text(doc: CharDoc | TokenDoc, span: Span) -> bool:
+def _has_text(doc: CharDoc | TokenDoc, item: Packed) -> bool:
+    span = span_of(item)
     return not doc.text[span.start : span.end].isspace()
 
 
@@ -167,26 +187,32 @@ class HierarchicalChunker(FixedSizeChunker):
     def chunk(self, content: str) -> list[Chunk]:
         """Return the child chunks (parents first when include_parents is set)."""
         doc = self._measure.prepare(content)
+        tables = find_tables(content)
         parents = [
             s
-            for s in pack(
+            for s in pack_tables(
                 doc,
                 0,
                 len(content),
                 budget=self.parent_chunk_size,
-                levels=self._levels,
-                strip=False,
+                tables=tables,
+                region=lambda a, b: pack(
+                    doc, a, b, budget=self.parent_chunk_size, levels=self._levels, strip=False
+                ),
             )
             if _has_text(doc, s)
         ]
-        spans: list[Span] = []
+        spans: list[Packed] = []
         extra: list[dict[str, object]] = []
-        for p_index, parent in enumerate(parents):
+        for p_index, item in enumerate(parents):
+            parent = span_of(item)
             parent_text = content[parent.start : parent.end]
+            if isinstance(item, Piece):
+                parent_text = item.head + parent_text + item.tail
             if self.include_parents:
-                spans.append(parent)
+                spans.append(item)
                 extra.append({"hierarchy": "parent", "parent_index": p_index})
-            for child in self._spans(doc, parent.start, parent.end, self.chunk_size):
+            for child in self._spans(doc, parent.start, parent.end, self.chunk_size, tables):
                 if not _has_text(doc, child):
                     continue
                 spans.append(child)

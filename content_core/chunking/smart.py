@@ -5,6 +5,8 @@ from __future__ import annotations
 from content_core.chunking._common import LINE, WORD
 from content_core.chunking._engine import Level, pack
 from content_core.chunking._measure import CharDoc, CharMeasure, TokenDoc, TokenMeasure
+from content_core.chunking._tablepack import Piece, pack_tables
+from content_core.chunking._tables import find_tables
 from content_core.tokens import encoding_for_model, estimate_tokens, get_model_limits
 
 __all__ = ["chunk_text", "smart_chunk_text"]
@@ -21,7 +23,10 @@ def chunk_text(
     With preserve_lines (the default) pieces end at line breaks, and a line too long on its
     own is cut at spaces; otherwise pieces end at spaces. Counts are exact for OpenAI models
     (tiktoken) and the four-characters-per-token estimate of `estimate_tokens` for others.
-    Pieces are exact slices of `text` without their outer whitespace.
+    Pieces are exact slices of `text` without their outer whitespace, except the parts of a
+    Markdown or HTML table too large for one piece: those are cut between rows, and each
+    part after the first starts with the table's header again (an HTML part also ends with
+    `</table>`).
     """
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
@@ -35,8 +40,21 @@ def chunk_text(
         measure = CharMeasure(scale=4.0)
         doc = measure.prepare(text)
         budget = measure.budget(max_tokens)
-    spans = pack(doc, 0, len(text), budget=budget, levels=_LINES if preserve_lines else _WORDS)
-    return [text[s.start : s.end] for s in spans]
+    levels = _LINES if preserve_lines else _WORDS
+    spans = pack_tables(
+        doc,
+        0,
+        len(text),
+        budget=budget,
+        tables=find_tables(text),
+        region=lambda lo, hi: pack(doc, lo, hi, budget=budget, levels=levels),
+    )
+    return [
+        s.head + text[s.span.start : s.span.end] + s.tail
+        if isinstance(s, Piece)
+        else text[s.start : s.end]
+        for s in spans
+    ]
 
 
 def smart_chunk_text(

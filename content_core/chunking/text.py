@@ -17,6 +17,8 @@ from content_core.chunking._common import (
 )
 from content_core.chunking._engine import Level, pack
 from content_core.chunking._measure import TokenMeasure
+from content_core.chunking._tablepack import pack_tables
+from content_core.chunking._tables import find_tables
 from content_core.chunking.base import Chunk, ChunkBudget, ChunkerOptions, ChunkerSpec
 from content_core.tokens import DEFAULT_ENCODING, TokenEstimator
 
@@ -51,6 +53,7 @@ class TextChunker:
     "paragraph" packs whole paragraphs. A unit too long for the budget is cut at lines,
     sentences or words. Consecutive chunks share at most `chunk_overlap` tokens. Tokens are
     exact counts in `encoding_name` (an exact `estimator` may name the encoding instead).
+    Markdown and HTML tables are cut between rows only, their header repeated in each part.
     """
 
     def __init__(
@@ -77,14 +80,21 @@ class TextChunker:
     def chunk(self, content: str) -> list[Chunk]:
         """Split `content` into chunks; each records its exact `token_count` in metadata."""
         doc = self._measure.prepare(content)
-        spans = pack(
+        spans = pack_tables(
             doc,
             0,
             len(content),
             budget=self.chunk_size,
-            overlap=self.chunk_overlap,
-            levels=_LEVELS[self.strategy],
-            overlap_levels=_OVERLAP_LEVELS[self.strategy],
+            tables=find_tables(content),
+            region=lambda lo, hi: pack(
+                doc,
+                lo,
+                hi,
+                budget=self.chunk_size,
+                overlap=self.chunk_overlap,
+                levels=_LEVELS[self.strategy],
+                overlap_levels=_OVERLAP_LEVELS[self.strategy],
+            ),
         )
         return spans_to_chunks(doc, spans, metadata={"strategy": self.strategy})
 

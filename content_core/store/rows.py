@@ -355,7 +355,9 @@ class ChunkRow(ArtifactRow):
     content: Annotated[
         OptLongText,
         Col("the chunk's text: its breadcrumb, if any, then the artifact's "
-            "`text[source_start:source_end]`"),
+            "`text[source_start:source_end]`; a table's later part repeats the table's header "
+            "before it (and an HTML part closes with `</table>`), counted in metadata "
+            "`prefix_chars` and `suffix_chars`"),
     ]
     source_start: Annotated[
         int | None,
@@ -367,8 +369,13 @@ class ChunkRow(ArtifactRow):
     ]
     token_count: Annotated[
         OptInt32,
+<<<<<<< HEAD
         Col("exact tokens of content in `encoding` (cl100k_base unless the chunking settings "
             "name another encoding or an OpenAI model), breadcrumb included"),
+=======
+        Col("exact tokens of content in the configured encoding (cl100k_base by default), "
+            "breadcrumb and repeated table header included"),
+>>>>>>> w-tables
     ]
     overlap_tokens: Annotated[
         OptInt32, Col("tokens at the chunk's start that repeat the end of the chunk before")
@@ -391,7 +398,9 @@ class ChunkRow(ArtifactRow):
             "of chunk_id"),
     ]
     metadata: Annotated[
-        str | None, Col("JSON: the chunker's fields, and `title`, the document's title")
+        str | None,
+        Col("JSON: the chunker's fields (a table's chunk: `table`, `table_caption`, "
+            "`table_part`, `table_parts`, `table_row_split`), and `title`, the document's title"),
     ]
     error_type: ErrorType = None
     error_message: Annotated[

@@ -19,6 +19,7 @@ from content_core.chunking import (
     chunk_text,
 )
 from content_core.chunking._measure import TokenMeasure
+from content_core.chunking._tables import find_tables
 from content_core.tokens import TokenEstimator, count_tokens
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,7 +47,11 @@ def markdown_text(draw: st.DrawFn) -> str:
     tables and setext headings."""
     blocks: list[str] = []
     for _ in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(["h", "p", "list", "fence", "table", "setext", "long_h"]))
+        kind = draw(
+            st.sampled_from(
+                ["h", "p", "list", "fence", "table", "setext", "long_h", "big_table", "html_table"]
+            )
+        )
         words = " ".join(draw(st.lists(_WORDS, min_size=1, max_size=40)))
         if kind == "h":
             blocks.append("#" * draw(st.integers(1, 6)) + " " + words[:60])
@@ -60,9 +65,32 @@ def markdown_text(draw: st.DrawFn) -> str:
             blocks.append("```python\n# not a heading\n" + words + "\n```")
         elif kind == "table":
             blocks.append("| a | b |\n|---|---|\n| # x | " + words[:30] + " |")
+        elif kind in ("big_table", "html_table"):
+            blocks.append(draw(table_text(html=kind == "html_table")))
         else:
             blocks.append(words[:40] + "\n===")
     return "\n\n".join(blocks)
+
+
+@st.composite
+def table_text(draw: st.DrawFn, html: bool = False) -> str:
+    """A table of many rows (some long), perhaps under a "Table N" caption: Markdown, or
+    HTML with a header row, maybe in thead/tbody."""
+    cells = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
+    rows = draw(st.lists(st.tuples(cells, cells), min_size=1, max_size=30))
+    caption = draw(st.sampled_from(["", "Table 1: Results", "**Table IV.** Costs"]))
+    if html:
+        sections = draw(st.booleans())
+        head = "<tr><th>key</th><th>value</th></tr>"
+        body = "\n".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows)
+        if sections:
+            table = f"<table>\n<thead>{head}</thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+        else:
+            table = f"<table>\n{head}\n{body}\n</table>"
+    else:
+        lines = ["| key | value |", "|---|:---:|"] + [f"| {a} | {b} |" for a, b in rows]
+        table = "\n".join(lines)
+    return f"{caption}\n\n{table}" if caption else table
 
 
 @st.composite
@@ -91,10 +119,34 @@ def check_offsets(text: str, chunks: Sequence[Chunk]) -> None:
         assert chunk.index == i and chunk.total_chunks == len(chunks)
         assert 0 <= chunk.source_start < chunk.source_end <= len(text)
         source = text[chunk.source_start : chunk.source_end]
+        crumb = chunk.metadata.get("breadcrumb", "")
+        crumb_prefix = crumb + "\n\n" if crumb else ""
+        if "prefix_chars" in chunk.metadata:
+            # A table's part: breadcrumb and repeated header before the slice, closing
+            # markup after it.
+            start = chunk.metadata["prefix_chars"]
+            end = len(chunk.content) - chunk.metadata["suffix_chars"]
+            assert chunk.content[start:end] == source
+            assert chunk.content.startswith(crumb_prefix)
+            head = chunk.content[len(crumb_prefix) : start]
+            assert not head or head.startswith(("|", "<table"))
+            continue
         assert chunk.content.endswith(source)
         prefix = chunk.content[: len(chunk.content) - len(source)]
-        crumb = chunk.metadata.get("breadcrumb", "")
-        assert prefix == (crumb + "\n\n" if crumb else "")
+        assert prefix == crumb_prefix
+
+
+def check_rows_whole(text: str, chunks: Sequence[Chunk], budget: int) -> None:
+    """Every table row lies whole in exactly one chunk, unless it was cut because it is
+    larger than the budget on its own (then every chunk holding part of it says so)."""
+    for table in find_tables(text):
+        for a, b in table.rows:
+            holders = [c for c in chunks if c.source_start < b and a < c.source_end]
+            whole = [c for c in holders if c.source_start <= a and b <= c.source_end]
+            if len(whole) == 1 and len(holders) == 1:
+                assert holders[0].metadata["table"] is True
+                continue
+            assert all(c.metadata.get("table_row_split") for c in holders), text[a:b]
 
 
 def check_nothing_lost(text: str, chunks: Sequence[Chunk]) -> None:
@@ -156,7 +208,7 @@ def test_exact_span_count_matches_tiktoken(text: str, data: st.DataObject) -> No
 
 @SETTINGS
 @given(
-    text=random_text(),
+    text=st.one_of(random_text(), markdown_text(), table_text(), table_text(True)),
     sizes=budget_and_overlap(),
     strategy=st.sampled_from(["token", "sentence", "paragraph"]),
 )
@@ -164,6 +216,7 @@ def test_text_chunker_guarantees(text: str, sizes: tuple[int, int], strategy: st
     budget, overlap = sizes
     chunks = TextChunker(chunk_size=budget, chunk_overlap=overlap, strategy=strategy).chunk(text)
     check_all(text, chunks, budget, overlap)
+    check_rows_whole(text, chunks, budget)
 
 
 @SETTINGS
@@ -178,6 +231,7 @@ def test_markdown_chunker_guarantees(text: str, sizes: tuple[int, int], min_body
     check_offsets(text, chunks)
     check_nothing_lost(text, chunks)
     check_token_budget(chunks, budget)
+    check_rows_whole(text, chunks, budget)
     # Overlap applies between neighbours of one section (same breadcrumb).
     same = [
         (p, n)
@@ -202,7 +256,7 @@ def test_markdown_chunker_on_arbitrary_text(text: str, sizes: tuple[int, int]) -
 
 @SETTINGS
 @given(
-    text=st.one_of(random_text(), code_text(), markdown_text()),
+    text=st.one_of(random_text(), code_text(), markdown_text(), table_text(), table_text(True)),
     sizes=budget_and_overlap(),
     name=st.sampled_from(["recursive", "character", "code", "hierarchical"]),
 )
@@ -221,11 +275,12 @@ def test_ffai_chunkers_in_tokens(text: str, sizes: tuple[int, int], name: str) -
     check_token_budget(chunks, budget)
     if name != "hierarchical":
         check_overlap(text, chunks, overlap, count_tokens)
+        check_rows_whole(text, chunks, budget)
 
 
 @SETTINGS
 @given(
-    text=st.one_of(random_text(), code_text()),
+    text=st.one_of(random_text(), code_text(), table_text(), table_text(True)),
     sizes=budget_and_overlap(),
     name=st.sampled_from(["recursive", "character", "code"]),
 )
@@ -237,16 +292,38 @@ def test_ffai_chunkers_in_characters(text: str, sizes: tuple[int, int], name: st
     check_nothing_lost(text, chunks)
     assert all(len(c.content) <= budget for c in chunks)
     check_overlap(text, chunks, overlap, len)
+    check_rows_whole(text, chunks, budget)
 
 
 @SETTINGS
-@given(text=random_text(), max_tokens=budgets, preserve_lines=st.booleans())
+@given(
+    text=st.one_of(random_text(), table_text(), table_text(True)),
+    max_tokens=budgets,
+    preserve_lines=st.booleans(),
+)
 def test_chunk_text_budget_and_coverage(text: str, max_tokens: int, preserve_lines: bool) -> None:
     pieces = chunk_text(text, max_tokens=max_tokens, model="gpt-4o", preserve_lines=preserve_lines)
     # gpt-4o counts in o200k_base: the budget holds in the model's own tokens
     assert all(count_tokens(p, "o200k_base") <= max_tokens for p in pieces)
-    joined = "".join(pieces)
-    assert "".join(joined.split()) == "".join(text.split())
+    # Pieces follow the text in order; a table's part may repeat the header before its rows
+    # and close an HTML table after them.
+    tables = find_tables(text)
+    heads = ["", *{h for t in tables for h in (t.head, t.bare) if h}]
+    tails = ["", *{t.tail for t in tables if t.tail}]
+    squeezed = "".join(text.split())
+    # Where the text may have been read up to after each piece (a wrapper's text may also be
+    # the source's own: `</table>` ends the last part).
+    reached = {0}
+    for piece in pieces:
+        cores = {
+            "".join(piece[len(h) : len(piece) - len(t)].split())
+            for h in heads
+            for t in tails
+            if len(h) + len(t) < len(piece) and piece.startswith(h) and piece.endswith(t)
+        }
+        reached = {p + len(c) for p in reached for c in cores if c and squeezed.startswith(c, p)}
+        assert reached, piece
+    assert len(squeezed) in reached
 
 
 _MD_LINES = st.sampled_from(

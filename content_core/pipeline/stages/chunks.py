@@ -73,6 +73,7 @@ def build_chunks(
     results = _once_per_artifact(
         docs, lambda texts: chunk_documents(texts, config, pool=settings)
     )
+    table_chunks = table_row_splits = 0
     for doc, chunks in zip(docs, results, strict=True):
         if isinstance(chunks, TaskFailure):
             rows.append(_chunk_failure_row(batch_id, doc, fingerprint, config, chunks))
@@ -80,6 +81,9 @@ def build_chunks(
         pages = doc["pages"] or []
         for chunk in chunks:
             metadata = dict(chunk.metadata)
+            # Table chunks, and pieces of rows too large for the budget (cut on purpose).
+            table_chunks += bool(metadata.get("table"))
+            table_row_splits += bool(metadata.get("table_row_split"))
             if doc["title"]:  # searched with every chunk (search.terms)
                 metadata["title"] = doc["title"]
             rows.append(
@@ -116,6 +120,8 @@ def build_chunks(
             "documents": len(seen),
             "max_chunk_tokens": max(tokens, default=0),
             "total_tokens": sum(tokens),
+            "table_chunks": table_chunks,
+            "table_row_splits": table_row_splits,
         },
         preview_markdown=preview(
             rows, ["path", "index", "token_count", "page_start", "page_end", "content"]
