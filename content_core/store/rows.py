@@ -369,13 +369,9 @@ class ChunkRow(ArtifactRow):
     ]
     token_count: Annotated[
         OptInt32,
-<<<<<<< HEAD
         Col("exact tokens of content in `encoding` (cl100k_base unless the chunking settings "
-            "name another encoding or an OpenAI model), breadcrumb included"),
-=======
-        Col("exact tokens of content in the configured encoding (cl100k_base by default), "
-            "breadcrumb and repeated table header included"),
->>>>>>> w-tables
+            "name another encoding or an OpenAI model), breadcrumb and repeated table header "
+            "included"),
     ]
     overlap_tokens: Annotated[
         OptInt32, Col("tokens at the chunk's start that repeat the end of the chunk before")
