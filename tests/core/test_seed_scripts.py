@@ -1314,7 +1314,7 @@ def test_the_serialise_and_choose_strategy_practices(tmp_path: Path) -> None:
         ]
         summary_results = [{"summary": "First half."}, {"summary": "Second half."}]
     """
-    # Seed 004, "Best Practices" 2 and 3.
+    # Seed 004, "Best Practices" 2 and 3, up to the LLM_MERGE line.
     example = """
         from content_core import merge_results, MergeStrategy
 
@@ -1333,35 +1333,39 @@ def test_the_serialise_and_choose_strategy_practices(tmp_path: Path) -> None:
 
         # Nested hierarchy → MERGE_JSON
         contract = merge_results(contract_results, MergeStrategy.MERGE_JSON)
-
-        # Complex semantic merging → LLM_MERGE (future)
-        summary = merge_results(summary_results, MergeStrategy.LLM_MERGE)
     """
     show = """
         print(sorted(merged) == sorted(result1.output.model_dump()), models == merged)
         print(merged["emails"], merged["headings"])
         print(skills)
         print(contract)
-        print(summary)
     """
-    lines = _ran(_run(tmp_path, "practices.py", _script(_AGENT, preamble, example, show)))
+    # The seed's last line: LLM_MERGE is "future" there; here it needs an agent, and says so.
+    llm_merge = """
+        # Complex semantic merging → LLM_MERGE (future)
+        summary = merge_results(summary_results, MergeStrategy.LLM_MERGE)
+    """
+    done = _run(tmp_path, "practices.py", _script(_AGENT, preamble, example, show, llm_merge))
 
-    assert lines == [
+    assert done.stdout.splitlines() == [
         "True True",
         "['a@b.org', 'c@d.org'] ['One', 'Two']",
-        # Concatenated, repeats kept; the deep merge keeps one "Alice".
+        # Both strategies concatenate, repeats kept (the seed's semantics).
         str({"skills": ["Python", "SQL", "python"]}),
         str(
             {
                 "contract": {
-                    "parties": ["Alice", "Bob"],
+                    "parties": ["Alice", "Bob", "Alice"],
                     "terms": {"duration": "1 year", "renewal": "auto"},
                 }
             }
         ),
-        # No agent to merge with: the first summary, as MERGE_JSON keeps it.
-        str({"summary": "First half."}),
     ]
+    # No agent to merge with: a typed error naming what to pass, not another strategy's result.
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("content_core.errors.ConfigError: MergeStrategy.LLM_MERGE needs an ")
+    assert "agent=" in last
 
 
 @pytest.mark.parametrize(
