@@ -219,8 +219,18 @@ def merge_results(
         raise _llm_merge_needs_an_agent()
     from content_core.agents.calls import run_sync
 
-    outcome = run_sync(amerge_results(results, strategy, agent=agent, schema=schema, dedupe=dedupe))
-    return outcome.merged
+    async def once() -> MergeOutcome:
+        try:
+            return await amerge_results(
+                results, strategy, agent=agent, schema=schema, dedupe=dedupe
+            )
+        finally:
+            # A sync call runs its own event loop: close the client the agent bound to it.
+            close = getattr(agent, "aclose", None)
+            if close is not None:
+                await close()
+
+    return run_sync(once()).merged
 
 
 async def amerge_results(
