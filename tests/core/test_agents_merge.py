@@ -289,3 +289,26 @@ def test_merge_properties(
     assert outcome.merged.get("n") == (firsts[0] if firsts else None)
     again = merge_with_provenance(results, strategy, dedupe=dedupe)
     assert again.merged == outcome.merged  # deterministic
+
+
+def test_the_pipeline_merge_drops_repeats_unless_told_to_keep_them(tmp_path: Path) -> None:
+    # Neighbouring chunks share their overlap: the same address is found in both.
+    items = [
+        ExtractionInput(
+            chunk_id=f"k{i}",
+            artifact_id="doc",
+            path="doc.md",
+            content=f"Part {i}: write to Desk@Example.org about lot {i}.",
+            index=i,
+            total_chunks=2,
+        )
+        for i in range(2)
+    ]
+    run = run_extractions(items, AgentConfig(), cache_dir=tmp_path)
+    assert all(r.output_json is not None for r in run.records)
+    (kept,) = merge_extractions(run.records, AgentConfig())
+    (every,) = merge_extractions(run.records, AgentConfig(merge_dedupe=False))
+    assert json.loads(kept.output_json)["emails"] == ["Desk@Example.org"]
+    assert json.loads(every.output_json)["emails"] == ["Desk@Example.org"] * 2
+    assert json.loads(kept.provenance_json)["fields"]["emails"] == [["k0", "k1"]]
+    assert AgentConfig(merge_dedupe=False).fingerprint() != AgentConfig().fingerprint()
