@@ -1571,3 +1571,121 @@ def test_the_rate_limit_practice_waits_between_chunks(tmp_path: Path) -> None:
 
     emails = [f"desk{i}@example.org" for i in range(3)]
     assert lines == [f"True {emails} True"]
+
+
+def test_the_ontology_extraction_example_chunks_a_large_file_and_concatenates(
+    tmp_path: Path,
+) -> None:
+    # Seed 004, "Integration with REM: Ontology Extraction on Large Files". `File`, `Schema`,
+    # `Ontology` and `extract_from_file` are the reader's application (the seed imports the
+    # last from its own services, so that line is left out); the example uses
+    # get_model_limits and MergeStrategy without importing them, so the preamble does.
+    preamble = """
+        import asyncio
+        from dataclasses import dataclass, field
+
+        from content_core import MergeStrategy, OfflineExtractor, get_model_limits
+
+
+        @dataclass
+        class File:
+            name: str
+            content: str
+            mime_type: str
+            tenant_id: str
+            id: str = "file-1"
+
+
+        @dataclass
+        class Schema:
+            provider_configs: list = field(default_factory=list)
+            id: str = "schema-1"
+
+
+        @dataclass
+        class Ontology:
+            name: str
+            file_id: str
+            agent_schema_id: str
+            provider_name: str
+            model_name: str
+            extracted_data: dict
+            tenant_id: str
+
+
+        @dataclass
+        class Extraction:
+            extracted_data: dict
+
+
+        async def extract_from_file(file, schema, tenant_id):
+            result = await OfflineExtractor().run(file.content)
+            return Extraction(result.output.model_dump())
+    """
+    example = '''
+        from content_core import chunk_text, merge_results
+
+        async def extract_from_large_file(
+            file: File,
+            schema: Schema,
+            tenant_id: str
+        ) -> Ontology:
+            """Extract ontology from large file using chunking."""
+
+            # Get model from schema provider_configs
+            provider = schema.provider_configs[0] if schema.provider_configs else {}
+            model = provider.get("model_name", "gpt-4o")
+
+            # Chunk file content if needed
+            limits = get_model_limits(model)
+            chunks = chunk_text(file.content, max_tokens=int(limits.max_input * 0.75), model=model)
+
+            if len(chunks) == 1:
+                # Single chunk - normal extraction
+                return await extract_from_file(file, schema, tenant_id)
+
+            # Multi-chunk extraction
+            results = []
+            for chunk in chunks:
+                # Create temporary file for chunk
+                chunk_file = File(
+                    name=f"{file.name} (chunk)",
+                    content=chunk,
+                    mime_type=file.mime_type,
+                    tenant_id=tenant_id
+                )
+
+                # Extract from chunk
+                result = await extract_from_file(chunk_file, schema, tenant_id)
+                results.append(result.extracted_data)
+
+            # Merge extracted data
+            merged_data = merge_results(results, strategy=MergeStrategy.CONCATENATE_LIST)
+
+            # Create final ontology
+            return Ontology(
+                name=file.name,
+                file_id=file.id,
+                agent_schema_id=schema.id,
+                provider_name=provider.get("provider_name"),
+                model_name=model,
+                extracted_data=merged_data,
+                tenant_id=tenant_id
+            )
+    '''
+    show = """
+        lines = (f"Line {i}: lot {i} ships to desk{i}@example.org." for i in range(12000))
+        big = File(name="big.txt", content="\\n".join(lines), mime_type="text/plain",
+                   tenant_id="t1")
+        small = File(name="small.txt", content="Mail one@example.org.", mime_type="text/plain",
+                     tenant_id="t1")
+        ontology = asyncio.run(extract_from_large_file(big, Schema(), "t1"))
+        print(type(ontology).__name__, ontology.model_name, len(ontology.extracted_data["emails"]))
+        single = asyncio.run(extract_from_large_file(small, Schema(), "t1"))
+        print(type(single).__name__, single.extracted_data["emails"])
+    """
+    lines = _ran(_run(tmp_path, "ontology.py", _script(preamble, example, show)))
+
+    # Split in several chunks, each one's addresses concatenated (12,000 distinct ones); a small
+    # file is one chunk, extracted directly.
+    assert lines == ["Ontology gpt-4o 12000", "Extraction ['one@example.org']"]
