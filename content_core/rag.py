@@ -37,7 +37,7 @@ from content_core.search.terms import DOCS_TABLE
 from content_core.search.types import SearchFilters, SearchHit, SearchMode
 
 if TYPE_CHECKING:
-    from content_core.agents import Agent
+    from content_core.agents import Agent, AgentConfig
     from content_core.chunking import Chunk, Chunker, ChunkerBase, ChunkingConfig
     from content_core.embeddings import Embedder, EmbedFunction
     from content_core.search.vector import VectorIndex
@@ -87,8 +87,10 @@ class RAG:
         chunker: a chunker name (`list_chunkers()`) or a `ChunkerBase` instance.
         chunk_size, chunk_overlap, parent_chunk_size: a named chunker's sizes, in characters
             as the seeds count them (a chunker instance carries its own).
-        agent: the model `query` answers with unless given one (`OpenAICompatibleAgent(model,
-            base_url=..., output_type=str)`, or any agent whose `run` returns text).
+        agent: the model `query` answers with unless given one: an `AgentConfig(kind="openai",
+            model=..., base_url=...)` (the pipeline's configuration of its endpoint), an
+            `OpenAICompatibleAgent(model, base_url=..., output_type=str)`, or any agent whose
+            `run` returns text.
 
     The vectors of a content store are held in memory between searches and reloaded when the
     store changes.
@@ -106,7 +108,7 @@ class RAG:
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
         parent_chunk_size: int | None = None,
-        agent: Agent | None = None,
+        agent: Agent | AgentConfig | None = None,
     ) -> None:
         from content_core.chunking import ChunkingConfig
         from content_core.embeddings import as_embedder
@@ -253,7 +255,7 @@ class RAG:
         self,
         question: str,
         *,
-        agent: Agent | None = None,
+        agent: Agent | AgentConfig | None = None,
         k: int | None = None,
         mode: SearchMode | None = None,
         filters: SearchFilters | None = None,
@@ -267,7 +269,8 @@ class RAG:
         """
         from content_core.agents.calls import run_sync
 
-        chosen = self._agent(agent)
+        chosen = agent or self.agent
+        self._agent(chosen)  # refuse a missing agent before searching
 
         async def once() -> RAGAnswer:
             try:
@@ -284,7 +287,7 @@ class RAG:
         self,
         question: str,
         *,
-        agent: Agent | None = None,
+        agent: Agent | AgentConfig | None = None,
         k: int | None = None,
         mode: SearchMode | None = None,
         filters: SearchFilters | None = None,
@@ -298,7 +301,13 @@ class RAG:
             _ANSWER_PROMPT.read_text(encoding="utf-8"),
             {"question": question, "context": _context(hits)},
         )
-        reply = await chosen.run(prompt)
+        try:
+            reply = await chosen.run(prompt)
+        finally:
+            built = chosen is not agent and chosen is not self.agent
+            close = getattr(chosen, "aclose", None)
+            if built and close is not None:  # made here from an AgentConfig: ours to close
+                await close()
         answer = _text_of(reply.output if hasattr(reply, "output") else reply)
         cited: list[SearchHit] = []
         for number in _CITATION.findall(answer):
@@ -314,15 +323,28 @@ class RAG:
             model=model if isinstance(model, str) else None,
         )
 
-    def _agent(self, agent: Agent | None) -> Agent:
+    def _agent(self, agent: Agent | AgentConfig | None) -> Agent:
+        from content_core.agents import AgentConfig, OpenAICompatibleAgent
+        from content_core.agents.extraction import DEFAULT_BASE_URL
+
         chosen = agent or self.agent
-        if chosen is None:
+        if chosen is None or (isinstance(chosen, AgentConfig) and chosen.kind != "openai"):
             raise ConfigError(
                 "RAG.query needs a model to answer with: pass agent=... to query() or to RAG() "
-                "(e.g. OpenAICompatibleAgent(model, base_url=..., output_type=str))",
+                "(AgentConfig(kind='openai', model=..., base_url=...), or "
+                "OpenAICompatibleAgent(model, base_url=..., output_type=str))",
                 stage="rag",
             )
-        return chosen
+        if not isinstance(chosen, AgentConfig):
+            return chosen
+        return OpenAICompatibleAgent(
+            chosen.model_name,
+            base_url=chosen.base_url or DEFAULT_BASE_URL,
+            api_key=chosen.api_key,
+            output_type=str,
+            timeout_s=chosen.timeout_s,
+            max_retries=chosen.max_retries,
+        )
 
     def close(self) -> None:
         """Close the index connection and drop the vectors held."""

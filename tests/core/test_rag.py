@@ -14,6 +14,7 @@ import pytest
 
 from content_core import (
     RAG,
+    AgentConfig,
     CharacterChunker,
     Chunk,
     ChunkerBase,
@@ -201,10 +202,24 @@ def test_query_answers_with_the_model_and_cites_its_hits() -> None:
     assert prompt.count("[Parent context: ") == 3
 
 
-def test_query_uses_the_rags_agent_asynchronously_too() -> None:
+def test_query_answers_with_the_configured_endpoint() -> None:
     rag_without = RAG(store=InMemoryStore(), chunker=LineChunker())
     with pytest.raises(ConfigError, match="agent="):
         rag_without.query("anything")
+    with pytest.raises(ConfigError, match="kind='openai'"):
+        rag_without.query("anything", agent=AgentConfig())  # the offline agent cannot answer
+    with ChatServer(responder=_citing) as server:
+        config = AgentConfig(kind="openai", model="local-model", base_url=server.base_url)
+        rag = RAG(store=InMemoryStore(), chunker=LineChunker(), agent=config)
+        rag.add(CONTRACT, source="contract")
+        answer = rag.query("What notice ends the agreement?")
+    assert answer.model == "local-model" and len(answer.citations) == 1
+    assert "30 days" in answer.citations[0].content
+    # A plain-text answer: no JSON schema was asked for.
+    assert "response_format" not in server.calls[0].body
+
+
+def test_query_uses_the_rags_agent_asynchronously_too() -> None:
 
     def silent(body: dict[str, Any], text: str) -> str:
         return json.dumps({"answer": "The passages do not say."})
