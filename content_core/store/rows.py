@@ -367,8 +367,8 @@ class ChunkRow(ArtifactRow):
     ]
     token_count: Annotated[
         OptInt32,
-        Col("exact tokens of content in the configured encoding (cl100k_base by default), "
-            "breadcrumb included"),
+        Col("exact tokens of content in `encoding` (cl100k_base unless the chunking settings "
+            "name another encoding or an OpenAI model), breadcrumb included"),
     ]
     overlap_tokens: Annotated[
         OptInt32, Col("tokens at the chunk's start that repeat the end of the chunk before")
@@ -397,6 +397,12 @@ class ChunkRow(ArtifactRow):
     error_message: Annotated[
         ErrorMessage,
         Col("why the document could not be chunked: its one row has its keys and no content"),
+    ] = None
+    encoding: Annotated[
+        str | None,
+        Col("the encoding token_count and overlap_tokens count in (`cl100k_base`, "
+            "`o200k_base`), from the chunking settings; null on rows written before it was "
+            "recorded"),
     ] = None
 
 
@@ -464,10 +470,11 @@ class CompressedContextRow(ArtifactRow):
     ]
     max_tokens: Annotated[Int32, Col("the token budget the text was fitted to")]
     tokens_before: Annotated[
-        OptInt32, Col("exact cl100k tokens of the artifact's text; null on a failure row")
+        OptInt32, Col("exact tokens of the artifact's text in `encoding`; null on a failure row")
     ]
     tokens_after: Annotated[
-        OptInt32, Col("exact cl100k tokens of text, at most max_tokens; null on a failure row")
+        OptInt32,
+        Col("exact tokens of text in `encoding`, at most max_tokens; null on a failure row"),
     ]
     text: Annotated[
         OptLongText, Col("the artifact's text fitted to max_tokens; null on a failure row")
@@ -475,6 +482,11 @@ class CompressedContextRow(ArtifactRow):
     error_type: ErrorType = None
     error_message: Annotated[
         ErrorMessage, Col("why the document could not be compressed: its row has no text")
+    ] = None
+    encoding: Annotated[
+        str | None,
+        Col("the encoding max_tokens, tokens_before and tokens_after count in "
+            "(`cl100k_base`, `o200k_base`); null on rows written before it was recorded"),
     ] = None
 
 

@@ -3,12 +3,26 @@ encoding each OpenAI model counts in."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from content_core.chunking import ChunkingConfig, build_chunker
 from content_core.compression import CompressionConfig, compress_text
+from content_core.discovery import discover_pending
 from content_core.encodings import encoding_name_for_model, load_packaged_encoding
+from content_core.pipeline import (
+    build_chunks,
+    build_compressed_contexts,
+    build_normalised_artifacts,
+    build_raw_files,
+)
+from content_core.pipeline.config import ProcessingConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import ContentStore
 from content_core.tokens import count_tokens, encoding_for_model, estimate_tokens, get_encoding
+from tests.fixtures.corpus import CORPUS
 from tests.support.offline import run_offline
 
 # Token ids OpenAI publishes, not computed here: the cookbook's "How to count tokens with
@@ -144,3 +158,32 @@ def test_both_encodings_load_with_every_connection_refused(tmp_path: object) -> 
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:3] == ["[24912, 2375]", "[15339, 1917]", "2"]
     assert list(os.scandir(str(tmp_path))) == []  # nothing was cached (so nothing fetched)
+
+
+def test_stage_rows_record_the_encoding_their_counts_are_in(tmp_path: Path) -> None:
+    """A batch chunked and compressed for gpt-4o: every chunks and compressed_contexts row names
+    o200k_base, and its counts are that encoding's (the UDHR in many scripts, where cl100k and
+    o200k differ most)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(CORPUS / "txt" / "UDHR_first_article_all.txt", folder)
+    store = ContentStore(tmp_path / "store")
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder))
+    [batch_id] = discover_pending(source, store, set(), time_budget_s=60, settle_s=0.0).discovered
+    build_raw_files(store, batch_id)
+    build_normalised_artifacts(store, batch_id, ProcessingConfig())
+    build_chunks(store, batch_id, ChunkingConfig(chunk_size=256, chunk_overlap=0, model="gpt-4o"))
+    build_compressed_contexts(store, batch_id, CompressionConfig(max_tokens=300, model="gpt-4o"))
+
+    chunks = store.read_rows("chunks", batch_id).to_pylist()
+    assert len(chunks) > 1
+    for row in chunks:
+        assert row["encoding"] == "o200k_base"
+        assert row["token_count"] == count_tokens(row["content"], "o200k_base")
+    # Counted in cl100k the same chunks would say otherwise.
+    assert sum(r["token_count"] for r in chunks) != sum(
+        count_tokens(r["content"], "cl100k_base") for r in chunks
+    )
+    [context] = store.read_rows("compressed_contexts", batch_id).to_pylist()
+    assert context["encoding"] == "o200k_base"
+    assert context["tokens_after"] == count_tokens(context["text"], "o200k_base") <= 300

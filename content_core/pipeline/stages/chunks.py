@@ -167,6 +167,7 @@ def _write(
                     chunker=chunker_name,
                     chunker_fingerprint=fingerprint,
                     metadata=json.dumps(metadata, sort_keys=True, default=str),
+                    encoding=config.encoding_name,
                 )
             )
     count = store.write_rows(CHUNKS, batch_id, rows)
@@ -216,6 +217,7 @@ def _chunk_failure_row(
         chunker_fingerprint=fingerprint,
         error_type=failure.error_type,
         error_message=failure.message,
+        encoding=config.encoding_name,
     )
 
 
@@ -242,7 +244,7 @@ STAGE = Stage(
     ),
     description=(
         "One row per chunk of every artifact with text: content, exact character offsets into "
-        "the artifact text (`source_start`, `source_end`), page, breadcrumb, exact cl100k "
+        "the artifact text (`source_start`, `source_end`), page, breadcrumb, exact "
         "token count and the chunker's fingerprint. Chunk ids are stable across reruns."
     ),
 )

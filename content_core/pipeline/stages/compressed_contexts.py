@@ -59,6 +59,7 @@ def build_compressed_contexts(
                 text=done.text if done else None,
                 error_type=failed.error_type if failed else None,
                 error_message=failed.message if failed else None,
+                encoding=config.encoding_name,
             )
         )
     count = store.write_rows(COMPRESSED_CONTEXTS, batch_id, rows)
