@@ -87,7 +87,9 @@ def build_chunks(
     results = _once_per_artifact(
         docs, lambda texts: chunk_documents(texts, config, pool=settings)
     )
-    return _write(store, batch_id, config, config.chunker, fingerprint, docs, results, None)
+    return _write(
+        store, batch_id, config, config.chunker, fingerprint, docs, results, None, False
+    )
 
 
 def _build_with(
@@ -108,6 +110,7 @@ def _build_with(
         docs,
         results,
         size if isinstance(size, int) else None,
+        True,
     )
 
 
@@ -132,15 +135,17 @@ def _write(
     docs: Sequence[Mapping[str, Any]],
     results: Sequence[list[Chunk] | TaskFailure],
     chunk_size: int | None,
+    recount: bool,
 ) -> StageReport:
-    """The rows of `results` (chunks or a failure per document of `docs`), written. A chunker
-    that records no `token_count` (one sizing in characters) has its chunks counted here, in
-    `config.encoding_name`, so every row has its exact count."""
+    """The rows of `results` (chunks or a failure per document of `docs`), written. A caller's
+    chunker (`recount`) has its chunks counted here, in `config.encoding_name` (it may
+    size in characters, or count in another encoding), so every row has its exact count in
+    the encoding its `encoding` column names."""
     rows: list[ChunkRow] = []
     for doc, chunks in zip(docs, results, strict=True):
         if isinstance(chunks, TaskFailure):
             rows.append(
-                _chunk_failure_row(batch_id, doc, fingerprint, chunker_name, chunks)
+                _chunk_failure_row(batch_id, doc, fingerprint, chunker_name, chunks, config)
             )
             continue
         pages = doc["pages"] or []
@@ -157,8 +162,11 @@ def _write(
                     content=chunk.content,
                     source_start=chunk.source_start,
                     source_end=chunk.source_end,
-                    token_count=metadata.get("token_count")
-                    or count_tokens(chunk.content, config.encoding_name),
+                    token_count=(
+                        count_tokens(chunk.content, config.encoding_name)
+                        if recount
+                        else metadata.get("token_count")
+                    ),
                     overlap_tokens=chunk.overlap_tokens,
                     page_start=_page_of(pages, chunk.source_start),
                     # The last character's page: a chunk that runs onto page 2 ends there.
@@ -207,6 +215,7 @@ def _chunk_failure_row(
     fingerprint: str,
     chunker_name: str,
     failure: TaskFailure,
+    config: ChunkingConfig,
 ) -> ChunkRow:
     """The one chunks row of a document that could not be chunked: its keys, no content."""
     return ChunkRow(
