@@ -318,7 +318,11 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
     max_retries: int = AgentConfig().max_retries
     merge_strategy: str = Field(
         default=AgentConfig().merge_strategy,
-        description="merge_json, concatenate_list (keeps repeats) or llm_merge.",
+        description="merge_json, concatenate_list or llm_merge (needs kind openai).",
+    )
+    merge_dedupe: bool = Field(
+        default=AgentConfig().merge_dedupe,
+        description="Drop repeated list items when merging (the seed's strategies keep them).",
     )
 
     def to_core(self) -> AgentConfig:
@@ -337,5 +341,6 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
                 "chunk_timeout_s": self.chunk_timeout_s,
                 "max_retries": self.max_retries,
                 "merge_strategy": self.merge_strategy,
+                "merge_dedupe": self.merge_dedupe,
             }
         )

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from content_core.chunking import CharacterChunker as CharacterChunker
     from content_core.chunking import Chunk as Chunk
     from content_core.chunking import Chunker as Chunker
+    from content_core.chunking import ChunkerBase as ChunkerBase
     from content_core.chunking import ChunkingConfig as ChunkingConfig
     from content_core.chunking import CodeChunker as CodeChunker
     from content_core.chunking import DocumentSplitter as DocumentSplitter
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     from content_core.errors import BinaryFanoutError as BinaryFanoutError
     from content_core.errors import BinaryNormalizationError as BinaryNormalizationError
     from content_core.errors import BinaryTooLargeError as BinaryTooLargeError
+    from content_core.errors import ConfigError as ConfigError
     from content_core.errors import ContentError as ContentError
     from content_core.errors import ConversionError as ConversionError
     from content_core.errors import CorruptFileError as CorruptFileError
@@ -114,6 +116,8 @@ if TYPE_CHECKING:
     from content_core.extract import PageSpan as PageSpan
     from content_core.extract import extract_text as extract_text
     from content_core.rag import RAG as RAG
+    from content_core.rag import RAGAnswer as RAGAnswer
+    from content_core.search import InMemoryStore as InMemoryStore
     from content_core.search import Searcher as Searcher
     from content_core.search import SearchFilters as SearchFilters
     from content_core.search import SearchHit as SearchHit

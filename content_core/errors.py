@@ -34,6 +34,8 @@ ContentError                      base of everything raised on purpose; retryabl
 │       └── FetchTypeError        the bytes are not the type the part needs (also Unsupported)
 ├── SearchError                   the search index cannot be built or read
 ├── McpError                      an MCP server could not be reached, timed out or failed a call
+├── ConfigError                   a call's settings cannot work (also ValueError): LLM_MERGE or
+│                                 RAG.query without an agent; the message names what to pass
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -62,6 +64,7 @@ __all__ = [
     "BinaryNormalizationError",
     "BinaryTooLargeError",
     "CAUSES",
+    "ConfigError",
     "ContentError",
     "ConversionError",
     "CorruptFileError",
@@ -384,3 +387,8 @@ class EmbeddingUnavailableError(EmbeddingError):
 class McpError(ContentError):
     """An MCP server could not be started or reached, timed out, or answered a call with an
     error (content_core.chat.mcp)."""
+
+
+class ConfigError(ContentError, ValueError):
+    """A call's settings cannot work together (a strategy that needs an agent given none); the
+    message names the argument to pass."""

@@ -40,9 +40,10 @@ def merge_extractions(
 ) -> list[MergedExtraction]:
     """One merged row per (path, artifact, schema), in order of first appearance.
 
-    Successful records merge in their given order with `config.merge_strategy`; failed ones
-    are counted in `error_count`. LLM_MERGE calls the configured endpoint (kind "openai") and
-    falls back to the deterministic JSON merge offline or on failure.
+    Successful records merge in their given order with `config.merge_strategy`, list items
+    de-duplicated when `config.merge_dedupe`; failed ones are counted in `error_count`.
+    LLM_MERGE calls the configured endpoint (AgentConfig allows it with kind "openai" only)
+    and keeps the deterministic deep merge when the call fails (`llm_fallback` in provenance).
     """
     return run_sync(_amerge_extractions(records, config))
 
@@ -59,7 +60,7 @@ async def _amerge_extractions(
     strategy = MergeStrategy(config.merge_strategy)
     agent: BudgetedAgent | None = None
     schema: type[BaseModel] | None = None
-    if strategy is MergeStrategy.LLM_MERGE and config.kind == "openai":
+    if strategy is MergeStrategy.LLM_MERGE:
         schema = load_schema(config.schema_path)
         agent = BudgetedAgent(
             build_agent(config, schema), config.chunk_timeout_s, "merged_extractions", "merge"
@@ -88,6 +89,7 @@ async def _merge_group(
         agent=agent,
         schema=schema,
         sources=[r.chunk_id for r in good],
+        dedupe=config.merge_dedupe,
     )
     first = group[0]
     provenance = {

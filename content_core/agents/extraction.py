@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from content_core.agents.base import Agent
 from content_core.agents.batch import BatchItem, BatchProcessor
@@ -63,15 +63,25 @@ class AgentConfig(BaseModel):
     # a StageTimeoutError row (the merge falls back to the deterministic one).
     chunk_timeout_s: float = Field(default=300.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
-    # Neighbouring chunks share their overlap, so an item found there comes back twice: the
-    # pipeline merges with MERGE_JSON, which de-duplicates, rather than the seed's
-    # CONCATENATE_LIST, which keeps every repeat.
+    # The pipeline merges with MERGE_JSON and de-duplicates list items (`merge_dedupe`):
+    # neighbouring chunks share their overlap, so an item found there comes back twice.
     merge_strategy: str = MergeStrategy.MERGE_JSON.value
+    # Drop list items equal to one already merged (the seed's strategies keep repeats).
+    merge_dedupe: bool = True
 
     @field_validator("merge_strategy")
     @classmethod
     def _known_strategy(cls, value: str) -> str:
         return MergeStrategy(value).value
+
+    @model_validator(mode="after")
+    def _llm_merge_has_an_endpoint(self) -> AgentConfig:
+        if self.merge_strategy == MergeStrategy.LLM_MERGE and self.kind != "openai":
+            raise ValueError(
+                "merge_strategy='llm_merge' needs a model to reconcile the results: set "
+                "kind='openai' with a model (and base_url), or choose 'merge_json'"
+            )
+        return self
 
     @property
     def model_name(self) -> str:
@@ -84,10 +94,12 @@ class AgentConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """Hash of the settings that change outputs (never the key or the timeouts)."""
-        payload = json.dumps(
-            [self.kind, self.model_name, self.schema_path, self.prompt, self.merge_strategy],
-            separators=(",", ":"),
-        )
+        settings: list[object] = [
+            self.kind, self.model_name, self.schema_path, self.prompt, self.merge_strategy
+        ]
+        if not self.merge_dedupe:  # only when off: fingerprints made before it stay the same
+            settings.append("keep-repeats")
+        payload = json.dumps(settings, separators=(",", ":"))
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 

@@ -2,10 +2,10 @@
 
 Firefly: TextChunker (token, sentence, paragraph), DocumentSplitter, MarkdownChunker,
 ImageTiler. FFAI: CharacterChunker, RecursiveChunker, MarkdownChunker, CodeChunker,
-HierarchicalChunker, list_chunkers, get_chunker. remdb: chunk_text, smart_chunk_text. The
-pipeline builds its chunker from a ChunkingConfig with build_chunker; every name it accepts
-is a `ChunkerSpec` in the registry (built-in, or a plug-in's through the entry point group
-`content_pipeline.chunkers`).
+HierarchicalChunker, ChunkerBase (a custom chunker's base), list_chunkers, get_chunker. remdb:
+chunk_text, smart_chunk_text. The pipeline builds its chunker from a ChunkingConfig with
+build_chunker; every name it accepts is a `ChunkerSpec` in the registry (built-in, or a
+plug-in's through the entry point group `content_pipeline.chunkers`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from content_core.chunking._measure import TokenDoc as TokenDoc
 from content_core.chunking.base import Chunk as Chunk
 from content_core.chunking.base import ChunkBudget as ChunkBudget
 from content_core.chunking.base import Chunker as Chunker
+from content_core.chunking.base import ChunkerBase as ChunkerBase
 from content_core.chunking.base import ChunkerOptions as ChunkerOptions
 from content_core.chunking.base import ChunkerSpec as ChunkerSpec
 from content_core.chunking.build import build_chunker as build_chunker

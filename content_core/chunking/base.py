@@ -1,15 +1,17 @@
-"""The one chunk record shared by every chunker, the Chunker protocol, and how a chunker
-declares itself to the registry (`ChunkerSpec`)."""
+"""The one chunk record shared by every chunker, the Chunker protocol, FFAI's `ChunkerBase`
+(what a custom chunker subclasses), and how a chunker declares itself to the registry
+(`ChunkerSpec`)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Chunk", "ChunkBudget", "Chunker", "ChunkerOptions", "ChunkerSpec"]
+__all__ = ["Chunk", "ChunkBudget", "Chunker", "ChunkerBase", "ChunkerOptions", "ChunkerSpec"]
 
 
 class Chunk(BaseModel):
@@ -62,6 +64,30 @@ class Chunker(Protocol):
     def chunk(self, content: str) -> list[Chunk]:
         """Split `content` into chunks."""
         ...
+
+
+class ChunkerBase(ABC):
+    """FFAI's base of a chunker: subclass it and implement `chunk`; `RAG(chunker=...)` takes
+    any instance.
+
+    It is also a structural check: every object with a callable `chunk` method (each built-in
+    chunker, any `Chunker`) is an instance, as with the `collections.abc` classes. `unit`
+    says what the chunker's sizes count, "chars" (FFAI's default) or "tokens"; a chunker that
+    does not say counts characters.
+    """
+
+    unit: str = "chars"
+
+    @abstractmethod
+    def chunk(self, content: str) -> list[Chunk]:
+        """Split `content` into chunks."""
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> bool:
+        if cls is ChunkerBase:
+            return callable(getattr(other, "chunk", None))
+        result: bool = NotImplemented  # the ABC protocol's "decide as usual"
+        return result
 
 
 @dataclass(frozen=True, slots=True)

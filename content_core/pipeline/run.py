@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from content_core.chunking import Chunker
 from content_core.embeddings import Embedder
 from content_core.pipeline.pool import warm_pool
 from content_core.pipeline.registry import all_stages
@@ -23,10 +24,12 @@ def run_batch(
     *,
     on_stage: Callable[[StageReport], None] | None = None,
     embedder: Embedder | None = None,
+    chunker: Chunker | None = None,
 ) -> list[StageReport]:
     """Run every stage of `batch_id`, in this process, with no orchestrator (`embedder`, when
-    given, embeds the chunks instead of `config.embedder`'s); the reports in the order the
-    stages finished.
+    given, embeds the chunks instead of `config.embedder`'s; `chunker`, when given, chunks
+    the documents instead of `config.chunking`'s); the reports in the order the stages
+    finished.
 
     The stages run one after the other in the registry's order, except a stage marked
     `beside` (the search index): it runs in a thread (DuckDB works outside the GIL) until the
@@ -35,7 +38,7 @@ def run_batch(
     processes are forked by its fork server, a process of its own.
     """
     reports: list[StageReport] = []
-    batch = Batch(store, batch_id, config, embedder)
+    batch = Batch(store, batch_id, config, embedder, chunker)
 
     def report(done: StageReport) -> None:
         reports.append(done)

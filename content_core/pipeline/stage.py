@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.agents import AgentConfig, PdfHandling
-from content_core.chunking import ChunkingConfig
+from content_core.chunking import Chunker, ChunkingConfig
 from content_core.compression import CompressionConfig
 from content_core.embeddings import Embedder, EmbedderConfig
 from content_core.pipeline.checks import CheckRule
@@ -51,12 +51,14 @@ class PipelineConfig(BaseModel):
 @dataclass(frozen=True, slots=True)
 class Batch:
     """One batch as a stage builds it: the store, the batch, the configuration, and an
-    embedder a caller brings instead of `config.embedder`'s (None: the configured one)."""
+    embedder a caller brings instead of `config.embedder`'s (None: the configured one), and a
+    chunker a caller brings instead of `config.chunking`'s (`RAG(chunker=...)`)."""
 
     store: ContentStore
     batch_id: str
     config: PipelineConfig
     embedder: Embedder | None = None
+    chunker: Chunker | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,7 +175,7 @@ def test_the_seeds_rag_api(stores: Stores) -> None:
     assert rag.mode == "bm25" and rag.index() >= 4
     hits = rag.search("zebrafish census")
     assert isinstance(hits[0], SearchHit) and hits[0].path == "zebra.txt"
-    assert hits[0].source == f"{stores.docs}:zebra.txt" and hits[0].parent_content is None
+    assert hits[0].source == f"{stores.docs}:zebra.txt" and hits[0].parent_content == ""
     again = asyncio.run(rag.asearch("zebrafish census"))
     assert again == hits
     assert asyncio.run(rag.aindex()) == rag.index()

@@ -1,14 +1,17 @@
-"""Merge strategies: concatenation keeping repeats, deep JSON merge with structural de-dup,
-LLM merge with its deterministic fallback, and provenance of every kept value."""
+"""Merge strategies as the seed defines them: concatenation and deep JSON merge keeping
+repeats, structural de-duplication as an option, LLM merge (which needs an agent) with its
+recorded deterministic fallback, and provenance of every kept value."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError as PydanticValidationError
 
 from content_core.agents import (
     AgentConfig,
@@ -22,6 +25,7 @@ from content_core.agents import (
     merge_with_provenance,
     run_extractions,
 )
+from content_core.errors import ConfigError
 from tests.support.chat_server import MALFORMED_MARKER, ChatServer
 
 
@@ -68,20 +72,12 @@ from tests.support.chat_server import MALFORMED_MARKER, ChatServer
             MergeStrategy.CONCATENATE_LIST,
             {"title": "Second", "n": 0},
         ),
-        (  # structural de-dup: case/whitespace for strings, canonical JSON for objects
-            [
-                {"tags": ["Ledger", "audit"], "rows": [{"a": 1, "b": 2}]},
-                {"tags": ["ledger ", "AUDIT", "new"], "rows": [{"b": 2, "a": 1}, {"a": 3}]},
-            ],
+        (  # MERGE_JSON concatenates nested lists as the seed says: repeats kept
+            [{"a": {"b": [1]}}, {"a": {"b": [1, 2]}}],
             MergeStrategy.MERGE_JSON,
-            {"tags": ["Ledger", "audit", "new"], "rows": [{"a": 1, "b": 2}, {"a": 3}]},
+            {"a": {"b": [1, 1, 2]}},
         ),
         ([], MergeStrategy.CONCATENATE_LIST, {}),  # nothing to merge
-        (  # without an agent, LLM_MERGE is the deterministic deep merge
-            [{"a": {"b": [1]}}, {"a": {"b": [1, 2]}}],
-            MergeStrategy.LLM_MERGE,
-            {"a": {"b": [1, 2]}},
-        ),
     ],
     ids=[
         "seed-concat",
@@ -89,9 +85,8 @@ from tests.support.chat_server import MALFORMED_MARKER, ChatServer
         "concat-update",
         "concat-repeats",
         "first-non-null",
-        "dedup",
+        "deep-repeats",
         "empty",
-        "llm-fb",
     ],
 )
 def test_merge_results(
@@ -100,11 +95,55 @@ def test_merge_results(
     assert merge_results(results, strategy=strategy) == expected
 
 
+@pytest.mark.parametrize(
+    "strategy", [MergeStrategy.MERGE_JSON, MergeStrategy.CONCATENATE_LIST], ids=lambda s: s.value
+)
+def test_dedupe_drops_structural_repeats_when_asked(strategy: MergeStrategy) -> None:
+    # Strings compare case- and whitespace-insensitively, objects by canonical JSON.
+    results = [
+        {"tags": ["Ledger", "audit"], "rows": [{"a": 1, "b": 2}]},
+        {"tags": ["ledger ", "AUDIT", "new"], "rows": [{"b": 2, "a": 1}, {"a": 3}]},
+    ]
+    kept = merge_results(results, strategy, dedupe=True)
+    assert kept == {"tags": ["Ledger", "audit", "new"], "rows": [{"a": 1, "b": 2}, {"a": 3}]}
+    every = merge_results(results, strategy)
+    assert every["tags"] == ["Ledger", "audit", "ledger ", "AUDIT", "new"]
+    assert len(every["rows"]) == 3
+
+
+def test_llm_merge_without_an_agent_is_refused_by_name() -> None:
+    results = [{"summary": "First half."}, {"summary": "Second half."}]
+    for merge in (
+        lambda: merge_results(results, MergeStrategy.LLM_MERGE),
+        lambda: merge_results(results, "llm_merge", dedupe=True),
+        lambda: merge_with_provenance(results, MergeStrategy.LLM_MERGE),
+    ):
+        with pytest.raises(ConfigError, match=r"needs an agent.*agent=") as caught:
+            merge()
+        assert isinstance(caught.value, ValueError) and caught.value.error_type == "ConfigError"
+    with pytest.raises(ConfigError, match="agent="):
+        asyncio.run(amerge_results(results, MergeStrategy.LLM_MERGE))
+    # The pipeline's configuration refuses it where no model could reconcile the results.
+    with pytest.raises(PydanticValidationError, match="llm_merge.*kind='openai'"):
+        AgentConfig(merge_strategy="llm_merge")
+
+
+def test_merge_results_calls_the_agent_for_llm_merge_from_sync_code() -> None:
+    results = [{"title": "A", "key_terms": ["x"]}, {"title": "B", "key_terms": ["y"]}]
+    with ChatServer(responder=_merged_reply) as server:
+        agent = OpenAICompatibleAgent("gpt-4o-mini", base_url=server.base_url)
+        merged = merge_results(results, MergeStrategy.LLM_MERGE, agent=agent)
+    assert merged["title"] == "Reconciled" and len(server.calls) == 1
+    assert '"key_terms": ["x", "y"]' in server.calls[0].user_text
+
+
 def test_merge_accepts_models_and_strategy_names() -> None:
     a = ExtractedFacts(title="A", emails=["x@y.org"])
     b = ExtractedFacts(title="B", emails=["X@y.org", "z@y.org"])
     merged = merge_results([a, b], strategy="merge_json")
-    assert merged["title"] == "A" and merged["emails"] == ["x@y.org", "z@y.org"]
+    assert merged["title"] == "A" and merged["emails"] == ["x@y.org", "X@y.org", "z@y.org"]
+    merged = merge_results([a, b], strategy="merge_json", dedupe=True)
+    assert merged["emails"] == ["x@y.org", "z@y.org"]
     merged = merge_results([a, b], strategy="concatenate_list")
     assert merged["emails"] == ["x@y.org", "X@y.org", "z@y.org"]
     with pytest.raises(ValueError):
@@ -118,6 +157,7 @@ def test_provenance_names_the_chunks_behind_each_value() -> None:
         [{"title": None, "tags": ["a", "b"]}, {"title": "T", "tags": ["B", "c"]}],
         MergeStrategy.MERGE_JSON,
         sources=["c1", "c2"],
+        dedupe=True,
     )
     assert outcome.merged == {"title": "T", "tags": ["a", "b", "c"]}
     assert outcome.provenance == {"title": "c2", "tags": [["c1"], ["c1", "c2"], ["c2"]]}
@@ -225,13 +265,18 @@ _results = st.lists(
 )
 
 
+_DETERMINISTIC = [MergeStrategy.CONCATENATE_LIST, MergeStrategy.MERGE_JSON]
+
+
 @settings(max_examples=60, deadline=None)
-@given(results=_results, strategy=st.sampled_from(list(MergeStrategy)))
-def test_merge_properties(results: list[dict[str, object]], strategy: MergeStrategy) -> None:
-    outcome = merge_with_provenance(results, strategy)
+@given(results=_results, strategy=st.sampled_from(_DETERMINISTIC), dedupe=st.booleans())
+def test_merge_properties(
+    results: list[dict[str, object]], strategy: MergeStrategy, dedupe: bool
+) -> None:
+    outcome = merge_with_provenance(results, strategy, dedupe=dedupe)
     tags = outcome.merged.get("tags", [])
     normalised = [" ".join(str(t).split()).casefold() for t in tags]
-    if strategy is MergeStrategy.CONCATENATE_LIST:
+    if not dedupe:
         assert tags == [t for r in results for t in r["tags"]], "every item, in chunk order"
     else:
         assert len(normalised) == len(set(normalised)), "list items are unique after merging"
@@ -242,4 +287,28 @@ def test_merge_properties(results: list[dict[str, object]], strategy: MergeStrat
             assert item in results[int(sources[0])]["tags"]
     firsts = [r["n"] for r in results if r.get("n") is not None]
     assert outcome.merged.get("n") == (firsts[0] if firsts else None)
-    assert merge_with_provenance(results, strategy).merged == outcome.merged  # deterministic
+    again = merge_with_provenance(results, strategy, dedupe=dedupe)
+    assert again.merged == outcome.merged  # deterministic
+
+
+def test_the_pipeline_merge_drops_repeats_unless_told_to_keep_them(tmp_path: Path) -> None:
+    # Neighbouring chunks share their overlap: the same address is found in both.
+    items = [
+        ExtractionInput(
+            chunk_id=f"k{i}",
+            artifact_id="doc",
+            path="doc.md",
+            content=f"Part {i}: write to Desk@Example.org about lot {i}.",
+            index=i,
+            total_chunks=2,
+        )
+        for i in range(2)
+    ]
+    run = run_extractions(items, AgentConfig(), cache_dir=tmp_path)
+    assert all(r.output_json is not None for r in run.records)
+    (kept,) = merge_extractions(run.records, AgentConfig())
+    (every,) = merge_extractions(run.records, AgentConfig(merge_dedupe=False))
+    assert json.loads(kept.output_json)["emails"] == ["Desk@Example.org"]
+    assert json.loads(every.output_json)["emails"] == ["Desk@Example.org"] * 2
+    assert json.loads(kept.provenance_json)["fields"]["emails"] == [["k0", "k1"]]
+    assert AgentConfig(merge_dedupe=False).fingerprint() != AgentConfig().fingerprint()

@@ -136,7 +136,8 @@ def test_concurrent_steps_each_add_their_own_batch(tmp_path: Path) -> None:
 
 
 def test_rag_index_makes_a_text_searchable(tmp_path: Path) -> None:
-    rag = RAG(store=tmp_path / "store", chunker="hierarchical", chunk_size=64, chunk_overlap=8)
+    # Sizes in characters, as the seed counts them for a chunker named with its sizes.
+    rag = RAG(store=tmp_path / "store", chunker="hierarchical", chunk_size=200, chunk_overlap=20)
     contract = (
         "# Termination\n\nEither party may end this agreement with thirty days written "
         "notice to the other party.\n\n# Payment\n\nInvoices are due within fourteen days.\n"

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from content_core.chunking import ChunkingConfig
+from content_core.chunking import Chunk, Chunker, ChunkingConfig
 from content_core.pipeline.checks import (
     CHUNK_KEYS,
     ERROR_ROWS,
@@ -27,12 +27,13 @@ from content_core.pipeline.stages._documents import (
     _documents,
     _once_per_artifact,
 )
-from content_core.sandbox import TaskFailure
+from content_core.sandbox import TaskFailure, run_task
 from content_core.store import (
     CHUNKS,
     ChunkRow,
     ContentStore,
 )
+from content_core.tokens import count_tokens
 
 
 def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
@@ -47,19 +48,73 @@ def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
     return hashlib.sha256(f"{artifact_id}:{fingerprint}:{index}".encode()).hexdigest()[:32]
 
 
+def chunker_fingerprint(chunker: Chunker) -> str:
+    """A short stable hash of a chunker instance's class and public settings (16 hex
+    digits), standing for `ChunkingConfig.fingerprint()` in the ids of the chunks it makes."""
+    settings = {
+        key: value
+        for key, value in sorted(getattr(chunker, "__dict__", {}).items())
+        if not key.startswith("_")
+    }
+    payload = json.dumps(
+        [type(chunker).__module__, type(chunker).__qualname__, settings],
+        sort_keys=True,
+        # A setting that is an object (a tokenizer): its encoding, else its class.
+        default=lambda value: getattr(value, "encoding_name", None) or type(value).__qualname__,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
 def build_chunks(
     store: ContentStore,
     batch_id: str,
     config: ChunkingConfig,
     *,
     pool: ProcessingConfig | None = None,
+    chunker: Chunker | None = None,
 ) -> StageReport:
 
     """chunks: every document split by the configured chunker, with offsets, page and tokens.
     The chunkers run in the worker pool of `pool` (normalisation's settings; defaults if
-    None)."""
+    None). A caller's `chunker` instance (`RAG(chunker=...)`) chunks instead of `config`'s,
+    in this process and without the time budget: its code and state stay the caller's."""
+    if chunker is not None:
+        return _build_with(store, batch_id, config, chunker)
     fingerprint = config.fingerprint()
-    rows: list[ChunkRow] = []
+    docs = _distinct_documents(store, batch_id)
+    # Each document is chunked in a worker under config.timeout_s (see pipeline/pool.py).
+    settings = pool or ProcessingConfig()
+    results = _once_per_artifact(
+        docs, lambda texts: chunk_documents(texts, config, pool=settings)
+    )
+    return _write(
+        store, batch_id, config, config.chunker, fingerprint, docs, results, None, False
+    )
+
+
+def _build_with(
+    store: ContentStore, batch_id: str, config: ChunkingConfig, chunker: Chunker
+) -> StageReport:
+    """`build_chunks` with a caller's chunker instance."""
+    name = getattr(chunker, "name", None)
+    label = name if isinstance(name, str) and name else type(chunker).__name__
+    docs = _distinct_documents(store, batch_id)
+    results = _once_per_artifact(docs, lambda texts: [run_task(chunker.chunk, t) for t in texts])
+    size = getattr(chunker, "chunk_size", None)
+    return _write(
+        store,
+        batch_id,
+        config,
+        label,
+        chunker_fingerprint(chunker),
+        docs,
+        results,
+        size if isinstance(size, int) else None,
+        True,
+    )
+
+
+def _distinct_documents(store: ContentStore, batch_id: str) -> list[dict[str, Any]]:
     seen: set[tuple[str, str, str]] = set()
     docs = []
     for doc in _documents(store, batch_id):
@@ -68,15 +123,31 @@ def build_chunks(
             continue
         seen.add(key)
         docs.append(doc)
-    # Each document is chunked in a worker under config.timeout_s (see pipeline/pool.py).
-    settings = pool or ProcessingConfig()
-    results = _once_per_artifact(
-        docs, lambda texts: chunk_documents(texts, config, pool=settings)
-    )
+    return docs
+
+
+def _write(
+    store: ContentStore,
+    batch_id: str,
+    config: ChunkingConfig,
+    chunker_name: str,
+    fingerprint: str,
+    docs: Sequence[Mapping[str, Any]],
+    results: Sequence[list[Chunk] | TaskFailure],
+    chunk_size: int | None,
+    recount: bool,
+) -> StageReport:
+    """The rows of `results` (chunks or a failure per document of `docs`), written. A caller's
+    chunker (`recount`) has its chunks counted here, in `config.encoding_name` (it may
+    size in characters, or count in another encoding), so every row has its exact count in
+    the encoding its `encoding` column names."""
+    rows: list[ChunkRow] = []
     table_chunks = table_row_splits = 0
     for doc, chunks in zip(docs, results, strict=True):
         if isinstance(chunks, TaskFailure):
-            rows.append(_chunk_failure_row(batch_id, doc, fingerprint, config, chunks))
+            rows.append(
+                _chunk_failure_row(batch_id, doc, fingerprint, chunker_name, chunks, config)
+            )
             continue
         pages = doc["pages"] or []
         for chunk in chunks:
@@ -95,13 +166,17 @@ def build_chunks(
                     content=chunk.content,
                     source_start=chunk.source_start,
                     source_end=chunk.source_end,
-                    token_count=metadata.get("token_count"),
+                    token_count=(
+                        count_tokens(chunk.content, config.encoding_name)
+                        if recount
+                        else metadata.get("token_count")
+                    ),
                     overlap_tokens=chunk.overlap_tokens,
                     page_start=_page_of(pages, chunk.source_start),
                     # The last character's page: a chunk that runs onto page 2 ends there.
                     page_end=_page_of(pages, max(chunk.source_end - 1, chunk.source_start)),
                     breadcrumb=metadata.get("breadcrumb"),
-                    chunker=config.chunker,
+                    chunker=chunker_name,
                     chunker_fingerprint=fingerprint,
                     metadata=json.dumps(metadata, sort_keys=True, default=str),
                     encoding=config.encoding_name,
@@ -115,9 +190,9 @@ def build_chunks(
         rows=count,
         failures=sum(1 for r in rows if r.error_type),
         figures={
-            "strategy": config.chunker,
-            "chunk_size": config.chunk_size,
-            "documents": len(seen),
+            "strategy": chunker_name,
+            "chunk_size": config.chunk_size if chunk_size is None else chunk_size,
+            "documents": len(docs),
             "max_chunk_tokens": max(tokens, default=0),
             "total_tokens": sum(tokens),
             "table_chunks": table_chunks,
@@ -144,15 +219,16 @@ def _chunk_failure_row(
     batch_id: str,
     doc: Mapping[str, Any],
     fingerprint: str,
-    config: ChunkingConfig,
+    chunker_name: str,
     failure: TaskFailure,
+    config: ChunkingConfig,
 ) -> ChunkRow:
     """The one chunks row of a document that could not be chunked: its keys, no content."""
     return ChunkRow(
         **_doc_keys(batch_id, doc),
         chunk_id=_chunk_id(doc["artifact_id"], fingerprint, -1),
         **_NO_CHUNK_CONTENT,
-        chunker=config.chunker,
+        chunker=chunker_name,
         chunker_fingerprint=fingerprint,
         error_type=failure.error_type,
         error_message=failure.message,
@@ -162,7 +238,11 @@ def _chunk_failure_row(
 
 def _build(batch: Batch) -> StageReport:
     return build_chunks(
-        batch.store, batch.batch_id, batch.config.chunking, pool=batch.config.processing
+        batch.store,
+        batch.batch_id,
+        batch.config.chunking,
+        pool=batch.config.processing,
+        chunker=batch.chunker,
     )
 
 
