@@ -28,12 +28,15 @@ ContentError                      base of everything raised on purpose; retryabl
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
 │   ├── UnknownSourceSchemeError  no source is registered for a URI's scheme (lists the known)
+│   ├── LocalPathRefusedError     a local path in a message is outside the allowed folders
+│   │                             (also UnsafeInput; refused by default without a LocalPolicy)
 │   └── FetchError                an http(s) URL could not be fetched (connection, timeout, status)
 │       ├── FetchRefusedError     the fetch policy refused a URL or an address (also UnsafeInput)
 │       ├── FetchTooLargeError    the body passed the policy's size cap (also LimitExceeded)
 │       └── FetchTypeError        the bytes are not the type the part needs (also Unsupported)
 ├── SearchError                   the search index cannot be built or read
 ├── McpError                      an MCP server could not be reached, timed out or failed a call
+├── ConfigError                   a configuration file cannot be read or holds invalid entries
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -65,6 +68,7 @@ __all__ = [
     "ContentError",
     "ConversionError",
     "CorruptFileError",
+    "ConfigError",
     "CorruptPdfError",
     "EmailParseError",
     "EmbeddingError",
@@ -86,6 +90,7 @@ __all__ = [
     "LLMOutputError",
     "LLMUnavailableError",
     "LimitExceededError",
+    "LocalPathRefusedError",
     "McpError",
     "MissingDependencyError",
     "OcrUnavailableError",
@@ -384,3 +389,13 @@ class EmbeddingUnavailableError(EmbeddingError):
 class McpError(ContentError):
     """An MCP server could not be started or reached, timed out, or answered a call with an
     error (content_core.chat.mcp)."""
+
+
+class LocalPathRefusedError(SourceError, UnsafeInputError):
+    """A local file path in a message resolves (symlinks and `..` followed) outside the
+    folders a `LocalPolicy` allows, or no policy allows local paths at all."""
+
+
+class ConfigError(ContentError):
+    """A configuration file (a model limits file, ...) cannot be read or holds invalid
+    entries; the message names the file and the entry."""
