@@ -141,7 +141,8 @@ def _parse(data: Mapping[str, object], where: str) -> tuple[dict[str, _Row], dic
     """
     unknown = set(data) - _TOP_KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown table(s) {sorted(unknown)}; expected {sorted(_TOP_KEYS)}")
+        expected = sorted(_TOP_KEYS)
+        raise ConfigError(f"{where}: unknown table(s) {sorted(unknown)}; expected {expected}")
     rows: dict[str, _Row] = {}
     models = data.get("models", {})
     if not isinstance(models, Mapping):

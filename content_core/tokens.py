@@ -9,7 +9,6 @@ import math
 import re
 from typing import Any, Protocol, runtime_checkable
 
-
 from content_core.encodings import (
     CL100K_BASE,
     encoding_name_for_model,
