@@ -87,16 +87,17 @@ def read_local(ref: str, policy: LocalPolicy | None) -> tuple[Path, bytes]:
     if policy is None:
         raise LocalPathRefusedError(_NO_POLICY)
     real = policy.resolve(ref)
-    # O_NOFOLLOW: a symlink put in place of the checked file after the check is not followed.
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    # O_NOFOLLOW: a symlink put in place of the checked file after the check is not followed;
+    # O_NONBLOCK: opening a FIFO returns at once (and is refused below) instead of hanging.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(real, flags)
     except OSError as exc:
         raise SourceError(f"cannot open {ref!r}: {exc.strerror}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SourceError(f"{ref!r} is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceError(f"{ref!r} is not a regular file")
         data = handle.read(policy.max_bytes + 1)
     if len(data) > policy.max_bytes:
         raise LimitExceededError(
