@@ -320,6 +320,10 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
         default=AgentConfig().merge_strategy,
         description="merge_json, concatenate_list (keeps repeats) or llm_merge.",
     )
+    model_limits_file: str | None = Field(
+        default=None,
+        description="TOML file adding or correcting model limits rows (CONTENT_MODEL_LIMITS).",
+    )
 
     def to_core(self) -> AgentConfig:
         """The library's agent configuration."""
@@ -337,5 +341,6 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
                 "chunk_timeout_s": self.chunk_timeout_s,
                 "max_retries": self.max_retries,
                 "merge_strategy": self.merge_strategy,
+                "limits_file": self.model_limits_file,
             }
         )

@@ -67,6 +67,8 @@ class AgentConfig(BaseModel):
     # pipeline merges with MERGE_JSON, which de-duplicates, rather than the seed's
     # CONCATENATE_LIST, which keeps every repeat.
     merge_strategy: str = MergeStrategy.MERGE_JSON.value
+    # A TOML file adding or correcting model limits rows (content_core.model_limits).
+    limits_file: str | None = None
 
     @field_validator("merge_strategy")
     @classmethod
@@ -149,6 +151,7 @@ def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Agent:
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
         concurrency=config.concurrency,
+        limits_file=config.limits_file,
     )
 
 

@@ -185,3 +185,19 @@ def test_an_unknown_model_warns_once_and_gets_the_stated_default(
 )
 def test_the_part_format_follows_the_provider(model: str | None, format_: str) -> None:
     assert part_format_for_model(model) == format_
+
+
+def test_the_agent_config_names_a_limits_file(tmp_path: Path) -> None:
+    from pydantic import BaseModel
+
+    from content_core.agents import AgentConfig
+    from content_core.agents.extraction import build_agent
+
+    class Facts(BaseModel):
+        title: str
+
+    user = tmp_path / "limits.toml"
+    user.write_text('[models."house-13b"]\ncontext = 16_000\nmax_output = 1_000\n')
+    config = AgentConfig(kind="openai", model="house-13b", limits_file=str(user))
+    agent = build_agent(config, Facts)
+    assert isinstance(agent, OpenAICompatibleAgent) and agent.limits == (15_000, 1_000)
