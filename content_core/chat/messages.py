@@ -20,6 +20,7 @@ import io
 import json
 import logging
 import re
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +76,6 @@ _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
 _TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
 _READ_PDF_PROMPT = "Read this document: transcribe its text and describe its figures and tables."
-_DATA_URL_IMAGE = re.compile(r"^data:(?P<type>image/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
 PartFormat = Literal["openai", "anthropic"]
 
 
@@ -366,10 +366,13 @@ def _anthropic(part: Part) -> Part:
     if not isinstance(part, ImageURLPart):
         return part
     url = part.image_url.url
-    if (match := _DATA_URL_IMAGE.match(url)) is not None:
-        source = Base64Source(media_type=match.group("type"), data=match.group("data"))
-        return ImagePart(source=source)
-    return ImagePart(source=URLSource(url=url))
+    if (match := _DATA_URL.match(url)) is None:
+        return ImagePart(source=URLSource(url=url))
+    data = match.group("data")
+    if not match.group("b64"):  # percent-encoded bytes (an SVG, say): Anthropic takes base64
+        data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode()
+    media_type = match.group("type") or "image/png"
+    return ImagePart(source=Base64Source(media_type=media_type, data=data))
 
 
 def _failure(exc: Exception) -> str:

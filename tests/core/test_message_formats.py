@@ -141,3 +141,25 @@ async def test_anthropic_image_urls_are_sent_by_reference() -> None:
     assert message.to_openai()["content"] == [
         {"type": "image", "source": {"type": "url", "url": "https://example.org/a.png"}}
     ]
+
+
+@pytest.mark.parametrize(
+    ("url", "media_type", "data"),
+    [
+        ("data:image/png;base64,iVBORw0KGgo=", "image/png", "iVBORw0KGgo="),
+        # Parameters before `;base64` are not part of the type.
+        ("data:image/gif;name=a.gif;base64,R0lGODlh", "image/gif", "R0lGODlh"),
+        # A percent-encoded data URL is sent base64-encoded.
+        ("data:image/svg+xml,%3Csvg%2F%3E", "image/svg+xml", b64(b"<svg/>")),
+    ],
+)
+async def test_anthropic_image_blocks_carry_a_data_url_s_bytes(
+    url: str, media_type: str, data: str
+) -> None:
+    (message,) = await prepare_messages(
+        [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}],
+        model="claude-haiku-4-5",
+    )
+    assert message.to_openai()["content"] == [
+        {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    ]
