@@ -82,6 +82,7 @@ def build_resources(environ: Mapping[str, str]) -> dict[str, dg.ConfigurableReso
                 model=env("CONTENT_AGENT_MODEL"),
                 base_url=env("OPENAI_BASE_URL"),
                 schema_path=env("CONTENT_AGENT_SCHEMA"),
+                model_limits_file=env("CONTENT_MODEL_LIMITS"),
             ),
             # A secret: resolved from the process environment at run time, never shown in the UI.
             **_given(api_key=dg.EnvVar("OPENAI_API_KEY") if env("OPENAI_API_KEY") else None),

@@ -324,6 +324,10 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
         default=AgentConfig().merge_dedupe,
         description="Drop repeated list items when merging (the seed's strategies keep them).",
     )
+    model_limits_file: str | None = Field(
+        default=None,
+        description="TOML file adding or correcting model limits rows (CONTENT_MODEL_LIMITS).",
+    )
 
     def to_core(self) -> AgentConfig:
         """The library's agent configuration."""
@@ -342,5 +346,6 @@ class AgentResource(dg.ConfigurableResource["AgentResource"]):
                 "max_retries": self.max_retries,
                 "merge_strategy": self.merge_strategy,
                 "merge_dedupe": self.merge_dedupe,
+                "limits_file": self.model_limits_file,
             }
         )

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from content_core.binary import sniff_media_type as sniff_media_type
     from content_core.chat import DataSources as DataSources
     from content_core.chat import FetchPolicy as FetchPolicy
+    from content_core.chat import LocalPolicy as LocalPolicy
     from content_core.chat import Uses as Uses
     from content_core.chat import prepare_messages as prepare_messages
     from content_core.chat.mcp import McpServerConfig as McpServerConfig
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
     from content_core.errors import LLMError as LLMError
     from content_core.errors import LLMOutputError as LLMOutputError
     from content_core.errors import LLMUnavailableError as LLMUnavailableError
+    from content_core.errors import LocalPathRefusedError as LocalPathRefusedError
     from content_core.errors import MissingDependencyError as MissingDependencyError
     from content_core.errors import OfficeConversionError as OfficeConversionError
     from content_core.errors import SearchError as SearchError
@@ -115,6 +117,7 @@ if TYPE_CHECKING:
     from content_core.extract import ExtractorRegistry as ExtractorRegistry
     from content_core.extract import PageSpan as PageSpan
     from content_core.extract import extract_text as extract_text
+    from content_core.model_limits import load_model_limits as load_model_limits
     from content_core.rag import RAG as RAG
     from content_core.rag import RAGAnswer as RAGAnswer
     from content_core.search import InMemoryStore as InMemoryStore

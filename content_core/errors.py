@@ -28,14 +28,17 @@ ContentError                      base of everything raised on purpose; retryabl
 │   └── UnsafeArchiveError        (binary) zip entries share data; a link leaves the archive
 ├── SourceError                   an item cannot be listed or read
 │   ├── UnknownSourceSchemeError  no source is registered for a URI's scheme (lists the known)
+│   ├── LocalPathRefusedError     a local path in a message is outside the allowed folders
+│   │                             (also UnsafeInput; refused by default without a LocalPolicy)
 │   └── FetchError                an http(s) URL could not be fetched (connection, timeout, status)
 │       ├── FetchRefusedError     the fetch policy refused a URL or an address (also UnsafeInput)
 │       ├── FetchTooLargeError    the body passed the policy's size cap (also LimitExceeded)
 │       └── FetchTypeError        the bytes are not the type the part needs (also Unsupported)
 ├── SearchError                   the search index cannot be built or read
 ├── McpError                      an MCP server could not be reached, timed out or failed a call
-├── ConfigError                   a call's settings cannot work (also ValueError): LLM_MERGE or
-│                                 RAG.query without an agent; the message names what to pass
+├── ConfigError                   settings cannot work (also ValueError): LLM_MERGE or
+│                                 RAG.query without an agent, a model limits file
+│                                 that cannot be read; the message names what to fix
 ├── EmptyFileError                the file has no bytes: nothing to extract
 ├── ConversionError               a conversion ran and failed (base of the binary ones above)
 │   └── OfficeConversionError     (binary) Office renderer failed or timed out (rendition row)
@@ -89,6 +92,7 @@ __all__ = [
     "LLMOutputError",
     "LLMUnavailableError",
     "LimitExceededError",
+    "LocalPathRefusedError",
     "McpError",
     "MissingDependencyError",
     "OcrUnavailableError",
@@ -389,6 +393,12 @@ class McpError(ContentError):
     error (content_core.chat.mcp)."""
 
 
+class LocalPathRefusedError(SourceError, UnsafeInputError):
+    """A local file path in a message resolves (symlinks and `..` followed) outside the
+    folders a `LocalPolicy` allows, or no policy allows local paths at all."""
+
+
 class ConfigError(ContentError, ValueError):
-    """A call's settings cannot work together (a strategy that needs an agent given none); the
-    message names the argument to pass."""
+    """Settings cannot work: a strategy that needs an agent given none, or a configuration
+    file (a model limits file, ...) that cannot be read or holds invalid entries; the message
+    names the argument, file or entry to fix."""

@@ -9,13 +9,12 @@ import math
 import re
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, computed_field
-
 from content_core.encodings import (
     CL100K_BASE,
     encoding_name_for_model,
     load_packaged_encoding,
 )
+from content_core.model_limits import ModelLimits, get_model_limits
 
 logger = logging.getLogger(__name__)
 
@@ -199,137 +198,7 @@ def count_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
 
 
 # --------------------------------------------------------------------------- model limits
-
-
-class ModelLimits(BaseModel):
-    """The context window of a model, in tokens: what it reads plus what it writes."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str
-    max_context: int
-    max_output: int
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def max_input(self) -> int:
-        """Tokens left for the prompt once the longest reply is reserved."""
-        return self.max_context - self.max_output
-
-
-_K = 1024
-# Context and output windows as the vendors publish them. Keys are model families; a dated or
-# suffixed name (gpt-4o-2024-05-13, claude-3-5-sonnet-latest) resolves to its longest key prefix.
-_MODEL_TABLE: dict[str, tuple[int, int]] = {
-    # OpenAI
-    "gpt-5": (400_000, 128_000),
-    "gpt-5-mini": (400_000, 128_000),
-    "gpt-5-nano": (400_000, 128_000),
-    "gpt-5-chat": (128_000, 16 * _K),
-    "gpt-4.1": (1_047_576, 32_768),
-    "gpt-4.1-mini": (1_047_576, 32_768),
-    "gpt-4.1-nano": (1_047_576, 32_768),
-    "gpt-4.5": (128_000, 16 * _K),
-    "gpt-4o": (128_000, 16 * _K),
-    "gpt-4o-mini": (128_000, 16 * _K),
-    "chatgpt-4o": (128_000, 16 * _K),
-    "gpt-4-turbo": (128_000, 4 * _K),
-    "gpt-4-32k": (32_768, 4 * _K),
-    "gpt-4": (8_192, 4 * _K),
-    "gpt-3.5-turbo": (16_385, 4 * _K),
-    "o1": (200_000, 100_000),
-    "o1-mini": (128_000, 65_536),
-    "o1-pro": (200_000, 100_000),
-    "o3": (200_000, 100_000),
-    "o3-mini": (200_000, 100_000),
-    "o3-pro": (200_000, 100_000),
-    "o4-mini": (200_000, 100_000),
-    "gpt-oss": (131_072, 32_768),
-    # Anthropic (seed rows keep the seed's figures)
-    "claude-sonnet-4": (200_000, 8 * _K),
-    "claude-3-5-sonnet": (200_000, 8 * _K),
-    "claude-sonnet-4-5": (200_000, 64_000),
-    "claude-opus-4": (200_000, 32_000),
-    "claude-opus-4-1": (200_000, 32_000),
-    "claude-opus-4-5": (200_000, 64_000),
-    "claude-haiku-4-5": (200_000, 64_000),
-    "claude-3-7-sonnet": (200_000, 64_000),
-    "claude-3-5-haiku": (200_000, 8 * _K),
-    "claude-3-opus": (200_000, 4 * _K),
-    "claude-3-sonnet": (200_000, 4 * _K),
-    "claude-3-haiku": (200_000, 4 * _K),
-    # Google
-    "gemini-2.0-flash-exp": (1_000_000, 8 * _K),
-    "gemini-1.5-pro": (2_000_000, 8 * _K),
-    "gemini-1.5-flash": (1_000_000, 8 * _K),
-    "gemini-2.0-flash": (1_048_576, 8 * _K),
-    "gemini-2.0-flash-lite": (1_048_576, 8 * _K),
-    "gemini-2.5-pro": (1_048_576, 65_536),
-    "gemini-2.5-flash": (1_048_576, 65_536),
-    "gemini-2.5-flash-lite": (1_048_576, 65_536),
-    # Open-weight families often served behind OpenAI-compatible endpoints
-    "llama-3.1": (128_000, 4 * _K),
-    "llama-3.3": (128_000, 4 * _K),
-    "llama-4": (1_000_000, 8 * _K),
-    "mistral-large": (128_000, 4 * _K),
-    "mistral-small": (32_000, 4 * _K),
-    "qwen2.5": (32_768, 8 * _K),
-    "qwen3": (32_768, 8 * _K),
-    "deepseek-chat": (64_000, 8 * _K),
-    "deepseek-reasoner": (64_000, 32_000),
-}
-# Family fallbacks for names that share no key prefix (e.g. "claude-4-sonnet", "gemini-pro").
-_FAMILY_FALLBACK: tuple[tuple[str, str], ...] = (
-    ("gpt-5", "gpt-5"),
-    ("gpt-4o", "gpt-4o"),
-    ("gpt-4", "gpt-4-turbo"),
-    ("o1", "o1"),
-    ("o3", "o3"),
-    ("o4", "o4-mini"),
-    ("claude", "claude-sonnet-4"),
-    ("gemini", "gemini-2.0-flash"),
-    ("llama", "llama-3.1"),
-    ("mistral", "mistral-large"),
-    ("qwen", "qwen2.5"),
-    ("deepseek", "deepseek-chat"),
-)
-_DEFAULT_LIMITS = (128_000, 4 * _K)
-_PROVIDER_PREFIX = re.compile(r"^(?:[\w.-]+[:/])+")
-
-
-def _normalise_model(model: str) -> str:
-    """Lower-case `model` and drop a provider prefix ("openai:", "anthropic/", "models/")."""
-    return _PROVIDER_PREFIX.sub("", model.strip().lower())
-
-
-@functools.lru_cache(maxsize=256)
-def get_model_limits(model: str) -> ModelLimits:
-    """Return the context limits of `model`, matched by family.
-
-    Exact names win; otherwise the longest table key that prefixes the name (so
-    "gpt-4o-mini-2024-07-18" gets gpt-4o-mini, "claude-3-5-sonnet-20241022" gets
-    claude-3-5-sonnet); otherwise a family fallback; otherwise a conservative 128k/4k default.
-    """
-    name = _normalise_model(model)
-    if name in _MODEL_TABLE:
-        context, output = _MODEL_TABLE[name]
-        return ModelLimits(model=name, max_context=context, max_output=output)
-    best = ""
-    for key in _MODEL_TABLE:
-        if name.startswith(key) and len(key) > len(best):
-            rest = name[len(key) :]
-            # "gpt-4" must not claim "gpt-40x"; a key ends at a separator or the name's end.
-            if not rest or not rest[0].isalnum():
-                best = key
-    if best:
-        context, output = _MODEL_TABLE[best]
-        return ModelLimits(model=best, max_context=context, max_output=output)
-    for needle, key in _FAMILY_FALLBACK:
-        if needle in name:
-            context, output = _MODEL_TABLE[key]
-            return ModelLimits(model=key, max_context=context, max_output=output)
-    logger.info("no limits known for model %r; using %s", model, _DEFAULT_LIMITS)
-    return ModelLimits(model=name, max_context=_DEFAULT_LIMITS[0], max_output=_DEFAULT_LIMITS[1])
+# The table is data (content_core/model_limits.toml plus a user file): see model_limits.py.
 
 
 def is_exact_model(model: str) -> bool:

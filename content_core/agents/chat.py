@@ -1,14 +1,21 @@
 """The chat values prepare_messages returns: model capabilities, content parts (`text`,
-`image_url`, `input_audio`) and messages, as chat-completions JSON."""
+`image_url`, `input_audio`, and Anthropic's `image` and `document` blocks) and messages, as
+the provider's JSON."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from content_core.model_limits import get_model_limits
+
 __all__ = [
+    "Base64Source",
     "ChatMessage",
+    "DocumentPart",
+    "ImagePart",
     "ImageURL",
     "ImageURLPart",
     "InputAudio",
@@ -16,16 +23,30 @@ __all__ = [
     "ModelCapabilities",
     "Part",
     "TextPart",
+    "URLSource",
 ]
 
 
 class ModelCapabilities(BaseModel):
-    """What the target model accepts besides text."""
+    """What the target model accepts besides text: images, audio, whole PDF files."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     vision: bool = False
     audio: bool = False
+    pdf: bool = False
+
+    @classmethod
+    def for_model(
+        cls, model: str, *, limits_file: str | os.PathLike[str] | None = None
+    ) -> ModelCapabilities:
+        """The capabilities the model limits table gives `model` (none for an unknown one).
+
+        Raises:
+            ConfigError: the user limits file is unreadable or invalid.
+        """
+        limits = get_model_limits(model, limits_file=limits_file)
+        return cls(vision=limits.vision, audio=limits.audio, pdf=limits.pdf)
 
 
 class TextPart(BaseModel):
@@ -73,7 +94,45 @@ class InputAudioPart(BaseModel):
     input_audio: InputAudio
 
 
-Part = TextPart | ImageURLPart | InputAudioPart
+class Base64Source(BaseModel):
+    """An Anthropic block's inline bytes: base64 `data` of `media_type`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["base64"] = "base64"
+    media_type: str
+    data: str
+
+
+class URLSource(BaseModel):
+    """An Anthropic block's bytes at an http(s) URL the provider fetches."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["url"] = "url"
+    url: str
+
+
+class ImagePart(BaseModel):
+    """An Anthropic `image` block."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["image"] = "image"
+    source: Base64Source | URLSource
+
+
+class DocumentPart(BaseModel):
+    """An Anthropic `document` block: a whole PDF, for a model that reads PDFs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["document"] = "document"
+    source: Base64Source
+    title: str
+
+
+Part = TextPart | ImageURLPart | InputAudioPart | ImagePart | DocumentPart
 
 
 class ChatMessage(BaseModel):
@@ -85,6 +144,7 @@ class ChatMessage(BaseModel):
     content: str | list[Part]
 
     def to_openai(self) -> dict[str, Any]:
-        """The message as chat-completions JSON."""
+        """The message as JSON: chat-completions JSON, or an Anthropic Messages API message
+        when its parts are Anthropic blocks."""
         # Any: chat-completions JSON is heterogeneous by nature.
         return self.model_dump(mode="json")

@@ -68,6 +68,8 @@ class AgentConfig(BaseModel):
     merge_strategy: str = MergeStrategy.MERGE_JSON.value
     # Drop list items equal to one already merged (the seed's strategies keep repeats).
     merge_dedupe: bool = True
+    # A TOML file adding or correcting model limits rows (content_core.model_limits).
+    limits_file: str | None = None
 
     @field_validator("merge_strategy")
     @classmethod
@@ -161,6 +163,7 @@ def build_agent(config: AgentConfig, schema: type[BaseModel]) -> Agent:
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
         concurrency=config.concurrency,
+        limits_file=config.limits_file,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from content_core._http_retry import backoff_s, retry_after_s
 from content_core.agents.base import AgentResult, Usage
 from content_core.agents.schemas import ExtractedFacts
 from content_core.errors import LLMError, LLMOutputError, LLMUnavailableError
-from content_core.tokens import default_estimator
+from content_core.tokens import default_estimator, get_model_limits
 
 __all__ = ["OpenAICompatibleAgent", "model_limits"]
 
@@ -38,21 +39,17 @@ _MESSAGE_OVERHEAD_TOKENS = 4
 _REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d|gpt-5)(?![\w.]*-chat)", re.IGNORECASE)
 
 
-def model_limits(model: str) -> tuple[int, int] | None:
-    """(max_input, max_output) tokens for `model` from the limits table, or None if unknown."""
-    try:
-        from content_core.tokens import get_model_limits  # written alongside; may lag behind
-    except ImportError:
-        return None
-    try:
-        limits = get_model_limits(model)
-    except (KeyError, ValueError, LookupError):
-        return None
-    max_input = getattr(limits, "max_input", None)
-    max_output = getattr(limits, "max_output", None)
-    if isinstance(max_input, int) and isinstance(max_output, int):
-        return max_input, max_output
-    return None
+def model_limits(
+    model: str, *, limits_file: str | os.PathLike[str] | None = None
+) -> tuple[int, int]:
+    """(max_input, max_output) tokens for `model` from the limits table (the packaged rows plus
+    `limits_file` or `$CONTENT_MODEL_LIMITS`); an unknown model gets the table's default.
+
+    Raises:
+        ConfigError: the user limits file is unreadable or invalid.
+    """
+    limits = get_model_limits(model, limits_file=limits_file)
+    return limits.max_input, limits.max_output
 
 
 class OpenAICompatibleAgent:
@@ -65,7 +62,9 @@ class OpenAICompatibleAgent:
 
     At most `concurrency` requests are in flight per event loop. Timeouts, transport errors,
     429 and 5xx are retried up to `max_retries` times with exponential backoff and jitter, or
-    after the `Retry-After` the server sent (capped at `max_retry_after_s`).
+    after the `Retry-After` the server sent (capped at `max_retry_after_s`). The model's window
+    comes from the limits table; `limits_file` (a TOML file, see content_core.model_limits)
+    adds or corrects its row.
 
     Raises (from `run`): `LLMUnavailableError` when retries are exhausted, `LLMOutputError`
     when the reply does not validate, `LLMError` for other refusals (4xx, prompt too long).
@@ -89,6 +88,7 @@ class OpenAICompatibleAgent:
         temperature: float | None = 0.0,  # dropped for reasoning models, which refuse it
         strict_schema: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
+        limits_file: str | os.PathLike[str] | None = None,
     ) -> None:
         if concurrency < 1 or max_retries < 0 or timeout_s <= 0:
             raise ValueError("need concurrency >= 1, max_retries >= 0, timeout_s > 0")
@@ -107,7 +107,7 @@ class OpenAICompatibleAgent:
         self.temperature = None if self.reasoning else temperature
         self.strict_schema = strict_schema
         self._transport = transport
-        self.limits = model_limits(model)
+        self.limits = model_limits(model, limits_file=limits_file)
         if max_output_tokens is not None and self.limits is not None:
             max_output_tokens = min(max_output_tokens, self.limits[1])
         self.max_output_tokens = max_output_tokens

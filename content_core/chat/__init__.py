@@ -12,6 +12,7 @@ from content_core.chat.attachments import PreparedFor as PreparedFor
 from content_core.chat.data_sources import ApiEndpoint as ApiEndpoint
 from content_core.chat.data_sources import DataSources as DataSources
 from content_core.chat.fetch import FetchPolicy as FetchPolicy
+from content_core.chat.local import LocalPolicy as LocalPolicy
 from content_core.chat.messages import prepare_messages as prepare_messages
 from content_core.chat.routing import Uses as Uses
 

@@ -23,8 +23,9 @@ class Attachment:
 @dataclass(frozen=True, slots=True)
 class PreparedFor:
     """What text saved for a file was made for: what the target model takes besides text, the
-    routes that turned the rest into text ("agent", "mcp:<server_id>", None for none), and the
-    PDF handling's fingerprint where PDF pages could be shown as images.
+    routes that turned the rest into text ("agent", "mcp:<server_id>", None for none), the
+    PDF handling's fingerprint where PDF pages could be shown as images, and whether PDFs are
+    sent whole.
 
     An image described for a text-only model is saved for that model only: a vision model is
     a different `PreparedFor` and gets the image itself. The default, a text-only model with
@@ -36,6 +37,7 @@ class PreparedFor:
     vision_route: str | None = None
     audio_route: str | None = None
     pdf_handling: str | None = None
+    whole_pdfs: bool = False  # PDFs go to the model as `document` blocks, not as text
 
 
 _PREVIEW = PreparedFor()

@@ -5,11 +5,14 @@ reaches the model. Images stay images for a vision model, otherwise become a des
 (through a vision agent) or what can be read from them; audio likewise. Documents become their
 extracted text. Each file is processed once per call, cached by file id. With a `FetchPolicy`,
 http(s) URLs are fetched safely (`fetch.py`) and processed like uploads; `data` parts read their
-sources (`data_sources.py`).
+sources (`data_sources.py`); local paths are read under a `LocalPolicy` (`local.py`). Parts
+take the provider's shapes: OpenAI's chat-completions parts, or Anthropic's `image` and
+`document` blocks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
@@ -17,13 +20,18 @@ import io
 import json
 import logging
 import re
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from content_core.agents.base import Agent
 from content_core.agents.chat import (
+    Base64Source,
     ChatMessage,
+    DocumentPart,
+    ImagePart,
     ImageURL,
     ImageURLPart,
     InputAudio,
@@ -31,14 +39,17 @@ from content_core.agents.chat import (
     ModelCapabilities,
     Part,
     TextPart,
+    URLSource,
 )
 from content_core.agents.pages import PdfHandling, data_url, pdf_page_texts, render_pdf_pages
 from content_core.chat.attachments import Attachment, AttachmentStore, PreparedFor
 from content_core.chat.data_sources import DataSources, format_data
 from content_core.chat.fetch import Fetched, FetchPolicy, fetch_parts, is_http_url
+from content_core.chat.local import LocalPolicy, is_local_ref, read_local
 from content_core.chat.mcp import PDF, McpServerConfig, McpSessions, ToolKind
 from content_core.chat.routing import ToolRouter, Uses
 from content_core.errors import ContentError, McpError, SourceError
+from content_core.model_limits import part_format_for_model
 
 __all__ = [
     "Attachment",
@@ -46,6 +57,7 @@ __all__ = [
     "ChatMessage",
     "ImageURLPart",
     "InputAudioPart",
+    "LocalPolicy",
     "ModelCapabilities",
     "PreparedFor",
     "TextPart",
@@ -64,6 +76,7 @@ _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _DESCRIBE_PROMPT = "Describe this image for someone who cannot see it. Transcribe any text in it."
 _TRANSCRIBE_PROMPT = "Transcribe this audio verbatim."
 _READ_PDF_PROMPT = "Read this document: transcribe its text and describe its figures and tables."
+PartFormat = Literal["openai", "anthropic"]
 
 
 @dataclass
@@ -84,8 +97,15 @@ class _Preparer:
         pdf: PdfHandling,
         fetch_policy: FetchPolicy | None = None,
         data_sources: DataSources | None = None,
+        part_format: PartFormat = "openai",
+        local_policy: LocalPolicy | None = None,
     ) -> None:
         self.caps = capabilities
+        self.part_format = part_format
+        self.local_policy = local_policy
+        # PDFs go to the model whole only as Anthropic `document` blocks (the seed's rule: the
+        # model never receives a `file` part, which is OpenAI's only shape for a whole PDF).
+        self.whole_pdfs = capabilities.pdf and part_format == "anthropic"
         self.fetch_policy = fetch_policy
         self.data_sources = data_sources
         self.attachments = attachments or AttachmentStore()
@@ -102,6 +122,7 @@ class _Preparer:
             vision_route=router.route("vision"),
             audio_route=router.route("audio"),
             pdf_handling=pdf.fingerprint() if capabilities.vision or router.can_see() else None,
+            whole_pdfs=self.whole_pdfs,
         )
         self.agent_failures = 0  # a file whose agent failed is not saved as its text
 
@@ -113,6 +134,8 @@ class _Preparer:
         parts: list[Part] = []
         for part in content:
             parts.extend(await self.part(part))
+        if self.part_format == "anthropic":
+            parts = [_anthropic(part) for part in parts]
         return ChatMessage(role=role, content=parts)
 
     async def part(self, part: Mapping[str, Any]) -> list[Part]:
@@ -211,8 +234,11 @@ class _Preparer:
             except (binascii.Error, ValueError) as exc:
                 raise SourceError("data URL holds invalid base64") from exc
             declared = declared or match.group("type")
+        elif is_local_ref(ref):
+            path, data = read_local(ref, self.local_policy)
+            filename = filename or path.name
         else:
-            raise SourceError(f"cannot fetch {ref[:80]!r}: only attachments and data URLs")
+            raise SourceError(f"cannot fetch {ref[:80]!r}: only attachments, data URLs and paths")
         return _Resolved(_digest(ref), data, filename, _media_type(data, declared, filename))
 
     async def process(self, item: _Resolved) -> list[Part]:
@@ -226,6 +252,9 @@ class _Preparer:
             fmt = _AUDIO_FORMATS.get(item.media_type, item.media_type.split("/")[-1])
             return await self.audio(base64.b64encode(item.data).decode(), fmt, name)
         note: list[Part] = []
+        if item.media_type == "application/pdf" and self.whole_pdfs:
+            source = Base64Source(media_type=PDF, data=base64.b64encode(item.data).decode())
+            return [DocumentPart(source=source, title=name)]
         if item.media_type == "application/pdf":
             note, done = await self.pdf(item, name)
             if done:
@@ -330,6 +359,22 @@ class _Preparer:
         ]
 
 
+def _anthropic(part: Part) -> Part:
+    """`part` in Anthropic's shapes: an `image_url` becomes an `image` block (its data URL's
+    bytes inline, an http(s) URL by reference); other parts are the same in both APIs (audio
+    never reaches an Anthropic model: its capabilities say it hears none)."""
+    if not isinstance(part, ImageURLPart):
+        return part
+    url = part.image_url.url
+    if (match := _DATA_URL.match(url)) is None:
+        return ImagePart(source=URLSource(url=url))
+    data = match.group("data")
+    if not match.group("b64"):  # percent-encoded bytes (an SVG, say): Anthropic takes base64
+        data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode()
+    media_type = match.group("type") or "image/png"
+    return ImagePart(source=Base64Source(media_type=media_type, data=data))
+
+
 def _failure(exc: Exception) -> str:
     """An agent's failure as the model reads it: the error type, and its message if any."""
     text = " ".join(str(exc).split())[:200]
@@ -375,7 +420,7 @@ def _image_summary(data: bytes, media_type: str) -> str:
 
 async def prepare_messages(
     messages: Sequence[Mapping[str, Any] | ChatMessage],
-    capabilities: ModelCapabilities,
+    capabilities: ModelCapabilities | None = None,
     *,
     attachments: AttachmentStore | None = None,
     vision_agent: Agent | None = None,
@@ -385,6 +430,10 @@ async def prepare_messages(
     uses: Uses | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
     pdf: PdfHandling | None = None,
+    model: str | None = None,
+    provider: PartFormat | None = None,
+    local_policy: LocalPolicy | None = None,
+    search_store: Path | str | None = None,
 ) -> list[ChatMessage]:
     """Return `messages` with every part converted to `text`, `image_url` or `input_audio`.
 
@@ -402,11 +451,31 @@ async def prepare_messages(
     (content_core.chat.mcp.tools); otherwise `pdf` says whether it becomes page images (when the
     model or a vision route can see them) or its extracted text.
 
+    `model` names the target model: without `capabilities`, the model limits table says what
+    it takes (vision, audio, whole PDFs; nothing for an unknown model), and without
+    `provider` its vendor picks the part shapes. `provider="anthropic"` makes images `image`
+    blocks (`source` base64 or url) and, for a model that reads PDFs, a PDF one `document`
+    block; `"openai"` (the default) makes `image_url` parts and PDFs text.
+
+    A local path (`/data/a.pdf`, `file:///data/a.pdf`) is read only under `local_policy`, and
+    only when it resolves (symlinks and `..` followed) inside one of its folders; otherwise
+    the part becomes text naming the refusal (`LocalPathRefusedError`). `Uses(search="store")`
+    adds the store's hits for the last user message (the store at `search_store`, else
+    `data_sources.store`); `Uses(fetch="policy")` fetches URLs under `fetch_policy` or the
+    default `FetchPolicy()`.
+
     Raises:
         ValueError: `uses` names an MCP server that `mcp_servers` does not configure, or
-            "agent" without the matching agent.
+            "agent" without the matching agent, or `search="store"` without a store.
+        ConfigError: the user model limits file is unreadable or invalid.
     """
     # Any: messages are chat JSON from a client.
+    if capabilities is None:
+        capabilities = ModelCapabilities.for_model(model) if model else ModelCapabilities()
+    part_format = provider or part_format_for_model(model)
+    if uses is not None and uses.fetch == "policy" and fetch_policy is None:
+        fetch_policy = FetchPolicy()
+    search_root = _search_root(uses, search_store, data_sources)
     agents: dict[ToolKind, Agent | None] = {"vision": vision_agent, "audio": audio_agent}
     async with McpSessions(mcp_servers) as sessions:
         router = ToolRouter(uses, agents, sessions)
@@ -417,9 +486,67 @@ async def prepare_messages(
             pdf or PdfHandling(),
             fetch_policy,
             router.with_mcp_resources(data_sources),
+            part_format,
+            local_policy,
         )
         out: list[ChatMessage] = []
-        for message in messages:
-            raw = message.to_openai() if isinstance(message, ChatMessage) else message
+        raws = [m.to_openai() if isinstance(m, ChatMessage) else m for m in messages]
+        for raw in raws:
             out.append(await preparer.message(raw))
+    if search_root is not None:
+        await _add_search_hits(out, raws, search_root, data_sources or DataSources())
     return out
+
+
+def _search_root(
+    uses: Uses | None, search_store: Path | str | None, sources: DataSources | None
+) -> Path | None:
+    """The store `Uses(search="store")` searches, or None when search is not asked for."""
+    if uses is None or uses.search != "store":
+        return None
+    if search_store is not None:
+        return Path(search_store).expanduser().resolve()
+    if sources is not None and sources.store is not None:
+        return sources.store_root("search")
+    raise ValueError('Uses(search="store") needs search_store= or DataSources(store=...)')
+
+
+async def _add_search_hits(
+    out: list[ChatMessage],
+    raws: Sequence[Mapping[str, Any]],
+    root: Path,
+    sources: DataSources,
+) -> None:
+    """Append the store's hits for the last user message's own text to that message."""
+    # Any: messages are chat JSON from a client.
+    from content_core.search import SEARCH_MODES, SearchMode, format_hits, search
+
+    last = next((i for i in reversed(range(len(raws))) if raws[i].get("role") == "user"), None)
+    if last is None:
+        return
+    content = raws[last].get("content")
+    if isinstance(content, str):
+        query = content
+    else:
+        texts = [str(p.get("text", "")) for p in content or [] if p.get("type") == "text"]
+        query = "\n".join(texts)
+    if not query.strip():
+        return
+    mode: SearchMode = next((m for m in SEARCH_MODES if m == sources.search_mode), "bm25")
+    try:
+        hits = await asyncio.to_thread(search, root, query, sources.max_hits, mode)
+        text = format_hits(hits) if hits else "(no hits)"
+        head = f"[search {mode}: {_plural(len(hits), 'hit')} in the content store]"
+    except ContentError as exc:
+        logger.warning("store search failed: %s", exc.message)
+        head, text = f"[search {mode}: failed ({exc.error_class}: {exc.message})]", ""
+    prepared = out[last]
+    before: list[Part] = (
+        [TextPart(text=prepared.content)] if isinstance(prepared.content, str) else prepared.content
+    )
+    found = TextPart(text=f"{head}\n{text}".rstrip())
+    out[last] = ChatMessage(role=prepared.role, content=[*before, found])
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

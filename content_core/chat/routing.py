@@ -1,12 +1,13 @@
 """`Uses`: which tool sees images and hears audio for a model that cannot, an in-process
-agent ("agent") or an MCP server's tool ("mcp:<server_id>"), and the router prepare_messages
-asks (one per call, holding that call's MCP sessions)."""
+agent ("agent") or an MCP server's tool ("mcp:<server_id>"); whether the store's search adds
+context and whether URLs are fetched; and the router prepare_messages asks (one per call,
+holding that call's MCP sessions)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,12 +26,21 @@ _ROUTE = r"^(agent|mcp:[A-Za-z0-9_.-]+)$"
 class Uses(BaseModel):
     """The tool for each modality the model lacks: `"agent"` (the agent passed as
     `vision_agent` / `audio_agent`) or `"mcp:<server_id>"` (that server's media tool, see
-    content_core.chat.mcp.tools). Unset: the agent, when one is passed."""
+    content_core.chat.mcp.tools). Unset: the agent, when one is passed.
+
+    `search="store"`: the last user message's text is searched in the content store
+    (prepare_messages' `search_store`, else `DataSources.store`) and the hits are added to
+    that message as a text part. `fetch="policy"`: http(s) URLs in parts (and `api` data
+    sources) are fetched under the `fetch_policy` passed, or under the default `FetchPolicy()`
+    (public addresses only) when none is.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     vision: str | None = Field(default=None, pattern=_ROUTE)
     audio: str | None = Field(default=None, pattern=_ROUTE)
+    search: Literal["store"] | None = None
+    fetch: Literal["policy"] | None = None
 
     def server_ids(self) -> set[str]:
         """The MCP servers these routes name."""

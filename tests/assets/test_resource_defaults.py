@@ -82,3 +82,8 @@ def test_chunk_and_budget_resources_take_the_target_model() -> None:
     assert CompressorResource(encoding_name="o200k_base").to_core().model is None
     with pytest.raises(ValidationError):
         ChunkerResource(model="gpt-4o", encoding_name="cl100k_base").to_core()
+
+
+def test_the_agent_resource_passes_its_model_limits_file() -> None:
+    resource = AgentResource(kind="openai", model="gpt-4o", model_limits_file="/etc/limits.toml")
+    assert resource.to_core().limits_file == "/etc/limits.toml"
