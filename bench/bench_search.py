@@ -47,10 +47,11 @@ from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
 from content_core.search.bm25 import bm25_ranking  # noqa: E402
 from content_core.search.engine import reciprocal_rank_fusion  # noqa: E402
+from content_core.search.segment import active_tokenizer  # noqa: E402
 from content_core.search.terms import apply_rows, create_tables, index_counts  # noqa: E402
 from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
 from content_core.store import load_extension  # noqa: E402
-from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
+from tests.fixtures.corpus import CORPUS, KnownAnswer, manifest_rows, search_queries  # noqa: E402
 
 SEED = 14
 FILTERS = SearchFilters()
@@ -94,25 +95,42 @@ def build_corpus_store(root: Path) -> Path:
     return store.root
 
 
-def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
-    """(query, the paths whose chunks contain it): MANIFEST phrases, then picked phrases and
-    headings, with the answer set computed from the chunks themselves."""
+def _language(phrase: str) -> str:
+    """The script of a MANIFEST phrase, for the per-language table (its rows have none)."""
+    for code, pattern in (
+        ("ko", "[\uac00-\ud7af]"),
+        ("ja", "[\u3041-\u30ff]"),
+        ("zh", "[\u4e00-\u9fff]"),
+        ("th", "[\u0e00-\u0e7f]"),
+    ):
+        if re.search(pattern, phrase):
+            return code
+    return "latin"
+
+
+def known_answers(store: Path, count: int) -> list[KnownAnswer]:
+    """The known-answer set: tests/fixtures/search_queries.tsv (phrases, paraphrases and
+    questions in many languages, with their files), the MANIFEST `must_contain` phrases, then
+    picked phrases and headings up to `count` queries in all. A MANIFEST or picked phrase is
+    answered by the corpus files (MANIFEST rows) whose chunks contain it: MANIFEST.tsv itself,
+    NOTICE and the layout truth files hold the phrases too, and are no answer."""
     connection = duckdb.connect()
     chunks = connection.execute(
         f"SELECT path, content, breadcrumb FROM read_parquet('{store}/tables/chunks/*/*.parquet')"
         " WHERE content IS NOT NULL ORDER BY path, chunk_id"
     ).fetchall()
+    documents = {row["path"] for row in manifest_rows()}
     flat = [(path, " ".join(content.split()).lower()) for path, content, _ in chunks]
 
-    def answers(phrase: str) -> set[str]:
+    def answers(phrase: str) -> frozenset[str]:
         needle = " ".join(phrase.split()).lower()
-        return {path for path, text in flat if needle in text}
+        return frozenset(path for path, text in flat if needle in text and path in documents)
 
-    queries: dict[str, set[str]] = {}
+    queries: dict[str, KnownAnswer] = {known.query: known for known in search_queries()}
     for row in manifest_rows():
         phrase = row.get("must_contain", "").strip()
-        if phrase and answers(phrase):
-            queries[phrase] = answers(phrase)
+        if phrase and phrase not in queries and answers(phrase):
+            queries[phrase] = KnownAnswer(phrase, "manifest", _language(phrase), answers(phrase))
     rng = random.Random(SEED)
     by_path: dict[str, list[tuple[str, str | None]]] = {}
     for path, content, breadcrumb in chunks:
@@ -136,19 +154,90 @@ def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
             break
         found = answers(phrase)
         if found and phrase not in queries:
-            queries[phrase] = found
-    return list(queries.items())
+            queries[phrase] = KnownAnswer(phrase, "window", "latin", found)
+    return list(queries.values())
 
 
-def recall(store: Path, queries: list[tuple[str, set[str]]], mode: str) -> tuple[float, float]:
-    """recall@1 and recall@5 of `mode` on `queries`."""
-    at1 = at5 = 0
+# Weights of the vector ranking against BM25's (1) and RRF constants tried for the fusion.
+VECTOR_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5)
+RRF_KS = (10, 30, 60)
+DEPTH = 50  # the engine's fusion depth
+
+
+def _paths_of(searcher: Searcher) -> dict[str, set[str]]:
+    rows = searcher.connection().execute("SELECT chunk_id, path FROM chunk_index").fetchall()
+    paths: dict[str, set[str]] = {}
+    for chunk, path in rows:
+        paths.setdefault(str(chunk), set()).add(str(path))
+    return paths
+
+
+def _rank_of_answer(
+    ranking: list[tuple[str, float]], paths: dict[str, set[str]], answers: frozenset[str]
+) -> int | None:
+    """The 1-based rank of the first chunk of an answer file in the top 5, else None."""
+    for rank, (chunk, _) in enumerate(ranking[:5], start=1):
+        if paths.get(chunk, set()) & answers:
+            return rank
+    return None
+
+
+def _table(title: str, rows: dict[str, dict[str, tuple[int, int, int]]]) -> None:
+    """A Markdown table: per group, per mode, recall@1 / recall@5 (n queries)."""
+    modes = list(next(iter(rows.values())))
+    print(f"\n{title}\n")
+    print("| queries | n | " + " | ".join(f"{m} @1 / @5" for m in modes) + " |")
+    print("|---|---|" + "---|" * len(modes))
+    for group, by_mode in rows.items():
+        n = next(iter(by_mode.values()))[2]
+        cells = " | ".join(f"{a1 / n:.3f} / {a5 / n:.3f}" for a1, a5, _ in by_mode.values())
+        print(f"| {group} | {n} | {cells} |")
+
+
+def recall(store: Path, queries: list[KnownAnswer]) -> None:
+    """recall@1 and recall@5 of every mode (as `Searcher.ranking` runs it) and of each
+    weighting of the fusion, per group of queries (kind, language), as Markdown tables."""
     with Searcher(store, WordLlamaEmbedder()) as searcher:
-        for query, paths in queries:
-            hits = [hit.path for hit in searcher.search(query, 5, mode)]  # type: ignore[arg-type]
-            at1 += bool(hits[:1] and hits[0] in paths)
-            at5 += any(path in paths for path in hits)
-    return at1 / len(queries), at5 / len(queries)
+        paths = _paths_of(searcher)
+        # Per query: the rank of the first answer for each mode and fusion tried.
+        ranks: list[dict[str, int | None]] = []
+        for known in queries:
+            keyword = searcher.ranking(known.query, DEPTH, "bm25", FILTERS)
+            vectors = searcher.ranking(known.query, DEPTH, "vector", FILTERS)
+            found: dict[str, int | None] = {
+                mode: _rank_of_answer(searcher.ranking(known.query, 5, mode, FILTERS), paths,
+                                      known.answers)
+                for mode in SEARCH_MODES
+            }
+            for rrf_k in RRF_KS:
+                for weight in VECTOR_WEIGHTS:
+                    fused = reciprocal_rank_fusion([keyword, vectors], 5, rrf_k, (1.0, weight))
+                    found[f"rrf{rrf_k} w{weight}"] = _rank_of_answer(fused, paths, known.answers)
+            ranks.append(found)
+
+    def tally(selected: list[int], mode: str) -> tuple[int, int, int]:
+        at = [ranks[i][mode] for i in selected]
+        return sum(r == 1 for r in at), sum(r is not None for r in at), len(selected)
+
+    groups: dict[str, list[int]] = {"all": list(range(len(queries)))}
+    for number, known in enumerate(queries):
+        groups.setdefault(f"kind {known.kind}", []).append(number)
+    for number, known in enumerate(queries):
+        groups.setdefault(f"language {known.language}", []).append(number)
+    _table(
+        "Modes (as `Searcher.ranking` runs them), recall@1 / recall@5:",
+        {g: {m: tally(sel, m) for m in SEARCH_MODES} for g, sel in groups.items()},
+    )
+    fusions = [m for m in ranks[0] if m not in SEARCH_MODES]
+    best = max(fusions, key=lambda m: (tally(groups["all"], m)[1], tally(groups["all"], m)[0]))
+    print(f"\nFusion grid (BM25 weight 1, vector weight w, 1 / (rrf_k + rank)); best: {best}\n")
+    print("| fusion | recall@1 | recall@5 |")
+    print("|---|---|---|")
+    for mode in fusions:
+        a1, a5, n = tally(groups["all"], mode)
+        print(f"| {mode} | {a1 / n:.3f} | {a5 / n:.3f} |")
+    misses = [q.query for q, r in zip(queries, ranks, strict=True) if r["hybrid"] is None]
+    print(f"\nhybrid misses ({len(misses)}): " + "; ".join(misses))
 
 
 def recall_main(args: argparse.Namespace) -> None:
@@ -162,13 +251,8 @@ def recall_main(args: argparse.Namespace) -> None:
             f"FROM read_parquet('{store}/tables/chunk_embeddings/*/*.parquet')"
         ).fetchone()
         print(f"{len(queries)} known-answer queries; embedding rows, WordLlama vectors: {counts}")
-        for mode in SEARCH_MODES:
-            try:
-                at1, at5 = recall(Path(store), queries, mode)
-            except Exception as exc:  # a mode the store cannot serve is reported, not fatal
-                print(f"{mode:7s}: not available ({exc})")
-                continue
-            print(f"{mode:7s}: recall@1 {at1:.3f}  recall@5 {at5:.3f}")
+        print(f"tokenizer: {active_tokenizer().name}")
+        recall(Path(store), queries)
 
 
 # -- latency -----------------------------------------------------------------------------------
