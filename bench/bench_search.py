@@ -3,12 +3,15 @@
     .venv/bin/python bench/bench_search.py recall  [--store DIR] [--queries 240]
     .venv/bin/python bench/bench_search.py latency [--chunks 1000000] [--queries 200]
 
-recall: the corpus (tests/corpus) ingested in process (no Dagster; OCR off; every chunk embedded
-by the offline WordLlama model, 256-d) into a temporary store unless --store names one; queries
-are each file's MANIFEST `must_contain` phrase plus exact phrases (six-word windows, up to three
-a chunk) and headings picked from the extracted chunks with a fixed seed. A query is answered at
-k when one of its first k hits is a file whose chunks contain the phrase. Every mode is
-reported, searched by one `Searcher` holding the WordLlama vectors in memory (as `RAG` does).
+recall: the corpus documents (tests/corpus MANIFEST rows) ingested in process (no Dagster; OCR
+off; every chunk embedded by the offline WordLlama model, 256-d) into a temporary store unless
+--store names one; queries are tests/fixtures/search_queries.tsv (phrases, paraphrases and
+questions in a dozen languages, each with the files that answer it), each file's MANIFEST
+`must_contain` phrase, then exact phrases (six-word windows, up to three a chunk) and headings
+picked from the extracted chunks with a fixed seed. A query is answered at k when one of its
+first k hits is an answer file (for a phrase: a corpus file whose chunks contain it). Every
+mode is reported per kind and language of query, searched by one `Searcher` holding the
+WordLlama vectors in memory (as `RAG` does), then the fusion's weights and constant tried.
 
 latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each,
 20 per file) in a DuckDB file, the BM25 term tables built over them in full (time and peak
@@ -46,7 +49,7 @@ from bench.bench_vectors import DIM, unit_vectors  # noqa: E402
 from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E402
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
 from content_core.search.bm25 import bm25_ranking  # noqa: E402
-from content_core.search.engine import reciprocal_rank_fusion  # noqa: E402
+from content_core.search.engine import VECTOR_WEIGHT, reciprocal_rank_fusion  # noqa: E402
 from content_core.search.segment import active_tokenizer  # noqa: E402
 from content_core.search.terms import apply_rows, create_tables, index_counts  # noqa: E402
 from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
@@ -74,7 +77,9 @@ def _rss_mb() -> float:
 
 
 def build_corpus_store(root: Path) -> Path:
-    """Ingest tests/corpus in this process (each top folder of it is one batch of one source)."""
+    """Ingest the documents of tests/corpus (its MANIFEST rows, copied to `root`/corpus: the
+    MANIFEST itself, NOTICE and the layout truth files quote every known phrase, and would
+    answer them all) in this process."""
     from content_core.discovery import discover_pending
     from content_core.ocr import OcrConfig
     from content_core.pipeline import PipelineConfig, run_batch
@@ -82,8 +87,12 @@ def build_corpus_store(root: Path) -> Path:
     from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
     from content_core.store import ContentStore
 
+    documents = root / "corpus"
+    for row in manifest_rows():
+        (documents / row["path"]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(CORPUS / row["path"], documents / row["path"])
     store = ContentStore(root / "store")
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=CORPUS))
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=documents))
     config = PipelineConfig(
         processing=ProcessingConfig(ocr=OcrConfig(mode="off")),
         embedder=EmbedderConfig(kind="wordllama"),
@@ -384,7 +393,9 @@ def vector_latency(
 
     def hybrid(query: str) -> list[tuple[str, float]]:
         keyword = bm25_ranking(connection, query, depth, FILTERS)
-        return reciprocal_rank_fusion([keyword, vector(query, depth)], 10)
+        return reciprocal_rank_fusion(
+            [keyword, vector(query, depth)], 10, weights=(1.0, VECTOR_WEIGHT)
+        )
 
     _time_queries("vector", queries, vector)
     _time_queries("hybrid", queries, hybrid)

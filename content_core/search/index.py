@@ -209,6 +209,9 @@ def _write(
         shutil.copyfile(target, tmp)
     connection = duckdb.connect(str(tmp))
     try:
+        # A long build (segmenters run in Python) would draw DuckDB's progress bar on stdout,
+        # which `search --format jsonl` writes its hits to.
+        connection.execute("SET enable_progress_bar = false")
         tokenizer = register_tokenizer(connection)
         if batches is None:
             create_tables(connection)

@@ -44,7 +44,7 @@ WORD_SCRIPTS = (
 )
 # The name of this tokenizer, recorded in the index (`search.index`): an index built by
 # another one (a segmenter installed since) is built anew.
-BIGRAM_TOKENIZER = "latin-porter+words+cjk-bigram-v1"
+BIGRAM_TOKENIZER = "latin-porter+words+symbols+cjk-bigram-v1"
 # A chunk's document title, which the chunks stage puts in its metadata.
 _TITLE = "json_extract_string(metadata, '$.title')"
 
@@ -70,8 +70,8 @@ def bigram_terms_sql(text: str) -> str:
 
 def terms_sql(text: str, segmented: str | None = None) -> str:
     """The SQL list of the index terms of the SQL expression `text`: its Latin terms (as
-    `fts` indexes them: for Latin text, exactly its terms), then its words in `WORD_SCRIPTS`,
-    then its CJK and Thai terms: the character bigrams of `bigram_terms_sql`, or, when
+    `fts` indexes them: for Latin text, exactly its terms), then its words in `WORD_SCRIPTS`
+    and its symbols (emoji, each one a term), then its CJK and Thai terms: the character bigrams of `bigram_terms_sql`, or, when
     `segmented` names a SQL function (a segmenter registered on the connection, see
     `content_core.search.segment`), that function's list of words of `lower(text)`."""
     cjk = bigram_terms_sql(text)
@@ -83,7 +83,7 @@ def terms_sql(text: str, segmented: str | None = None) -> str:
     # Two-argument list_concat: DuckDB 1.2 (a catalog client, for the macro) has no other.
     return (
         f"list_concat(list_concat({latin_terms_sql(text)}, "
-        f"regexp_extract_all(lower({text}), '[{WORD_SCRIPTS}]+')), {cjk})"
+        f"regexp_extract_all(lower({text}), '[{WORD_SCRIPTS}]+|\\p{{So}}')), {cjk})"
     )
 
 

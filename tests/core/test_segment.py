@@ -65,8 +65,18 @@ def _terms(connection: duckdb.DuckDBPyConnection, text: str) -> list[str]:
         ("Zebras 猫", ["zebra", "猫"]),
         # Words of other scripts: lower case, not stemmed.
         ("Привет МИР नमस्ते", ["привет", "мир", "नमस्ते"]),
+        # Each symbol (emoji) is a term: MANIFEST rows look for 👨 and 🤠😅.
+        ("Cowboy 🤠😅!", ["cowboi", "🤠", "😅"]),
     ],
-    ids=["korean", "chinese", "japanese-kana-kanji", "thai", "single-han", "other-scripts"],
+    ids=[
+        "korean",
+        "chinese",
+        "japanese-kana-kanji",
+        "thai",
+        "single-han",
+        "other-scripts",
+        "emoji",
+    ],
 )
 def test_bigram_terms_of_each_script(text: str, expected: list[str]) -> None:
     assert _terms(_connection(), text) == expected
