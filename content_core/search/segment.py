@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import duckdb
+from duckdb.func import FunctionNullHandling
 
 from content_core.store.search_sql import BIGRAM_TOKENIZER
 
@@ -181,7 +182,7 @@ def register_tokenizer(
             lambda text: segment_words(text, tokenizer),
             [duckdb.sqltype("VARCHAR")],
             duckdb.list_type(duckdb.sqltype("VARCHAR")),
-            null_handling="special",
+            null_handling=FunctionNullHandling.SPECIAL,  # NULL text: no terms
         )
     return tokenizer
 
