@@ -23,6 +23,7 @@ from content_core.store.search_sql import (
     BIGRAM_TOKENIZER,
     bigram_terms_sql,
     latin_terms_sql,
+    search_macro_statements,
     terms_sql,
 )
 
@@ -181,3 +182,24 @@ def test_segmenters_cut_words(
     row = _connection().execute(f"SELECT {bigram_terms_sql('$1')}", [text]).fetchone()
     assert row is not None
     assert segment_words(text, bigram_tokenizer()) == list(row[0] or [])
+
+
+def test_the_sql_macro_scores_cjk_and_thai_as_the_base_install_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`search_chunks` runs only SQL, hence bigrams: over the same chunks its scores equal the
+    index's when no segmenter runs (the base install)."""
+    monkeypatch.setenv(SEGMENTERS_VARIABLE, "none")
+    connection = _connection()
+    register_tokenizer(connection)
+    texts = {"ko": KOREAN, "zh": CHINESE, "ja": JAPANESE, "th": THAI, "ru": RUSSIAN, "en": ENGLISH}
+    _index(connection, texts)
+    connection.execute("CREATE VIEW current_chunks AS SELECT * FROM _c")
+    for statement in search_macro_statements():
+        connection.execute(statement)
+    for query, _ in QUERIES:
+        ours = dict(bm25_ranking(connection, query, 10, SearchFilters()))
+        rows = connection.execute(
+            "SELECT chunk_id, score FROM search_chunks(?, 10)", [query]
+        ).fetchall()
+        assert ours and dict(rows) == pytest.approx(ours), query
