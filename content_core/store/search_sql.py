@@ -1,7 +1,9 @@
 """`search_chunks(query, k)`: a DuckDB table macro in the catalog, for SQL clients.
 
-It computes BM25 exactly as the `fts` index does (k1 = 1.2, b = 0.75, log10 IDF, the same
-tokenizer and Porter stems: the scores are equal) over `current_chunks` at query time, so it
+It computes BM25 as the index does (k1 = 1.2, b = 0.75, log10 IDF, the same terms: for Latin
+text `fts`'s tokens and Porter stems, for Chinese, Japanese, Korean and Thai the character
+bigrams of the base install, whatever segmenter the index may use) over `current_chunks` at
+query time, so it
 needs nothing but the catalog and `LOAD fts` (for `stem`) and is always current. It reads every
 chunk, so on a large store `content-pipeline search` and `content_core.RAG`, which use the
 index in `search.duckdb` (kept current per batch), answer faster. Arrow lambdas: the text
@@ -71,9 +73,10 @@ def bigram_terms_sql(text: str) -> str:
 def terms_sql(text: str, segmented: str | None = None) -> str:
     """The SQL list of the index terms of the SQL expression `text`: its Latin terms (as
     `fts` indexes them: for Latin text, exactly its terms), then its words in `WORD_SCRIPTS`
-    and its symbols (emoji, each one a term), then its CJK and Thai terms: the character bigrams of `bigram_terms_sql`, or, when
-    `segmented` names a SQL function (a segmenter registered on the connection, see
-    `content_core.search.segment`), that function's list of words of `lower(text)`."""
+    and its symbols (emoji, each one a term), then its CJK and Thai terms: the character
+    bigrams of `bigram_terms_sql`, or, when `segmented` names a SQL function (a segmenter
+    registered on the connection, see `content_core.search.segment`), that function's list
+    of words of `lower(text)`."""
     cjk = bigram_terms_sql(text)
     if segmented is not None:  # a call into Python only for the texts that need one
         cjk = (
