@@ -3,12 +3,15 @@
     .venv/bin/python bench/bench_search.py recall  [--store DIR] [--queries 240]
     .venv/bin/python bench/bench_search.py latency [--chunks 1000000] [--queries 200]
 
-recall: the corpus (tests/corpus) ingested in process (no Dagster; OCR off; every chunk embedded
-by the offline WordLlama model, 256-d) into a temporary store unless --store names one; queries
-are each file's MANIFEST `must_contain` phrase plus exact phrases (six-word windows, up to three
-a chunk) and headings picked from the extracted chunks with a fixed seed. A query is answered at
-k when one of its first k hits is a file whose chunks contain the phrase. Every mode is
-reported, searched by one `Searcher` holding the WordLlama vectors in memory (as `RAG` does).
+recall: the corpus documents (tests/corpus MANIFEST rows) ingested in process (no Dagster; OCR
+off; every chunk embedded by the offline WordLlama model, 256-d) into a temporary store unless
+--store names one; queries are tests/fixtures/search_queries.tsv (phrases, paraphrases and
+questions in a dozen languages, each with the files that answer it), each file's MANIFEST
+`must_contain` phrase, then exact phrases (six-word windows, up to three a chunk) and headings
+picked from the extracted chunks with a fixed seed. A query is answered at k when one of its
+first k hits is an answer file (for a phrase: a corpus file whose chunks contain it). Every
+mode is reported per kind and language of query, searched by one `Searcher` holding the
+WordLlama vectors in memory (as `RAG` does), then the fusion's weights and constant tried.
 
 latency: N synthetic chunks (Zipf-like words of a 30,000-word vocabulary, 40-120 words each,
 20 per file) in a DuckDB file, the BM25 term tables built over them in full (time and peak
@@ -46,11 +49,12 @@ from bench.bench_vectors import DIM, unit_vectors  # noqa: E402
 from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E402
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
 from content_core.search.bm25 import bm25_ranking  # noqa: E402
-from content_core.search.engine import reciprocal_rank_fusion  # noqa: E402
+from content_core.search.engine import VECTOR_WEIGHT, reciprocal_rank_fusion  # noqa: E402
+from content_core.search.segment import active_tokenizer  # noqa: E402
 from content_core.search.terms import apply_rows, create_tables, index_counts  # noqa: E402
 from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
 from content_core.store import load_extension  # noqa: E402
-from tests.fixtures.corpus import CORPUS, manifest_rows  # noqa: E402
+from tests.fixtures.corpus import CORPUS, KnownAnswer, manifest_rows, search_queries  # noqa: E402
 
 SEED = 14
 FILTERS = SearchFilters()
@@ -73,7 +77,9 @@ def _rss_mb() -> float:
 
 
 def build_corpus_store(root: Path) -> Path:
-    """Ingest tests/corpus in this process (each top folder of it is one batch of one source)."""
+    """Ingest the documents of tests/corpus (its MANIFEST rows, copied to `root`/corpus: the
+    MANIFEST itself, NOTICE and the layout truth files quote every known phrase, and would
+    answer them all) in this process."""
     from content_core.discovery import discover_pending
     from content_core.ocr import OcrConfig
     from content_core.pipeline import PipelineConfig, run_batch
@@ -81,8 +87,12 @@ def build_corpus_store(root: Path) -> Path:
     from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
     from content_core.store import ContentStore
 
+    documents = root / "corpus"
+    for row in manifest_rows():
+        (documents / row["path"]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(CORPUS / row["path"], documents / row["path"])
     store = ContentStore(root / "store")
-    source = LocalFolderSource(LocalFolderSourceConfig(folder=CORPUS))
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=documents))
     config = PipelineConfig(
         processing=ProcessingConfig(ocr=OcrConfig(mode="off")),
         embedder=EmbedderConfig(kind="wordllama"),
@@ -94,25 +104,42 @@ def build_corpus_store(root: Path) -> Path:
     return store.root
 
 
-def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
-    """(query, the paths whose chunks contain it): MANIFEST phrases, then picked phrases and
-    headings, with the answer set computed from the chunks themselves."""
+def _language(phrase: str) -> str:
+    """The script of a MANIFEST phrase, for the per-language table (its rows have none)."""
+    for code, pattern in (
+        ("ko", "[\uac00-\ud7af]"),
+        ("ja", "[\u3041-\u30ff]"),
+        ("zh", "[\u4e00-\u9fff]"),
+        ("th", "[\u0e00-\u0e7f]"),
+    ):
+        if re.search(pattern, phrase):
+            return code
+    return "latin"
+
+
+def known_answers(store: Path, count: int) -> list[KnownAnswer]:
+    """The known-answer set: tests/fixtures/search_queries.tsv (phrases, paraphrases and
+    questions in many languages, with their files), the MANIFEST `must_contain` phrases, then
+    picked phrases and headings up to `count` queries in all. A MANIFEST or picked phrase is
+    answered by the corpus files (MANIFEST rows) whose chunks contain it: MANIFEST.tsv itself,
+    NOTICE and the layout truth files hold the phrases too, and are no answer."""
     connection = duckdb.connect()
     chunks = connection.execute(
         f"SELECT path, content, breadcrumb FROM read_parquet('{store}/tables/chunks/*/*.parquet')"
         " WHERE content IS NOT NULL ORDER BY path, chunk_id"
     ).fetchall()
+    documents = {row["path"] for row in manifest_rows()}
     flat = [(path, " ".join(content.split()).lower()) for path, content, _ in chunks]
 
-    def answers(phrase: str) -> set[str]:
+    def answers(phrase: str) -> frozenset[str]:
         needle = " ".join(phrase.split()).lower()
-        return {path for path, text in flat if needle in text}
+        return frozenset(path for path, text in flat if needle in text and path in documents)
 
-    queries: dict[str, set[str]] = {}
+    queries: dict[str, KnownAnswer] = {known.query: known for known in search_queries()}
     for row in manifest_rows():
         phrase = row.get("must_contain", "").strip()
-        if phrase and answers(phrase):
-            queries[phrase] = answers(phrase)
+        if phrase and phrase not in queries and answers(phrase):
+            queries[phrase] = KnownAnswer(phrase, "manifest", _language(phrase), answers(phrase))
     rng = random.Random(SEED)
     by_path: dict[str, list[tuple[str, str | None]]] = {}
     for path, content, breadcrumb in chunks:
@@ -136,19 +163,90 @@ def known_answers(store: Path, count: int) -> list[tuple[str, set[str]]]:
             break
         found = answers(phrase)
         if found and phrase not in queries:
-            queries[phrase] = found
-    return list(queries.items())
+            queries[phrase] = KnownAnswer(phrase, "window", "latin", found)
+    return list(queries.values())
 
 
-def recall(store: Path, queries: list[tuple[str, set[str]]], mode: str) -> tuple[float, float]:
-    """recall@1 and recall@5 of `mode` on `queries`."""
-    at1 = at5 = 0
+# Weights of the vector ranking against BM25's (1) and RRF constants tried for the fusion.
+VECTOR_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5)
+RRF_KS = (10, 30, 60)
+DEPTH = 50  # the engine's fusion depth
+
+
+def _paths_of(searcher: Searcher) -> dict[str, set[str]]:
+    rows = searcher.connection().execute("SELECT chunk_id, path FROM chunk_index").fetchall()
+    paths: dict[str, set[str]] = {}
+    for chunk, path in rows:
+        paths.setdefault(str(chunk), set()).add(str(path))
+    return paths
+
+
+def _rank_of_answer(
+    ranking: list[tuple[str, float]], paths: dict[str, set[str]], answers: frozenset[str]
+) -> int | None:
+    """The 1-based rank of the first chunk of an answer file in the top 5, else None."""
+    for rank, (chunk, _) in enumerate(ranking[:5], start=1):
+        if paths.get(chunk, set()) & answers:
+            return rank
+    return None
+
+
+def _table(title: str, rows: dict[str, dict[str, tuple[int, int, int]]]) -> None:
+    """A Markdown table: per group, per mode, recall@1 / recall@5 (n queries)."""
+    modes = list(next(iter(rows.values())))
+    print(f"\n{title}\n")
+    print("| queries | n | " + " | ".join(f"{m} @1 / @5" for m in modes) + " |")
+    print("|---|---|" + "---|" * len(modes))
+    for group, by_mode in rows.items():
+        n = next(iter(by_mode.values()))[2]
+        cells = " | ".join(f"{a1 / n:.3f} / {a5 / n:.3f}" for a1, a5, _ in by_mode.values())
+        print(f"| {group} | {n} | {cells} |")
+
+
+def recall(store: Path, queries: list[KnownAnswer]) -> None:
+    """recall@1 and recall@5 of every mode (as `Searcher.ranking` runs it) and of each
+    weighting of the fusion, per group of queries (kind, language), as Markdown tables."""
     with Searcher(store, WordLlamaEmbedder()) as searcher:
-        for query, paths in queries:
-            hits = [hit.path for hit in searcher.search(query, 5, mode)]  # type: ignore[arg-type]
-            at1 += bool(hits[:1] and hits[0] in paths)
-            at5 += any(path in paths for path in hits)
-    return at1 / len(queries), at5 / len(queries)
+        paths = _paths_of(searcher)
+        # Per query: the rank of the first answer for each mode and fusion tried.
+        ranks: list[dict[str, int | None]] = []
+        for known in queries:
+            keyword = searcher.ranking(known.query, DEPTH, "bm25", FILTERS)
+            vectors = searcher.ranking(known.query, DEPTH, "vector", FILTERS)
+            found: dict[str, int | None] = {
+                mode: _rank_of_answer(searcher.ranking(known.query, 5, mode, FILTERS), paths,
+                                      known.answers)
+                for mode in SEARCH_MODES
+            }
+            for rrf_k in RRF_KS:
+                for weight in VECTOR_WEIGHTS:
+                    fused = reciprocal_rank_fusion([keyword, vectors], 5, rrf_k, (1.0, weight))
+                    found[f"rrf{rrf_k} w{weight}"] = _rank_of_answer(fused, paths, known.answers)
+            ranks.append(found)
+
+    def tally(selected: list[int], mode: str) -> tuple[int, int, int]:
+        at = [ranks[i][mode] for i in selected]
+        return sum(r == 1 for r in at), sum(r is not None for r in at), len(selected)
+
+    groups: dict[str, list[int]] = {"all": list(range(len(queries)))}
+    for number, known in enumerate(queries):
+        groups.setdefault(f"kind {known.kind}", []).append(number)
+    for number, known in enumerate(queries):
+        groups.setdefault(f"language {known.language}", []).append(number)
+    _table(
+        "Modes (as `Searcher.ranking` runs them), recall@1 / recall@5:",
+        {g: {m: tally(sel, m) for m in SEARCH_MODES} for g, sel in groups.items()},
+    )
+    fusions = [m for m in ranks[0] if m not in SEARCH_MODES]
+    best = max(fusions, key=lambda m: (tally(groups["all"], m)[1], tally(groups["all"], m)[0]))
+    print(f"\nFusion grid (BM25 weight 1, vector weight w, 1 / (rrf_k + rank)); best: {best}\n")
+    print("| fusion | recall@1 | recall@5 |")
+    print("|---|---|---|")
+    for mode in fusions:
+        a1, a5, n = tally(groups["all"], mode)
+        print(f"| {mode} | {a1 / n:.3f} | {a5 / n:.3f} |")
+    misses = [q.query for q, r in zip(queries, ranks, strict=True) if r["hybrid"] is None]
+    print(f"\nhybrid misses ({len(misses)}): " + "; ".join(misses))
 
 
 def recall_main(args: argparse.Namespace) -> None:
@@ -162,13 +260,8 @@ def recall_main(args: argparse.Namespace) -> None:
             f"FROM read_parquet('{store}/tables/chunk_embeddings/*/*.parquet')"
         ).fetchone()
         print(f"{len(queries)} known-answer queries; embedding rows, WordLlama vectors: {counts}")
-        for mode in SEARCH_MODES:
-            try:
-                at1, at5 = recall(Path(store), queries, mode)
-            except Exception as exc:  # a mode the store cannot serve is reported, not fatal
-                print(f"{mode:7s}: not available ({exc})")
-                continue
-            print(f"{mode:7s}: recall@1 {at1:.3f}  recall@5 {at5:.3f}")
+        print(f"tokenizer: {active_tokenizer().name}")
+        recall(Path(store), queries)
 
 
 # -- latency -----------------------------------------------------------------------------------
@@ -300,7 +393,9 @@ def vector_latency(
 
     def hybrid(query: str) -> list[tuple[str, float]]:
         keyword = bm25_ranking(connection, query, depth, FILTERS)
-        return reciprocal_rank_fusion([keyword, vector(query, depth)], 10)
+        return reciprocal_rank_fusion(
+            [keyword, vector(query, depth)], 10, weights=(1.0, VECTOR_WEIGHT)
+        )
 
     _time_queries("vector", queries, vector)
     _time_queries("hybrid", queries, hybrid)

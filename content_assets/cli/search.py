@@ -63,7 +63,8 @@ def add_search_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPar
         "--mode",
         choices=SEARCH_MODES,
         default="hybrid",
-        help="hybrid (default) fuses BM25 and vectors; it is BM25 while there are no embeddings",
+        help="hybrid (default, the best measured) fuses BM25 and vectors; it is BM25 while "
+        "there are no embeddings",
     )
     search.add_argument(
         "--format", "-f", choices=SEARCH_FORMATS, default="table", help="output format"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
+from content_core.search.segment import segment_function
 from content_core.search.terms import DOCS_TABLE, POSTINGS_TABLE, STATS_TABLE, TERMS_TABLE
 from content_core.search.types import SearchFilters
 from content_core.store.search_sql import IGNORE, STEMMER, terms_sql
@@ -32,7 +33,7 @@ def bm25_ranking(
     rows = connection.execute(
         f"SELECT t.termid, t.df, log((st.num_docs - t.df + 0.5) / (t.df + 0.5) + 1), "
         f"st.num_docs FROM {TERMS_TABLE} t, {STATS_TABLE} st WHERE t.df > 0 AND t.term IN "
-        f"(SELECT DISTINCT unnest({terms_sql('?')}))",
+        f"(SELECT DISTINCT unnest({terms_sql('$1', segment_function(connection))}))",
         [query],
     ).fetchall()
     if not rows or k <= 0:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from content_core.errors import SearchError
+from content_core.search.segment import active_tokenizer, register_tokenizer
 from content_core.search.terms import (
     DOCS_TABLE,
     ApplyCounts,
@@ -60,7 +61,8 @@ _BATCHES_TABLE = "index_batches"  # batch_id, signature: what each batch was app
 _META_TABLE = "index_meta"  # one row: format, compacted (the compacted files seen)
 # Part of the state: an index laid out by another version of this module is built anew.
 # v2: chunks are indexed with their document's title (a `title` column in the documents).
-_INDEX_FORMAT = "terms-v2"
+# v3: CJK and Thai terms, other scripts' words; the tokenizer's name follows (`_format`).
+_INDEX_FORMAT = "terms-v3"
 # The tables whose rows decide what current_chunks shows, hence the index.
 _KEY_TABLES = ("chunks", "raw_files")
 _COMPACTED = "compacted"
@@ -88,6 +90,12 @@ class _FileState:
     compacted: str  # digest of the compacted files
 
 
+def _format() -> str:
+    """The format an index built now records: the layout's version and the tokenizer's name
+    (an index of another tokenizer, say before a segmenter was installed, is built anew)."""
+    return f"{_INDEX_FORMAT} tokenizer={active_tokenizer().name}"
+
+
 def _file_state(storage: Storage) -> _FileState:
     """Per batch, the size and version of its per-batch `chunks` and `raw_files` files; a
     digest of the compacted ones. A listing of those two tables (stat calls on a folder)."""
@@ -113,7 +121,7 @@ def store_fingerprint(root: Path | str) -> str:
     state = _file_state(open_storage(root))
     entries = sorted(f"{b}={s}" for b, s in state.batches.items())
     return hashlib.sha256(
-        "\n".join([_INDEX_FORMAT, state.compacted, *entries]).encode()
+        "\n".join([_format(), state.compacted, *entries]).encode()
     ).hexdigest()
 
 
@@ -133,7 +141,7 @@ def _recorded(target: Path) -> _Recorded | None:
         return None  # unreadable or half written: built anew
     try:
         meta = connection.execute(f"SELECT format, compacted FROM {_META_TABLE}").fetchone()
-        if meta is None or meta[0] != _INDEX_FORMAT:
+        if meta is None or meta[0] != _format():
             return None
         rows = connection.execute(f"SELECT batch_id, signature FROM {_BATCHES_TABLE}").fetchall()
     except duckdb.Error:
@@ -201,13 +209,20 @@ def _write(
         shutil.copyfile(target, tmp)
     connection = duckdb.connect(str(tmp))
     try:
+        # A long build (segmenters run in Python) would draw DuckDB's progress bar on stdout,
+        # which `search --format jsonl` writes its hits to.
+        connection.execute("SET enable_progress_bar = false")
+        tokenizer = register_tokenizer(connection)
         if batches is None:
             create_tables(connection)
             connection.execute(
                 f"CREATE TABLE {_BATCHES_TABLE} (batch_id VARCHAR, signature VARCHAR)"
             )
             connection.execute(f"CREATE TABLE {_META_TABLE} (format VARCHAR, compacted VARCHAR)")
-            connection.execute(f"INSERT INTO {_META_TABLE} VALUES (?, '')", [_INDEX_FORMAT])
+            connection.execute(
+                f"INSERT INTO {_META_TABLE} VALUES (?, '')",
+                [f"{_INDEX_FORMAT} tokenizer={tokenizer.name}"],
+            )
         _source_views(connection, storage, batches)
         counts = apply_rows(connection, "_raw", "_chunks")
         if batches is None:
@@ -328,6 +343,7 @@ def open_index(root: Path) -> duckdb.DuckDBPyConnection:
     path = ensure_index(root)
     connection = duckdb.connect(str(path), read_only=True)
     load_extension(connection, "fts")
+    register_tokenizer(connection)
     return connection
 
 

@@ -4,8 +4,9 @@ document frequencies, postings and the collection statistics, as plain DuckDB ta
 DuckDB's `fts` builds its index in one `create_fts_index` call over a whole table and has no
 way to add or drop a document (a rebuild at a million chunks took 84 to 169 s here). These
 tables hold what its `match_bm25` reads (term frequency, document length, document frequency,
-document count, average length) with the same tokenizer (`store.search_sql.terms_sql`), so the
-scores are equal (tests/core/test_search.py), and a batch of chunks is added, and the rows of
+document count, average length) with the same tokenizer (`store.search_sql.terms_sql`, with
+the segmenters of `search.segment` when the connection has them), so the scores are equal
+(tests/core/test_search.py), and a batch of chunks is added, and the rows of
 the files it replaces or deletes removed, by touching only their own postings and the `df` of
 their own terms.
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from content_core.search.segment import segment_function
 from content_core.store.extensions import load_extension
 from content_core.store.search_sql import indexed_text_sql, terms_sql
 
@@ -123,7 +125,8 @@ def _remove(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     connection.execute(
         "CREATE OR REPLACE TEMP TABLE _gone_terms AS SELECT t.termid, count(*) AS n FROM "
         "(SELECT DISTINCT docid, term FROM (SELECT docid, "
-        f"unnest({terms_sql(_INDEXED)}) AS term FROM {DOCS_TABLE} SEMI JOIN _gone USING (docid))) "
+        f"unnest({terms_sql(_INDEXED, segment_function(connection))}) AS term "
+        f"FROM {DOCS_TABLE} SEMI JOIN _gone USING (docid))) "
         f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid"
     )
     postings = _count(connection, "SELECT sum(n) FROM _gone_terms")
@@ -151,7 +154,8 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
         "c.breadcrumb, c.content, "
         "json_extract_string(c.metadata, '$.parent_content') AS parent_content, "
         f"{_CHUNK_TITLE} AS title, "
-        f"{terms_sql(indexed_text_sql(_CHUNK_TITLE, 'c.content'))} AS terms "
+        f"{terms_sql(indexed_text_sql(_CHUNK_TITLE, 'c.content'), segment_function(connection))} "
+        "AS terms "
         f"FROM {chunks} c JOIN _won w ON c.batch_id = w.batch_id "
         "AND c.source_id = w.source_id AND c.path = w.path "
         "WHERE w.change <> 'deleted' AND c.content IS NOT NULL AND c.error_type IS NULL "

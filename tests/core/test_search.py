@@ -8,6 +8,7 @@ import pytest
 
 from content_core.search import SearchFilters, highlight, reciprocal_rank_fusion, snippet
 from content_core.search.bm25 import IGNORE, STEMMER, bm25_ranking
+from content_core.search.engine import RRF_K, VECTOR_WEIGHT
 from content_core.search.highlight import ANSI_MARKS
 from content_core.search.terms import apply_rows, create_tables, index_counts
 from content_core.search.vector import VECTORS_TABLE, rank_vectors
@@ -41,7 +42,20 @@ def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     vector = [("b", 0.9), ("c", 0.8), ("d", 0.1)]
     fused = reciprocal_rank_fusion([keyword, vector], 3)
     assert [key for key, _ in fused] == ["b", "c", "a"]
-    assert fused[0][1] == 1 / 62 + 1 / 61
+    assert fused[0][1] == 1 / (RRF_K + 2) + 1 / (RRF_K + 1)
+
+
+def test_weighted_fusion_lets_the_first_ranking_lead() -> None:
+    """The engine's weights: a chunk BM25 ranks first beats one the vectors rank first."""
+    keyword = [("a", 9.0), ("b", 5.0)]
+    vector = [("b", 0.9), ("c", 0.8), ("a", 0.1)]
+    fused = reciprocal_rank_fusion([keyword, vector], 3, weights=(1.0, VECTOR_WEIGHT))
+    assert [key for key, _ in fused] == ["a", "b", "c"]
+    assert fused[2][1] == pytest.approx(VECTOR_WEIGHT / (RRF_K + 2))
+    # Equal weights are the plain fusion.
+    assert reciprocal_rank_fusion([keyword, vector], 3, weights=(1.0, 1.0)) == (
+        reciprocal_rank_fusion([keyword, vector], 3)
+    )
 
 
 def _index(connection: duckdb.DuckDBPyConnection, rows: str, batch: int = 1) -> None:
