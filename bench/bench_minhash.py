@@ -111,4 +111,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from figures import run_main  # bench/figures.py: --write-docs records the figures
+
+    run_main(main)
