@@ -31,7 +31,11 @@ def build_document_similarity(store: ContentStore, batch_id: str) -> StageReport
     (estimated Jaccard at least `THRESHOLD`) with another document of the batch (once per
     pair) or a document current in the store; the store's candidates are found by their LSH
     band keys in DuckDB, so only they are read, never every signature."""
-    docs = _documents(store, batch_id)
+    # One row per document: an artifact twice in one file (a member stored twice) is one.
+    docs = list(
+        {(d["source_id"], d["path"], d["artifact_id"]): d for d in _documents(store, batch_id)}
+        .values()
+    )
     signatures: dict[str, tuple[int, ...] | None] = {}
     counts: dict[str, int] = {}
     for doc in docs:
