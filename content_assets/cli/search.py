@@ -75,6 +75,21 @@ def add_search_parser(commands: "argparse._SubParsersAction[argparse.ArgumentPar
     search.add_argument(
         "--page", type=_pages, default=None, help="only chunks on page N or pages N-M"
     )
+    collapse = search.add_mutually_exclusive_group()
+    collapse.add_argument(
+        "--per-document",
+        dest="per_document",
+        action="store_true",
+        default=True,
+        help="one hit per file, its other matching chunks counted, copies and near-duplicate "
+        "files folded in as 'also in' (the default)",
+    )
+    collapse.add_argument(
+        "--all-chunks",
+        dest="per_document",
+        action="store_false",
+        help="every matching chunk its own hit, files repeated",
+    )
 
 
 def _json_line(hit: SearchHit) -> str:
@@ -91,6 +106,8 @@ def _json_line(hit: SearchHit) -> str:
             "media_type": hit.media_type,
             "content": hit.content,
             "parent_content": hit.parent_content,
+            "more_in_document": hit.more_in_document,
+            "also_in": list(hit.also_in),
         },
         ensure_ascii=False,
     )
@@ -111,6 +128,12 @@ def _block(number: int, hit: SearchHit, query: str, searcher: Searcher, ansi: bo
     if hit.parent_content:
         parent = snippet(hit.parent_content, query, marks, searcher.stem, _PARENT_CHARS)
         lines.append(f"   parent: {parent}")
+    if hit.more_in_document:
+        lines.append(f"   +{hit.more_in_document} more in this file")
+    if hit.also_in:
+        own = f"{hit.source_id}:"  # files of the hit's own source are named by path
+        names = [name.removeprefix(own) for name in hit.also_in]
+        lines.append("   also in: " + ", ".join(names))
     return "\n".join(lines)
 
 
@@ -203,7 +226,9 @@ def search_command(args: argparse.Namespace, store: Path | str | None) -> int:
     # One search: a Parquet scan costs less than loading every vector into memory first.
     with Searcher(root, embedder, hold_vectors=False) as searcher:
         try:
-            hits = searcher.search(args.text, args.k, mode, filters)
+            hits = searcher.search(
+                args.text, args.k, mode, filters, per_document=args.per_document
+            )
         except ContentError as exc:  # no fts package, no vectors, an unreadable store
             print(f"error: {exc}", file=sys.stderr)
             return 1

@@ -27,6 +27,7 @@ BUILTIN_STAGE_MODULES: tuple[str, ...] = tuple(
         "chunks",
         "chunk_embeddings",
         "search_index",
+        "document_similarity",
         "message_parts",
         "compressed_contexts",
         "agentic_extractions",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,12 @@ import duckdb
 
 from content_core.errors import SearchError
 from content_core.search.bm25 import STEMMER, bm25_ranking
+from content_core.search.collapse import (
+    DocumentKey,
+    chunk_copies,
+    collapse_search,
+    near_duplicate_groups,
+)
 from content_core.search.index import ensure_index, store_fingerprint
 from content_core.search.segment import register_tokenizer
 from content_core.search.terms import DOCS_TABLE, INDEX_COLUMNS
@@ -72,6 +79,7 @@ class Searcher:
         self._connection: duckdb.DuckDBPyConnection | None = None
         self._key: str | None = None
         self._vectors: VectorIndex | None = None
+        self._groups: tuple[str | None, dict[DocumentKey, DocumentKey]] | None = None
 
     def connection(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection to the index of the store as it is now."""
@@ -174,12 +182,25 @@ class Searcher:
         k: int = 10,
         mode: SearchMode = "hybrid",
         filters: SearchFilters | None = None,
+        *,
+        per_document: bool = True,
     ) -> list[SearchHit]:
         """The `k` best hits for `query`, best first (hybrid falls back to BM25 alone while
-        the store has no embeddings)."""
+        the store has no embeddings); `per_document`: the `k` best documents, each its best
+        chunk with the others counted and its copies and near-duplicates folded in
+        (`search.collapse`), else the `k` best chunks."""
+        if per_document:
+            fetch = functools.partial(self._hits, query, mode=mode, filters=filters)
+            return collapse_search(fetch, k, self.near_duplicates())
+        return self._hits(query, k, mode, filters)[0]
+
+    def _hits(
+        self, query: str, k: int, mode: SearchMode, filters: SearchFilters | None
+    ) -> tuple[list[SearchHit], dict[str, list[DocumentKey]], int]:
+        """The `k` best chunks as hits, the files holding each, and how many were ranked."""
         ranked = self.ranking(query, k, mode, filters or SearchFilters())
         if not ranked:
-            return []
+            return [], {}, 0
         columns = ", ".join(INDEX_COLUMNS)
         rows = (
             self.connection()
@@ -201,7 +222,15 @@ class Searcher:
                 continue
             values = dict(zip(INDEX_COLUMNS, row, strict=True))
             hits.append(SearchHit(score=score, **values))
-        return hits
+        return hits, chunk_copies(rows, INDEX_COLUMNS), len(ranked)
+
+    def near_duplicates(self) -> dict[DocumentKey, DocumentKey]:
+        """The store's near-duplicate groups (`near_duplicate_groups`), read once per store
+        state."""
+        self.connection()  # brings self._key up to date
+        if self._groups is None or self._groups[0] != self._key:
+            self._groups = (self._key, near_duplicate_groups(self.root))
+        return self._groups[1]
 
 
 def search(
@@ -212,7 +241,8 @@ def search(
     filters: SearchFilters | None = None,
     *,
     embedder: Embedder | None = None,
+    per_document: bool = True,
 ) -> list[SearchHit]:
     """Search the store at `root` once (see `Searcher.search`)."""
     with Searcher(root, embedder, hold_vectors=False) as searcher:
-        return searcher.search(query, k, mode, filters)
+        return searcher.search(query, k, mode, filters, per_document=per_document)

@@ -53,7 +53,8 @@ class SearchFilters:
 class SearchHit:
     """One chunk a search returned, best first; `parent_content` is the enclosing section's
     text when the hierarchical chunker made the chunk, else None; `title` is its document's
-    declared title (indexed with the chunk), if it has one."""
+    declared title (indexed with the chunk), if it has one; `more_in_document` and `also_in`
+    are set when hits are collapsed per document (`search.collapse`)."""
 
     chunk_id: str
     score: float
@@ -67,6 +68,10 @@ class SearchHit:
     parent_content: str | None = None
     batch_id: str | None = None
     title: str | None = None
+    # Per-document search (the default): the document's other chunks among the hits fetched,
+    # and the files folded into this hit (copies, near-duplicates) as `source_id:path`.
+    more_in_document: int = 0
+    also_in: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from content_core.store.rows import ChunkRow as ChunkRow
     from content_core.store.rows import Col as Col
     from content_core.store.rows import CompressedContextRow as CompressedContextRow
+    from content_core.store.rows import DocumentSimilarityRow as DocumentSimilarityRow
     from content_core.store.rows import FurnitureLine as FurnitureLine
     from content_core.store.rows import MergedExtractionRow as MergedExtractionRow
     from content_core.store.rows import MessagePartRow as MessagePartRow
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from content_core.store.tables import CHUNK_EMBEDDINGS as CHUNK_EMBEDDINGS
     from content_core.store.tables import CHUNKS as CHUNKS
     from content_core.store.tables import COMPRESSED_CONTEXTS as COMPRESSED_CONTEXTS
+    from content_core.store.tables import DOCUMENT_SIMILARITY as DOCUMENT_SIMILARITY
     from content_core.store.tables import MERGED_EXTRACTIONS as MERGED_EXTRACTIONS
     from content_core.store.tables import MESSAGE_PARTS as MESSAGE_PARTS
     from content_core.store.tables import NORMALISED_ARTIFACTS as NORMALISED_ARTIFACTS

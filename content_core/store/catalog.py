@@ -17,7 +17,7 @@ from content_core.store.extensions import load_extension
 from content_core.store.layout import CATALOG_FILE
 from content_core.store.search_sql import search_macro_statements
 from content_core.store.storage import LocalStorage, Storage, open_storage
-from content_core.store.tables import BATCHES, RAW_FILES, pipeline_tables
+from content_core.store.tables import BATCHES, RAW_FILES, pipeline_tables, row_model
 
 __all__ = [
     "CATALOG_FILE",
@@ -74,8 +74,22 @@ def catalog_statements(root: Path | str | Storage) -> list[str]:
             f"CREATE OR REPLACE VIEW current_{table} AS SELECT t.* FROM {table} t "
             f"SEMI JOIN current_{RAW_FILES} r "
             "ON t.batch_id = r.batch_id AND t.source_id = r.source_id AND t.path = r.path"
+            + _other_file_current(table)
         )
     return statements
+
+
+def _other_file_current(table: str) -> str:
+    """For a table of rows about two files (`TableRow.OTHER_FILE`), the condition that the
+    other file's version is current too (or that the row names none)."""
+    other = row_model(table).OTHER_FILE
+    if other is None:
+        return ""
+    batch, source, path = other
+    return (
+        f" WHERE t.{path} IS NULL OR EXISTS (SELECT 1 FROM current_{RAW_FILES} o "
+        f"WHERE o.batch_id = t.{batch} AND o.source_id = t.{source} AND o.path = t.{path})"
+    )
 
 
 def table_select(root: Path | str | Storage, table: str) -> str:

@@ -146,6 +146,7 @@ _DUCKDB_SCALARS = {
     pa.bool_(): "BOOLEAN",
     pa.int32(): "INTEGER",
     pa.int64(): "BIGINT",
+    pa.uint32(): "UINTEGER",
     pa.float32(): "FLOAT",
     pa.float64(): "DOUBLE",
 }

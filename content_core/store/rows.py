@@ -23,6 +23,7 @@ __all__ = [
     "ChunkRow",
     "Col",
     "CompressedContextRow",
+    "DocumentSimilarityRow",
     "MergedExtractionRow",
     "MessagePartRow",
     "NormalisedArtifactRow",
@@ -153,6 +154,9 @@ class TableRow:
 
     TABLE: ClassVar[str] = ""
     ONE_ROW_PER: ClassVar[str] = ""
+    # A row about two files: its columns naming the other file (batch_id, source_id, path),
+    # which must be current too for the row to be in the table's current_* view (when set).
+    OTHER_FILE: ClassVar[tuple[str, str, str] | None] = None
 
     batch_id: Annotated[
         NotNull,
@@ -560,6 +564,61 @@ class MergedExtractionRow(ArtifactRow):
     ]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentSimilarityRow(ArtifactRow):
+    """One row per document of the batch (its MinHash signature) and one per near-duplicate
+    pair it makes with a document of the store (the `other_*` columns and `jaccard` set)."""
+
+    TABLE: ClassVar[str] = "document_similarity"
+    ONE_ROW_PER: ClassVar[str] = (
+        "artifact with text (other_path null: its signature), and near-duplicate pair of it "
+        "with a document current when the batch ran (other_path set)"
+    )
+    OTHER_FILE: ClassVar[tuple[str, str, str] | None] = (
+        "other_batch_id", "other_source_id", "other_path",
+    )
+
+    signature: Annotated[
+        tuple[int, ...] | None,
+        Col("the MinHash signature of the artifact's text (word 3-shingles, 128 values); "
+            "null on a pair row and for a text without words", arrow=pa.list_(pa.uint32())),
+    ]
+    band_keys: Annotated[
+        tuple[int, ...],
+        Col("one hash per LSH band of the signature (42 bands of 3 values): documents sharing "
+            "a key are compared; empty on a pair row"),
+    ]
+    shingles: Annotated[
+        OptInt32, Col("distinct word 3-shingles of the text; null on a pair row")
+    ]
+    other_batch_id: Annotated[
+        str | None, Col("the batch of the near-duplicate document; null on a signature row")
+    ]
+    other_source_id: Annotated[
+        str | None, Col("the source of the near-duplicate document; null on a signature row")
+    ]
+    other_path: Annotated[
+        str | None,
+        Col("the path of the near-duplicate document; null on a signature row (the row of "
+            "the document itself)"),
+    ]
+    other_artifact_id: Annotated[
+        str | None,
+        Col("the near-duplicate artifact (same id: the same bytes under another path); null "
+            "on a signature row"),
+    ]
+    jaccard: Annotated[
+        float | None,
+        Col("the Jaccard similarity of the two texts' shingles estimated from their "
+            "signatures, at least 0.5; null on a signature row"),
+    ]
+    fingerprint: Annotated[
+        str,
+        Col("a hash of the MinHash settings (library, permutations, seed, shingles, bands): "
+            "only signatures of one fingerprint are compared"),
+    ]
+
+
 # Every table's row model, in pipeline order (manifests first).
 TABLE_ROWS: tuple[type[TableRow], ...] = (
     BatchRow,
@@ -571,4 +630,5 @@ TABLE_ROWS: tuple[type[TableRow], ...] = (
     CompressedContextRow,
     AgenticExtractionRow,
     MergedExtractionRow,
+    DocumentSimilarityRow,
 )

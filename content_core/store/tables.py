@@ -25,6 +25,7 @@ __all__ = [
     "CHUNKS",
     "CHUNK_EMBEDDINGS",
     "COMPRESSED_CONTEXTS",
+    "DOCUMENT_SIMILARITY",
     "MERGED_EXTRACTIONS",
     "MESSAGE_PARTS",
     "NORMALISED_ARTIFACTS",
@@ -59,6 +60,7 @@ MESSAGE_PARTS = models.MessagePartRow.TABLE
 COMPRESSED_CONTEXTS = models.CompressedContextRow.TABLE
 AGENTIC_EXTRACTIONS = models.AgenticExtractionRow.TABLE
 MERGED_EXTRACTIONS = models.MergedExtractionRow.TABLE
+DOCUMENT_SIMILARITY = models.DocumentSimilarityRow.TABLE
 
 # The tables the assets write, in pipeline order: every table but the discovery manifests.
 PIPELINE_TABLES = tuple(model.TABLE for model in TABLE_ROWS if model is not models.BatchRow)

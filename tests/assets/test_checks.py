@@ -33,6 +33,7 @@ ASSET_MODULES = {
     "compressed_contexts": "compressed_contexts.py",
     "agentic_extractions": "agentic_extractions.py",
     "merged_extractions": "merged_extractions.py",
+    "document_similarity": "document_similarity.py",
 }
 
 

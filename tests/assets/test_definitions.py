@@ -25,6 +25,7 @@ EXPECTED_ASSETS = {
     "compressed_contexts",
     "agentic_extractions",
     "merged_extractions",
+    "document_similarity",
 }
 
 
