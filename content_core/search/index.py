@@ -33,6 +33,7 @@ from content_core.search.terms import (
     DOCS_TABLE,
     ApplyCounts,
     apply_rows,
+    bound_memory,
     create_tables,
     index_counts,
 )
@@ -199,8 +200,12 @@ def _write(
     tmp.unlink(missing_ok=True)
     if batches is not None:
         shutil.copyfile(target, tmp)
+    spill = target.with_name(f".{INDEX_FILE}.{os.getpid()}.spill")
     connection = duckdb.connect(str(tmp))
     try:
+        # A full build of millions of chunks stays within the build's memory limit, spilling
+        # here (docs/reference/search.md).
+        bound_memory(connection, spill)
         if batches is None:
             create_tables(connection)
             connection.execute(
@@ -230,6 +235,7 @@ def _write(
         raise SearchError(f"cannot index the chunks of {root}: {exc}") from exc
     finally:
         connection.close()
+        shutil.rmtree(spill, ignore_errors=True)
     os.replace(tmp, target)
     Path(f"{tmp}.wal").unlink(missing_ok=True)
     return counts, docs, postings
