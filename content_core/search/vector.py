@@ -3,8 +3,9 @@
 Brute force: a scan of `FLOAT[n]` vectors with `array_cosine_distance`, exact. Measured with
 bench/bench_vectors.py on this 2-core machine: `vector_ranking` over Parquet takes p50 ~0.3 s
 at 100k vectors and ~2.4 s at 1M (reading and decoding the lists dominates); a `VectorIndex`
-(the vectors in a DuckDB table in memory) ~60 ms and ~190 ms (bench/bench_search.py, through
-`rank_vectors` with the query embedded: p50 ~140 ms at 1M). The `vss` extension's HNSW index
+holds them as a memory-mapped float32 matrix (`search.matrix.VectorMatrix`, 1,024 MB of page
+cache per million 256-d vectors; bench/bench_search.py latency --forms compares it with the
+DuckDB `FLOAT[n]` table `rank_vectors` scans and with int8 codes). The `vss` extension's HNSW index
 answered in ~28 ms at 100k but took ~270 s to build there (1M: out of reach here), lives only
 in one process's memory, must be rebuilt for every batch, and is approximate: it does not pay
 off at these sizes, so it is not used.
