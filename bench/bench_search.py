@@ -252,6 +252,8 @@ def bm25_latency(connection: duckdb.DuckDBPyConnection, path: Path, queries: lis
         f"(+{counts.docs_added} -{counts.docs_removed} documents, +{counts.postings_added} "
         f"-{counts.postings_removed} postings); copying the index file first: {copied:.2f} s"
     )
+    # Searches run on connections of their own, without the build's memory limit.
+    connection.execute("RESET memory_limit")
     _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
 
 
@@ -355,9 +357,7 @@ def vector_forms(
     table (the exact reference), the memory-mapped float32 file (`VectorMatrix`) and int8
     codes with float rescoring; memory, p50 and recall@10 against the reference."""
     embedded = [embedder.embed([q])[0] for q in queries]
-    # A VectorIndex's connection had no memory limit (bound_memory is for index builds): the
-    # table is measured as it held the vectors, in memory.
-    connection.execute("RESET memory_limit")
+    # The table is measured as a VectorIndex held it: in memory (no build memory limit).
     before = _rss_mb()
     load_vectors(connection, count)
     table_mb = _rss_mb() - before
@@ -492,7 +492,12 @@ def compare_main(args: argparse.Namespace) -> None:
         runs[f"new {chunks}"] = _run_latency(REPO, chunks, [*extra, *args.latency_args])
     if args.old is not None:
         # The old script knows only its own options: --queries is passed on, nothing else.
-        passed = [a for a in args.latency_args if a.startswith("--queries")]
+        given = list(args.latency_args)
+        passed = [
+            a
+            for i, a in enumerate(given)
+            if a.startswith("--queries") or (i and given[i - 1] == "--queries")
+        ]
         runs[f"old {args.old_chunks}"] = _run_latency(args.old, args.old_chunks, passed)
     names = list(runs)
     print("\n| figure | " + " | ".join(names) + " | new / old |")
