@@ -3,8 +3,9 @@
 
 Memory per million 256-d vectors (bench/bench_search.py latency, docs/reference/search.md):
 the file is 1,024 MB (4 bytes x 256 per vector), held in the page cache, which the kernel
-shares and can reclaim, not in the process's own memory; the columns table is about 100 MB.
-The DuckDB `FLOAT[256]` table this replaces held about 1,440 MB of the process's memory.
+shares and can reclaim; the columns table and chunk ids about 330 MB of the process's own
+(RSS grew 1,309 MB at 1M, 977 MB of it the mapped file).
+The DuckDB `FLOAT[256]` table this replaces held 1.2 to 1.4 GB of the process's memory.
 int8 quantisation (256 MB) with float rescoring was measured too and answered slower here:
 numpy has no int8 matrix product, so each query converts every row.
 """

@@ -108,7 +108,7 @@ class VectorIndex:
     product, not a scan of Parquet.
 
     Memory per million 256-d vectors: 1,024 MB of page cache for the file (shared, reclaimable)
-    and about 100 MB of the process's own for the columns (docs/reference/search.md).
+    and about 330 MB of the process's own for the columns and ids (docs/reference/search.md).
     """
 
     def __init__(self, store: ContentStore, embedder: Embedder | None = None) -> None:
