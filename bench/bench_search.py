@@ -29,6 +29,7 @@ Parquet scan of a one-shot search is measured by bench/bench_vectors.py.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import resource
@@ -44,14 +45,22 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
 
 from bench.bench_vectors import DIM, unit_vectors  # noqa: E402
 from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E402
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
 from content_core.search.bm25 import bm25_ranking  # noqa: E402
 from content_core.search.engine import VECTOR_WEIGHT, reciprocal_rank_fusion  # noqa: E402
+from content_core.search.matrix import VectorMatrix  # noqa: E402
 from content_core.search.segment import active_tokenizer  # noqa: E402
-from content_core.search.terms import apply_rows, create_tables, index_counts  # noqa: E402
+from content_core.search.terms import (  # noqa: E402
+    apply_rows,
+    bound_memory,
+    create_tables,
+    index_counts,
+)
 from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
 from content_core.store import load_extension  # noqa: E402
 from tests.fixtures.corpus import CORPUS, KnownAnswer, manifest_rows, search_queries  # noqa: E402
@@ -63,6 +72,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]{2,}")
 
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process (user + system): on a shared machine the wall time of a
+    step depends on the others' load, its CPU time much less."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _rss_mb() -> float:
@@ -300,14 +316,15 @@ BATCH_CHUNKS = 1_000
 def bm25_latency(connection: duckdb.DuckDBPyConnection, path: Path, queries: list[str]) -> None:
     """Build the term tables in full, apply one batch incrementally, time BM25 queries."""
     before = _peak_rss_mb()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu_s()
     create_tables(connection)
     apply_rows(connection, "raw", "chunks")
     connection.execute("CHECKPOINT")
-    built = time.perf_counter() - started
+    built, cpu = time.perf_counter() - started, _cpu_s() - cpu
     docs, postings = index_counts(connection)
     print(
-        f"bm25   : full build of {docs} documents, {postings} postings in {built:.1f} s, "
+        f"bm25   : full build of {docs} documents, {postings} postings in {built:.1f} s "
+        f"({cpu:.1f} s CPU), "
         f"peak RSS {_peak_rss_mb():.0f} MB (was {before:.0f} MB), "
         f"file {path.stat().st_size / 2**20:.0f} MB"
     )
@@ -319,15 +336,17 @@ def bm25_latency(connection: duckdb.DuckDBPyConnection, path: Path, queries: lis
     shutil.copyfile(path, copy)
     copied = time.perf_counter() - started
     copy.unlink()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu_s()
     counts = apply_rows(connection, "raw", "chunks")
     connection.execute("CHECKPOINT")
-    applied = time.perf_counter() - started
+    applied, cpu = time.perf_counter() - started, _cpu_s() - cpu
     print(
-        f"bm25   : batch of {BATCH_CHUNKS} chunks applied in {applied:.2f} s "
+        f"bm25   : batch of {BATCH_CHUNKS} chunks applied in {applied:.2f} s ({cpu:.2f} s CPU) "
         f"(+{counts.docs_added} -{counts.docs_removed} documents, +{counts.postings_added} "
         f"-{counts.postings_removed} postings); copying the index file first: {copied:.2f} s"
     )
+    # Searches run on connections of their own, without the build's memory limit.
+    connection.execute("RESET memory_limit")
     _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
 
 
@@ -373,23 +392,120 @@ def load_vectors(connection: duckdb.DuckDBPyConnection, count: int) -> None:
         connection.unregister("block")
 
 
-def vector_latency(
-    connection: duckdb.DuckDBPyConnection, queries: list[str], count: int
+def load_matrix(connection: duckdb.DuckDBPyConnection, count: int) -> VectorMatrix:
+    """A `VectorMatrix` as a `VectorIndex` loads it, of the vectors `load_vectors` makes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    matrix = VectorMatrix(connection, DIM)
+    step = 100_000
+    for start in range(0, count, step):
+        rows = min(step, count - start)
+        i = pa.array(range(start, start + rows), type=pa.int64())
+        flat = pa.array(unit_vectors(rows, start).reshape(-1), type=pa.float32())
+        text = pc.cast(i, pa.string())
+        files = pc.cast(pc.divide(i, 20), pa.string())
+        matrix.append(
+            pa.table(
+                {
+                    "chunk_id": pc.binary_join_element_wise("c", text, ""),
+                    "source_id": pc.binary_join_element_wise(
+                        "s", pc.cast(pc.remainder(i, 7), pa.string()), ""
+                    ),
+                    "path": pc.binary_join_element_wise("doc", files, ".txt", ""),
+                    "page_start": pa.nulls(rows, pa.int32()),
+                    "page_end": pa.nulls(rows, pa.int32()),
+                    "media_type": pa.array(["text/plain"] * rows),
+                    "embedding": pa.FixedSizeListArray.from_arrays(flat, DIM),
+                }
+            )
+        )
+    return matrix
+
+
+def _int8_ranking(
+    codes: npt.NDArray[np.int8], matrix: VectorMatrix, vector: list[float], k: int, rescore: int
+) -> list[str]:
+    """int8 codes scored in blocks (numpy has no int8 product), the best `rescore` rescored
+    from the float32 file: the form measured against the float32 one."""
+    query = np.asarray(vector, dtype=np.float32)
+    query /= np.linalg.norm(query)
+    scores = np.empty(len(codes), dtype=np.float32)
+    for start in range(0, len(codes), 65_536):
+        scores[start : start + 65_536] = codes[start : start + 65_536].astype(np.float32) @ query
+    top = np.argpartition(-scores, rescore)[:rescore]
+    exact = matrix._mapped()[np.sort(top)] @ query
+    best = np.sort(top)[np.argsort(-exact)[:k]]
+    return [f"c{i}" for i in best]
+
+
+def vector_forms(
+    connection: duckdb.DuckDBPyConnection,
+    matrix: VectorMatrix,
+    embedder: WordLlamaEmbedder,
+    queries: list[str],
+    count: int,
 ) -> None:
-    """Load the vectors, then time vector and hybrid queries (k = 10) as the Searcher runs them."""
+    """The forms the vectors could be held in, at `count` vectors: the DuckDB `FLOAT[256]`
+    table (the exact reference), the memory-mapped float32 file (`VectorMatrix`) and int8
+    codes with float rescoring; memory, p50 and recall@10 against the reference."""
+    embedded = [embedder.embed([q])[0] for q in queries]
+    # The table is measured as a VectorIndex held it: in memory (no build memory limit).
+    before = _rss_mb()
+    load_vectors(connection, count)
+    table_mb = _rss_mb() - before
+    exact = [[c for c, _ in rank_vectors(connection, v, 10, FILTERS)] for v in embedded]
+    before = _rss_mb()
+    codes = np.empty((count, DIM), dtype=np.int8)
+    mapped = matrix._mapped()
+    for start in range(0, count, 100_000):
+        block = mapped[start : start + 100_000]
+        codes[start : start + 100_000] = np.round(block * 127).astype(np.int8)
+    codes_mb = _rss_mb() - before
+    forms: list[tuple[str, float, Callable[[list[float]], list[str]]]] = [
+        ("float32 DuckDB table", table_mb,
+         lambda v: [c for c, _ in rank_vectors(connection, v, 10, FILTERS)]),
+        ("float32 memory-mapped", matrix.file_bytes / 2**20,
+         lambda v: [c for c, _ in matrix.ranking(v, 10, FILTERS)]),
+        ("int8 + rescoring 100", codes_mb, lambda v: _int8_ranking(codes, matrix, v, 10, 100)),
+    ]
+    million = 1_000_000 / count
+    for name, mb, run in forms:
+        times, found = [], 0
+        for vector, truth in zip(embedded, exact, strict=True):
+            started = time.perf_counter()
+            got = run(vector)
+            times.append((time.perf_counter() - started) * 1000)
+            found += len(set(got) & set(truth))
+        p50, p95 = _percentiles(times)
+        print(
+            f"form   : {name:22s} {mb * million:6.0f} MB per million vectors, "
+            f"p50 {p50:.1f} ms p95 {p95:.1f} ms, recall@10 vs exact "
+            f"{found / (10 * len(exact)):.3f}"
+        )
+    connection.execute(f"DROP TABLE {VECTORS_TABLE}")
+
+
+def vector_latency(
+    connection: duckdb.DuckDBPyConnection, queries: list[str], count: int, *, forms: bool
+) -> None:
+    """Load the vectors as a `VectorIndex` holds them (a `VectorMatrix`), then time vector and
+    hybrid queries (k = 10) as the Searcher runs them."""
     embedder = WordLlamaEmbedder()
     before = _rss_mb()
     started = time.perf_counter()
-    load_vectors(connection, count)
+    matrix = load_matrix(connection, count)
+    matrix.ranking(embedder.embed(["warm"])[0], 10)  # maps the file
     print(
         f"vectors: {count} x {DIM} loaded in {time.perf_counter() - started:.1f} s, "
-        f"RSS {_rss_mb():.0f} MB (was {before:.0f} MB), peak RSS {_peak_rss_mb():.0f} MB"
+        f"RSS {_rss_mb():.0f} MB (was {before:.0f} MB), peak RSS {_peak_rss_mb():.0f} MB; "
+        f"file {matrix.file_bytes / 2**20:.0f} MB (page cache)"
     )
     depth = 50  # the engine's fusion depth
 
     def vector(query: str, k: int = 10) -> list[tuple[str, float]]:
         [embedded] = embedder.embed([query])
-        return rank_vectors(connection, embedded, k, FILTERS)
+        return matrix.ranking(embedded, k, FILTERS)
 
     def hybrid(query: str) -> list[tuple[str, float]]:
         keyword = bm25_ranking(connection, query, depth, FILTERS)
@@ -399,6 +515,9 @@ def vector_latency(
 
     _time_queries("vector", queries, vector)
     _time_queries("hybrid", queries, hybrid)
+    if forms:
+        vector_forms(connection, matrix, embedder, queries[:50], count)
+    matrix.close()
 
 
 def latency_main(args: argparse.Namespace) -> None:
@@ -411,6 +530,7 @@ def latency_main(args: argparse.Namespace) -> None:
         path = args.db or Path(tmp) / "bench.duckdb"
         reuse = path.is_file()
         connection = duckdb.connect(str(path))
+        bound_memory(connection, Path(tmp) / "spill")
         load_extension(connection, "fts")
         if reuse:  # --db of an earlier run: time the queries only
             _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
@@ -421,8 +541,67 @@ def latency_main(args: argparse.Namespace) -> None:
             print(f"{args.chunks} synthetic chunks generated in {took:.1f} s")
             bm25_latency(connection, path, queries)
         if not args.bm25_only:
-            vector_latency(connection, queries, args.chunks)
+            vector_latency(connection, queries, args.chunks, forms=args.forms)
         connection.close()
+
+
+_FIGURES = {
+    "build s": r"full build of .* in ([\d.]+) s",
+    "build CPU s": r"full build of .* \(([\d.]+) s CPU\)",
+    "build peak MB": r"full build of .*peak RSS (\d+) MB",
+    "batch s": r"batch of \d+ chunks applied in ([\d.]+) s",
+    "bm25 p50 ms": r"^bm25\s*: \d+ queries p50 ([\d.]+)",
+    "bm25 p95 ms": r"^bm25\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
+    "vector p50 ms": r"^vector\s*: \d+ queries p50 ([\d.]+)",
+    "vector p95 ms": r"^vector\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
+    "hybrid p50 ms": r"^hybrid\s*: \d+ queries p50 ([\d.]+)",
+    "hybrid p95 ms": r"^hybrid\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
+    "process peak MB": r"peak RSS (\d+) MB(?!.*peak RSS)",
+}
+
+
+def _run_latency(tree: Path, chunks: int, extra: list[str]) -> dict[str, float]:
+    """`latency` of the code in `tree` in a process of its own (its peak is its own)."""
+    import subprocess
+
+    command = [sys.executable, str(tree / "bench" / "bench_search.py"), "latency"]
+    command += ["--chunks", str(chunks), *extra]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    print(f"$ {' '.join(command[1:])}  (code: {tree})", flush=True)
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=True)
+    print(done.stdout, end="", flush=True)
+    figures: dict[str, float] = {}
+    for name, pattern in _FIGURES.items():
+        found = re.findall(pattern, done.stdout, re.MULTILINE)
+        if found:
+            figures[name] = float(found[-1])
+    return figures
+
+
+def compare_main(args: argparse.Namespace) -> None:
+    """Each size in its own process, this tree's code, then at `--old-chunks` the code in
+    `--old` (a worktree of the previous commit) in the same run; a table of both and ratios."""
+    runs: dict[str, dict[str, float]] = {}
+    for chunks in args.sizes:
+        extra = [] if chunks <= args.old_chunks else ["--bm25-only"]
+        runs[f"new {chunks}"] = _run_latency(REPO, chunks, [*extra, *args.latency_args])
+    if args.old is not None:
+        # The old script knows only its own options: --queries is passed on, nothing else.
+        given = list(args.latency_args)
+        passed = [
+            a
+            for i, a in enumerate(given)
+            if a.startswith("--queries") or (i and given[i - 1] == "--queries")
+        ]
+        runs[f"old {args.old_chunks}"] = _run_latency(args.old, args.old_chunks, passed)
+    names = list(runs)
+    print("\n| figure | " + " | ".join(names) + " | new / old |")
+    print("|---|" + "---|" * (len(names) + 1))
+    new, old = runs.get(f"new {args.old_chunks}", {}), runs.get(f"old {args.old_chunks}", {})
+    for figure in _FIGURES:
+        cells = [f"{runs[n][figure]:g}" if figure in runs[n] else "-" for n in names]
+        ratio = f"{new[figure] / old[figure]:.2f}" if old.get(figure) and figure in new else "-"
+        print(f"| {figure} | " + " | ".join(cells) + f" | {ratio} |")
 
 
 def main() -> None:
@@ -436,8 +615,16 @@ def main() -> None:
     lat.add_argument("--queries", type=int, default=200)
     lat.add_argument("--db", type=Path, default=None, help="keep (or reuse) the index here")
     lat.add_argument("--bm25-only", action="store_true", help="skip the vector and hybrid modes")
+    lat.add_argument("--forms", action="store_true", help="compare the forms of the vectors")
+    com = sub.add_parser("compare", help="latency per size in subprocesses, old code beside")
+    com.add_argument(
+        "--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[1_000_000, 5_000_000]
+    )
+    com.add_argument("--old", type=Path, default=None, help="a worktree of the code to compare")
+    com.add_argument("--old-chunks", type=int, default=1_000_000)
+    com.add_argument("latency_args", nargs="*", help="passed to latency (after --)")
     args = parser.parse_args()
-    recall_main(args) if args.what == "recall" else latency_main(args)
+    {"recall": recall_main, "latency": latency_main, "compare": compare_main}[args.what](args)
 
 
 if __name__ == "__main__":

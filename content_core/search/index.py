@@ -34,6 +34,7 @@ from content_core.search.terms import (
     DOCS_TABLE,
     ApplyCounts,
     apply_rows,
+    bound_memory,
     create_tables,
     index_counts,
 )
@@ -207,12 +208,16 @@ def _write(
     tmp.unlink(missing_ok=True)
     if batches is not None:
         shutil.copyfile(target, tmp)
+    spill = target.with_name(f".{INDEX_FILE}.{os.getpid()}.spill")
     connection = duckdb.connect(str(tmp))
     try:
         # A long build (segmenters run in Python) would draw DuckDB's progress bar on stdout,
         # which `search --format jsonl` writes its hits to.
         connection.execute("SET enable_progress_bar = false")
         tokenizer = register_tokenizer(connection)
+        # A full build of millions of chunks stays within the build's memory limit, spilling
+        # here (docs/reference/search.md).
+        bound_memory(connection, spill)
         if batches is None:
             create_tables(connection)
             connection.execute(
@@ -245,6 +250,7 @@ def _write(
         raise SearchError(f"cannot index the chunks of {root}: {exc}") from exc
     finally:
         connection.close()
+        shutil.rmtree(spill, ignore_errors=True)
     os.replace(tmp, target)
     Path(f"{tmp}.wal").unlink(missing_ok=True)
     return counts, docs, postings

@@ -19,6 +19,7 @@ applied in, as in the catalog's `current_*` views.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 
@@ -34,7 +35,9 @@ __all__ = [
     "STATS_TABLE",
     "TERMS_TABLE",
     "ApplyCounts",
+    "SLICE_DOCS",
     "apply_rows",
+    "bound_memory",
     "create_tables",
     "index_counts",
 ]
@@ -64,6 +67,14 @@ INDEX_COLUMNS = (
 # zone map and scans the appended tail, so the tail is folded in (one sort of the postings,
 # no tokenizing) when it passes this many rows and this share of all postings.
 _RESORT_MIN_ROWS = 2_000_000
+# Documents tokenized at a time by `apply_rows`: their terms lists are the one intermediate
+# held whole (about 0.3 GB per 100,000 chunks of 40 to 120 words, measured by
+# bench/bench_search.py latency), everything else is a table DuckDB spills to disk.
+SLICE_DOCS = 100_000
+# The DuckDB memory limit of a build (`bound_memory`): its buffers stay under it and spill to
+# the temporary directory past it; a process's peak adds Python and allocations DuckDB makes
+# outside its buffer manager (docs/reference/search.md).
+BUILD_MEMORY_MB = 1024
 _RESORT_SHARE = 0.2
 # A chunk's document title (the chunks stage puts it in the chunk's metadata) is indexed
 # with the chunk's content; DOCS_TABLE keeps it, so a removal tokenizes what was added.
@@ -105,33 +116,56 @@ def create_tables(connection: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def bound_memory(
+    connection: duckdb.DuckDBPyConnection,
+    temp_directory: Path | str | None = None,
+    *,
+    memory_limit_mb: int = BUILD_MEMORY_MB,
+) -> None:
+    """Set `connection`'s DuckDB to build the index in bounded memory: a memory limit of
+    `memory_limit_mb` (the default is 80 % of the machine, which a 5M-chunk build would use),
+    spilling to `temp_directory` (a file database's default is `<file>.tmp`), and no
+    insertion order kept for results without ORDER BY (every order the tables rely on is
+    an ORDER BY)."""
+    connection.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+    connection.execute("SET preserve_insertion_order = false")
+    if temp_directory is not None:
+        connection.execute("SET temp_directory = ?", [str(temp_directory)])
+
+
 def _count(connection: duckdb.DuckDBPyConnection, sql: str) -> int:
     row = connection.execute(sql).fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def _remove(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+def _remove(connection: duckdb.DuckDBPyConnection, slice_docs: int) -> tuple[int, int]:
     """Drop the documents of the winning paths (`_won`); (documents, postings) removed."""
     connection.execute(
-        f"CREATE OR REPLACE TEMP TABLE _gone AS SELECT docid, doc_len FROM {DOCS_TABLE} "
-        "SEMI JOIN _won USING (source_id, path)"
+        "CREATE OR REPLACE TEMP TABLE _gone AS SELECT row_number() OVER () - 1 AS n, docid, "
+        f"doc_len FROM {DOCS_TABLE} SEMI JOIN _won USING (source_id, path)"
     )
     docs = _count(connection, "SELECT count(*) FROM _gone")
     if not docs:
         return 0, 0
     # The removed postings, from the documents' own text (tokenized as when they were added):
     # their terms' df goes down without reading the postings, which are sorted by term, so
-    # every row group holds some of them; the one scan left is the delete.
-    connection.execute(
-        "CREATE OR REPLACE TEMP TABLE _gone_terms AS SELECT t.termid, count(*) AS n FROM "
-        "(SELECT DISTINCT docid, term FROM (SELECT docid, "
-        f"unnest({terms_sql(_INDEXED, segment_function(connection))}) AS term "
-        f"FROM {DOCS_TABLE} SEMI JOIN _gone USING (docid))) "
-        f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid"
-    )
+    # every row group holds some of them; the one scan left is the delete. Tokenized a slice
+    # of documents at a time, so a batch replacing most of the index stays in bounded memory.
+    connection.execute("CREATE OR REPLACE TEMP TABLE _gone_terms (termid INTEGER, n BIGINT)")
+    indexed_terms = terms_sql(_INDEXED, segment_function(connection))
+    for low in range(0, docs, slice_docs):
+        connection.execute(
+            "INSERT INTO _gone_terms SELECT t.termid, count(*) AS n FROM "
+            "(SELECT DISTINCT docid, term FROM (SELECT docid, "
+            f"unnest({indexed_terms}) AS term FROM {DOCS_TABLE} WHERE docid IN "
+            "(SELECT docid FROM _gone WHERE n >= ? AND n < ?))) "
+            f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid",
+            [low, low + slice_docs],
+        )
     postings = _count(connection, "SELECT sum(n) FROM _gone_terms")
     connection.execute(
-        f"UPDATE {TERMS_TABLE} t SET df = t.df - g.n FROM _gone_terms g WHERE t.termid = g.termid"
+        f"UPDATE {TERMS_TABLE} t SET df = t.df - g.n FROM (SELECT termid, sum(n) AS n "
+        "FROM _gone_terms GROUP BY termid) g WHERE t.termid = g.termid"
     )
     connection.execute(f"DELETE FROM {POSTINGS_TABLE} WHERE docid IN (SELECT docid FROM _gone)")
     connection.execute(f"DELETE FROM {DOCS_TABLE} WHERE docid IN (SELECT docid FROM _gone)")
@@ -143,8 +177,16 @@ def _remove(connection: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     return docs, postings
 
 
-def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
-    """Add the chunks of the winning paths; (documents, postings) added."""
+def _add(connection: duckdb.DuckDBPyConnection, chunks: str, slice_docs: int) -> tuple[int, int]:
+    """Add the chunks of the winning paths; (documents, postings) added.
+
+    Staged so that memory does not grow with the batch: the documents are numbered by one
+    sort (spilled to disk past the connection's memory limit) without their terms; each slice
+    of `slice_docs` documents is then tokenized, written to DOCS_TABLE and its postings (by
+    term string) appended to a staging table; the new terms are numbered in term order once,
+    and the staged postings merged into POSTINGS_TABLE by one external sort. Every id is the
+    one a single pass gives: docids by (source_id, path, chunk_id), termids by term.
+    """
     # Parent chunks (include_parents) are context, not hits: the seeds never index them.
     connection.execute(
         "CREATE OR REPLACE TEMP TABLE _fresh AS SELECT "
@@ -153,9 +195,7 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
         "c.chunk_id, c.batch_id, c.source_id, c.path, w.media_type, c.page_start, c.page_end, "
         "c.breadcrumb, c.content, "
         "json_extract_string(c.metadata, '$.parent_content') AS parent_content, "
-        f"{_CHUNK_TITLE} AS title, "
-        f"{terms_sql(indexed_text_sql(_CHUNK_TITLE, 'c.content'), segment_function(connection))} "
-        "AS terms "
+        f"{_CHUNK_TITLE} AS title "
         f"FROM {chunks} c JOIN _won w ON c.batch_id = w.batch_id "
         "AND c.source_id = w.source_id AND c.path = w.path "
         "WHERE w.change <> 'deleted' AND c.content IS NOT NULL AND c.error_type IS NULL "
@@ -165,40 +205,58 @@ def _add(connection: duckdb.DuckDBPyConnection, chunks: str) -> tuple[int, int]:
     docs = _count(connection, "SELECT count(*) FROM _fresh")
     if not docs:
         return 0, 0
+    first = _count(connection, f"SELECT next_docid FROM {STATS_TABLE}")
+    connection.execute(
+        "CREATE OR REPLACE TEMP TABLE _staged (term VARCHAR, docid BIGINT, tf INTEGER, "
+        "doc_len INTEGER)"
+    )
+    total_len = 0
+    indexed_terms = terms_sql(_INDEXED, segment_function(connection))
+    for low in range(first, first + docs, slice_docs):
+        connection.execute(
+            f"CREATE OR REPLACE TEMP TABLE _slice AS SELECT docid, {indexed_terms} "
+            "AS terms FROM _fresh WHERE docid >= ? AND docid < ?",
+            [low, low + slice_docs],
+        )
+        connection.execute(
+            "INSERT INTO _staged SELECT term, docid, count(*)::INTEGER, any_value(doc_len) "
+            "FROM (SELECT docid, len(terms) AS doc_len, unnest(terms) AS term FROM _slice) "
+            "GROUP BY term, docid"
+        )
+        connection.execute(
+            f"INSERT INTO {DOCS_TABLE} SELECT docid, chunk_id, batch_id, source_id, path, "
+            "media_type, page_start, page_end, breadcrumb, content, parent_content, title, "
+            "len(s.terms)::INTEGER FROM _fresh JOIN _slice s USING (docid) "
+            "WHERE docid >= ? AND docid < ? ORDER BY docid",
+            [low, low + slice_docs],
+        )
+        total_len += _count(connection, "SELECT sum(len(terms)) FROM _slice")
+    connection.execute("DROP TABLE _slice")
     connection.execute(
         f"INSERT INTO {TERMS_TABLE} SELECT (SELECT next_termid FROM {STATS_TABLE}) "
         "+ row_number() OVER (ORDER BY term) - 1, term, 0 FROM "
-        "(SELECT DISTINCT unnest(terms) AS term FROM _fresh) "
+        "(SELECT DISTINCT term FROM _staged) "
         f"ANTI JOIN {TERMS_TABLE} USING (term)"
     )
-    connection.execute(
-        "CREATE OR REPLACE TEMP TABLE _fresh_postings AS SELECT t.termid, f.docid, "
-        "count(*)::INTEGER AS tf, any_value(f.doc_len)::INTEGER AS doc_len "
-        "FROM (SELECT docid, len(terms) AS doc_len, unnest(terms) AS term FROM _fresh) f "
-        f"JOIN {TERMS_TABLE} t USING (term) GROUP BY t.termid, f.docid"
-    )
-    postings = _count(connection, "SELECT count(*) FROM _fresh_postings")
+    postings = _count(connection, "SELECT count(*) FROM _staged")
     # Into an empty table (a full build) the sorted rows are the sorted table: no tail.
     tail = postings if _count(connection, f"SELECT postings FROM {STATS_TABLE}") else 0
     connection.execute(
-        f"INSERT INTO {POSTINGS_TABLE} SELECT * FROM _fresh_postings ORDER BY termid, docid"
+        f"INSERT INTO {POSTINGS_TABLE} SELECT t.termid, s.docid, s.tf, s.doc_len "
+        f"FROM _staged s JOIN {TERMS_TABLE} t USING (term) ORDER BY t.termid, s.docid"
     )
     connection.execute(
-        f"UPDATE {TERMS_TABLE} t SET df = t.df + g.n FROM (SELECT termid, count(*) AS n "
-        "FROM _fresh_postings GROUP BY termid) g WHERE t.termid = g.termid"
+        f"UPDATE {TERMS_TABLE} t SET df = t.df + g.n FROM (SELECT term, count(*) AS n "
+        "FROM _staged GROUP BY term) g WHERE t.term = g.term"
     )
+    connection.execute("DROP TABLE _staged")
     connection.execute(
-        f"INSERT INTO {DOCS_TABLE} SELECT docid, chunk_id, batch_id, source_id, path, "
-        "media_type, page_start, page_end, breadcrumb, content, parent_content, title, "
-        "len(terms)::INTEGER FROM _fresh ORDER BY docid"
-    )
-    connection.execute(
-        f"UPDATE {STATS_TABLE} SET num_docs = num_docs + (SELECT count(*) FROM _fresh), "
-        "total_len = total_len + (SELECT sum(len(terms)) FROM _fresh), "
-        "next_docid = (SELECT max(docid) + 1 FROM _fresh), "
+        f"UPDATE {STATS_TABLE} SET num_docs = num_docs + {docs}, "
+        f"total_len = total_len + {total_len}, next_docid = {first + docs}, "
         f"next_termid = (SELECT coalesce(max(termid) + 1, 0) FROM {TERMS_TABLE}), "
         f"postings = postings + {postings}, tail_rows = tail_rows + {tail}"
     )
+    connection.execute("DROP TABLE _fresh")
     return docs, postings
 
 
@@ -217,7 +275,12 @@ def _resort_if_due(connection: duckdb.DuckDBPyConnection, *, force: bool) -> boo
 
 
 def apply_rows(
-    connection: duckdb.DuckDBPyConnection, raw_files: str, chunks: str, *, resort: bool = False
+    connection: duckdb.DuckDBPyConnection,
+    raw_files: str,
+    chunks: str,
+    *,
+    resort: bool = False,
+    slice_docs: int = SLICE_DOCS,
 ) -> ApplyCounts:
     """Bring the term tables up to the batches whose rows `raw_files` and `chunks` (names of
     relations in `connection`) hold: for every `(source_id, path)` they touch at a `batch_seq`
@@ -225,8 +288,12 @@ def apply_rows(
     a deletion). Other documents and their postings are not touched.
 
     The postings appended are sorted by term when the unsorted tail has grown past its limit
-    (`resort`: now).
+    (`resort`: now). Documents are tokenized `slice_docs` at a time and every larger
+    intermediate is a DuckDB table, so memory stays within the connection's limit (see
+    `bound_memory`) however many chunks a batch or a full build holds.
     """
+    if slice_docs < 1:
+        raise ValueError(f"slice_docs must be positive, not {slice_docs}")
     load_extension(connection, "fts")  # `stem`
     connection.execute("BEGIN TRANSACTION")
     try:
@@ -238,8 +305,8 @@ def apply_rows(
             f"LEFT JOIN {PATHS_TABLE} p USING (source_id, path) "
             "WHERE p.batch_seq IS NULL OR i.batch_seq >= p.batch_seq"
         )
-        removed, postings_removed = _remove(connection)
-        added, postings_added = _add(connection, chunks)
+        removed, postings_removed = _remove(connection, slice_docs)
+        added, postings_added = _add(connection, chunks, slice_docs)
         connection.execute(
             f"DELETE FROM {PATHS_TABLE} p USING _won w "
             "WHERE p.source_id = w.source_id AND p.path = w.path"

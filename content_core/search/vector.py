@@ -3,8 +3,9 @@
 Brute force: a scan of `FLOAT[n]` vectors with `array_cosine_distance`, exact. Measured with
 bench/bench_vectors.py on this 2-core machine: `vector_ranking` over Parquet takes p50 ~0.3 s
 at 100k vectors and ~2.4 s at 1M (reading and decoding the lists dominates); a `VectorIndex`
-(the vectors in a DuckDB table in memory) ~60 ms and ~190 ms (bench/bench_search.py, through
-`rank_vectors` with the query embedded: p50 ~140 ms at 1M). The `vss` extension's HNSW index
+holds them as a memory-mapped float32 matrix (`search.matrix.VectorMatrix`, 1,024 MB of page
+cache per million 256-d vectors; bench/bench_search.py latency --forms compares it with the
+DuckDB `FLOAT[n]` table `rank_vectors` scans and with int8 codes). The `vss` extension's HNSW index
 answered in ~28 ms at 100k but took ~270 s to build there (1M: out of reach here), lives only
 in one process's memory, must be rebuilt for every batch, and is approximate: it does not pay
 off at these sizes, so it is not used.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 import duckdb
 
 from content_core.embeddings import Embedder, EmbedderConfig, make_embedder
+from content_core.search.matrix import VectorMatrix
 from content_core.search.types import SearchFilters
 from content_core.store import CHUNK_EMBEDDINGS, RAW_FILES, ContentStore, table_prefix
 
@@ -24,6 +26,8 @@ __all__ = ["VECTORS_TABLE", "VectorIndex", "rank_vectors", "vector_ranking"]
 
 # The table of a `VectorIndex`: the columns of `_candidates_sql`, `embedding` as `FLOAT[n]`.
 VECTORS_TABLE = "vectors"
+# Vectors read from Parquet per Arrow batch while a `VectorIndex` loads.
+_LOAD_ROWS = 100_000
 
 
 def _where(filters: SearchFilters | None) -> tuple[list[str], list[object]]:
@@ -98,11 +102,13 @@ def vector_ranking(
 
 
 class VectorIndex:
-    """The current vectors of one model held in memory (a DuckDB `FLOAT[n]` table), reloaded
-    when a `chunk_embeddings` or `raw_files` file changed: `ranking` then costs a scan of memory,
-    not of Parquet (p50 about 190 ms for 1,000,000 256-d vectors here, 2.4 s from Parquet).
+    """The current vectors of one model held for repeated searches (a `VectorMatrix`: unit
+    float32 rows in a memory-mapped temporary file, their columns in DuckDB), reloaded when a
+    `chunk_embeddings` or `raw_files` file changed: `ranking` then costs one matrix-vector
+    product, not a scan of Parquet.
 
-    The table holds 4 bytes per float and row (about 1 GB per million 256-d vectors).
+    Memory per million 256-d vectors: 1,024 MB of page cache for the file (shared, reclaimable)
+    and about 330 MB of the process's own for the columns and ids (docs/reference/search.md).
     """
 
     def __init__(self, store: ContentStore, embedder: Embedder | None = None) -> None:
@@ -110,6 +116,7 @@ class VectorIndex:
         self.embedder = _default_embedder(embedder)
         self._signature: tuple[tuple[str, str, int], ...] | None = None
         self._connection: duckdb.DuckDBPyConnection | None = None
+        self._matrix: VectorMatrix | None = None
         self.loads = 0
 
     def _files(self) -> tuple[tuple[str, str, int], ...]:
@@ -120,34 +127,42 @@ class VectorIndex:
                     found.append((item.key, item.version, item.size_bytes))
         return tuple(found)
 
-    def _load(self, embedder: Embedder) -> duckdb.DuckDBPyConnection:
+    def _load(self, embedder: Embedder) -> VectorMatrix:
         signature = self._files()
-        if self._connection is not None and signature == self._signature:
-            return self._connection
+        if self._matrix is not None and signature == self._signature:
+            return self._matrix
         n = embedder.dimension
         connection = self.store.connect()
-        connection.execute(
-            f"CREATE TEMP TABLE {VECTORS_TABLE} AS {_candidates_sql(n, with_media=True)}",
-            [embedder.name, n],
-        )
-        if self._connection is not None:
-            self._connection.close()
-        self._connection, self._signature = connection, signature
+        matrix = VectorMatrix(connection, n)
+        # Read through a cursor: the matrix writes its rows table on the connection while the
+        # vectors stream in, _LOAD_ROWS at a time.
+        cursor = connection.cursor()
+        try:
+            cursor.execute(_candidates_sql(n, with_media=True), [embedder.name, n])
+            for batch in cursor.to_arrow_reader(_LOAD_ROWS):
+                matrix.append(batch)
+        finally:
+            cursor.close()
+        self.close()
+        self._connection, self._matrix, self._signature = connection, matrix, signature
         self.loads += 1
-        return connection
+        return matrix
 
     def ranking(
         self, query: str, k: int, filters: SearchFilters | None = None
     ) -> list[tuple[str, float]]:
-        """As `vector_ranking`, from memory."""
+        """As `vector_ranking`, from the held vectors."""
         if k <= 0 or self.embedder is None:
             return []
-        connection = self._load(self.embedder)
+        matrix = self._load(self.embedder)
         [vector] = self.embedder.embed([query])
-        return rank_vectors(connection, vector, k, filters)
+        return matrix.ranking(vector, k, filters)
 
     def close(self) -> None:
-        """Drop the table."""
+        """Drop the vectors held."""
+        if self._matrix is not None:
+            self._matrix.close()
+            self._matrix = None
         if self._connection is not None:
             self._connection.close()
             self._connection = None
