@@ -12,7 +12,7 @@ import functools
 import math
 import re
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = ["OutlineEntry", "PageLayout", "Ruling", "TextLine", "read_layout", "read_outline"]
@@ -59,6 +59,13 @@ class TextLine:
     angle: float = 0.0
     """Rotation of the line's text, in degrees counter-clockwise (0 upright, 90 set bottom to
     top as an arXiv stamp in the left margin is)."""
+    glyph_lefts: array[float] | None = None
+    """Left edge of each character's glyph (its tight box), where spans of the text that
+    start or end inside the line are boxed; None when unknown."""
+    glyph_bottom: float | None = None
+    """Bottom of the line's glyphs (their tight boxes: `bottom` is the font's descent)."""
+    glyph_top: float | None = None
+    """Top of the line's glyphs."""
 
     @property
     def left(self) -> float:
@@ -147,7 +154,7 @@ def _lines(raw: Any, textpage: Any, text: str) -> list[TextLine]:
         line_end = end - 1 if end > start and text[end - 1] == "\r" else end
         line = _line(raw, textpage, text, start, line_end, rect)
         if line is not None:
-            lines.append(line)
+            lines.append(_with_glyphs(raw, textpage, line, start, line_end))
         start = end + 1
     return lines
 
@@ -210,6 +217,28 @@ def _single_run_line(raw: Any, textpage: Any, text: str, start: int, end: int) -
     return _described(
         raw, textpage, text[start:end], visible, lefts, rights, top.value, bottom.value
     )
+
+
+def _with_glyphs(raw: Any, textpage: Any, line: TextLine, start: int, end: int) -> TextLine:
+    """`line` (the characters `start` to `end`) with its glyphs' tight extent: the left edge
+    of each character and the bottom and top of the visible ones. A character without a box
+    (a made-up space) starts where the one before it ended."""
+    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    get_box, handle = raw.FPDFText_GetCharBox, textpage.raw
+    lefts = array("d")
+    after = line.left
+    low, high = line.top, line.bottom
+    for index in range(start, end):
+        if get_box(handle, index, left, right, bottom, top):
+            lefts.append(left.value)
+            after = right.value
+            if top.value > bottom.value and not line.text[index - start].isspace():
+                low, high = min(low, bottom.value), max(high, top.value)
+        else:
+            lefts.append(after)
+    if high <= low:
+        return line
+    return replace(line, glyph_lefts=lefts, glyph_bottom=low, glyph_top=high)
 
 
 def _described(

@@ -1,0 +1,151 @@
+"""Boxes on the page for every chunk of a PDF (`chunks.boxes`): the text PDFium finds under a
+chunk's boxes is the chunk's own text, for the sample PDFs of tests/corpus/pdf."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from content_core.chunking import ChunkingConfig
+from content_core.discovery import discover_pending
+from content_core.extract import TextBox, extract_text, span_boxes
+from content_core.pipeline import build_chunks, build_normalised_artifacts, build_raw_files
+from content_core.pipeline.config import ProcessingConfig
+from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
+from content_core.store import CHUNKS, NORMALISED_ARTIFACTS, ContentStore
+
+pytestmark = pytest.mark.timeout(600)
+
+PDFS = Path(__file__).resolve().parents[1] / "corpus" / "pdf"
+# PDFium's text under a rectangle takes every glyph whose tight box touches it; the boxes
+# are the glyphs' tight extent, so they are read a little inside their edges, where a
+# neighbour's glyph that only touches them is not taken.
+_INSET_PT = 0.3
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _letters(text: str) -> str:
+    """The letters and digits of `text`, in order: white space, punctuation, PDFium's
+    hyphenation marks and the markup of a table rendered as HTML dropped (a Markdown
+    table's is punctuation)."""
+    return "".join(c for c in _TAG.sub(" ", text) if c.isalnum())
+
+
+def _chunks(tmp_path: Path, names: list[str]) -> tuple[list[dict[str, object]], dict[str, str]]:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    for name in names:
+        shutil.copy(PDFS / name, folder / name)
+    store = ContentStore(tmp_path / "store")
+    source = LocalFolderSource(LocalFolderSourceConfig(folder=folder))
+    [batch] = discover_pending(source, store, set(), time_budget_s=60, settle_s=0.0).discovered
+    build_raw_files(store, batch)
+    build_normalised_artifacts(store, batch, ProcessingConfig())
+    build_chunks(store, batch, ChunkingConfig())
+    chunks = store.read_rows(CHUNKS, batch).to_pylist()
+    texts = {r["artifact_id"]: r["text"] for r in store.read_rows(NORMALISED_ARTIFACTS, batch)
+             .to_pylist() if r["text"]}  # fmt: skip
+    return [c for c in chunks if c["content"] is not None], texts
+
+
+def _text_under(textpages: dict[int, object], boxes: list[dict[str, float]]) -> str:
+    out = []
+    for box in boxes:
+        page = textpages[int(box["page"])]
+        out.append(page.get_text_bounded(  # type: ignore[attr-defined]
+            left=box["x0"] + _INSET_PT, bottom=box["y0"] + _INSET_PT,
+            right=box["x1"] - _INSET_PT, top=box["y1"] - _INSET_PT,
+        ))  # fmt: skip
+    return "".join(out)
+
+
+def test_the_text_under_each_chunks_boxes_is_the_chunks_text(tmp_path: Path) -> None:
+    names = sorted(p.name for p in PDFS.glob("*.pdf"))
+    chunks, texts = _chunks(tmp_path, names)
+    documents: dict[str, pdfium.PdfDocument] = {}
+    textpages: dict[str, dict[int, object]] = {}
+    checked = matched = 0
+    causes: Counter[str] = Counter()
+    for chunk in chunks:
+        text = texts[str(chunk["artifact_id"])][chunk["source_start"] : chunk["source_end"]]
+        boxes = chunk["boxes"] or []
+        if not _letters(text):
+            continue
+        path = str(chunk["path"])
+        if path not in documents:
+            documents[path] = pdfium.PdfDocument(PDFS / path)
+            textpages[path] = {}
+        pages = textpages[path]
+        for box in boxes:
+            number = int(box["page"])
+            if number not in pages:
+                page = documents[path][number - 1]
+                page.set_rotation(0)  # boxes are in the unrotated frame
+                pages[number] = page.get_textpage()
+        checked += 1
+        if not boxes:
+            causes[f"no boxes: {path}"] += 1
+            continue
+        if _letters(_text_under(pages, boxes)) == _letters(text):
+            matched += 1
+        else:
+            causes[path] += 1
+    assert checked >= 20, "the sample PDFs give chunks with text"
+    share = matched / checked
+    print(f"chunks whose boxes hold their text: {matched}/{checked} = {share:.1%}; misses: "
+          f"{dict(causes)}")  # fmt: skip
+    assert share >= 0.98, causes
+
+
+def test_a_chunk_starting_inside_a_line_is_boxed_from_its_first_glyph() -> None:
+    data = (PDFS / "fake-memo.pdf").read_bytes()
+    extracted = extract_text(data, "application/pdf")
+    line = max(extracted.text_boxes, key=lambda box: box.end - box.start)
+    assert len(line.edges) == line.end - line.start
+    middle = line.start + (line.end - line.start) // 2
+    [whole] = span_boxes(extracted.text_boxes, line.start, line.end)
+    [half] = span_boxes(extracted.text_boxes, middle, line.end)
+    assert (half.page, half.y0, half.x1, half.y1) == (whole.page, whole.y0, whole.x1, whole.y1)
+    assert half.x0 == line.edges[middle - line.start] > whole.x0
+    document = pdfium.PdfDocument(data)
+    textpage = document[half.page - 1].get_textpage()
+    under = textpage.get_text_bounded(left=half.x0 + _INSET_PT, bottom=half.y0 + _INSET_PT,
+                                      right=half.x1 - _INSET_PT, top=half.y1 - _INSET_PT)
+    assert _letters(under) == _letters(extracted.text[middle : line.end])
+
+
+@pytest.mark.parametrize(
+    ("boxes", "merged"),
+    [
+        # Two full lines of one column, one under the other: one block.
+        ([(0, 10, 72, 700, 300, 712), (11, 20, 72, 686, 290, 698)], [(72, 686, 300, 712)]),
+        # A short last line of a paragraph stays a box of its own.
+        ([(0, 10, 72, 700, 300, 712), (11, 14, 72, 686, 110, 698)],
+         [(72, 700, 300, 712), (72, 686, 110, 698)]),
+        # Lines of two columns side by side never merge.
+        ([(0, 10, 72, 700, 290, 712), (11, 20, 310, 700, 530, 712)],
+         [(72, 700, 290, 712), (310, 700, 530, 712)]),
+        # A wide gap between lines (a new paragraph far below) keeps them apart.
+        ([(0, 10, 72, 700, 300, 712), (11, 20, 72, 650, 300, 662)],
+         [(72, 700, 300, 712), (72, 650, 300, 662)]),
+    ],
+    ids=["column-block", "short-last-line", "two-columns", "far-apart"],
+)
+def test_touching_lines_of_one_column_merge_into_a_block(
+    boxes: list[tuple[int, ...]], merged: list[tuple[int, ...]]
+) -> None:
+    lines = [TextBox(s, e, 1, x0, y0, x1, y1) for s, e, x0, y0, x1, y1 in boxes]
+    found = span_boxes(lines, 0, 20)
+    assert [(b.x0, b.y0, b.x1, b.y1) for b in found] == merged
+
+
+def test_a_span_without_lines_has_no_boxes() -> None:
+    assert span_boxes([], 0, 10) == []
+    assert span_boxes([TextBox(0, 5, 1, 0, 0, 10, 10)], 6, 9) == []
