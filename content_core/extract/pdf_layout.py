@@ -15,7 +15,15 @@ from array import array
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["OutlineEntry", "PageLayout", "Ruling", "TextLine", "read_layout", "read_outline"]
+__all__ = [
+    "GlyphRow",
+    "OutlineEntry",
+    "PageLayout",
+    "Ruling",
+    "TextLine",
+    "read_layout",
+    "read_outline",
+]
 
 # Font weights at and above this are bold (CSS scale: 400 regular, 700 bold).
 _BOLD_WEIGHT = 600
@@ -36,6 +44,16 @@ _MAX_FONT_NAME = 256
 # A run of text wider than this many ems per character (two for a wide CJK one) has gaps:
 # Courier sets 0.6, proportional fonts about 0.5.
 _MAX_RUN_EM_PER_CHAR = 0.62
+
+
+@dataclass(frozen=True, slots=True)
+class GlyphRow:
+    """A row of glyphs of a text line that PDFium did not break where the page does: the
+    characters from `start` (an index into the line's text) on, up to the next row's."""
+
+    start: int
+    bottom: float
+    top: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +84,8 @@ class TextLine:
     """Bottom of the line's glyphs (their tight boxes: `bottom` is the font's descent)."""
     glyph_top: float | None = None
     """Top of the line's glyphs."""
+    glyph_rows: tuple[GlyphRow, ...] = ()
+    """The rows the line's glyphs sit in when they wrap onto more than one (else empty)."""
 
     @property
     def left(self) -> float:
@@ -228,17 +248,29 @@ def _with_glyphs(raw: Any, textpage: Any, line: TextLine, start: int, end: int) 
     lefts = array("d")
     after = line.left
     low, high = line.top, line.bottom
+    rows: list[GlyphRow] = []
+    row_low, row_high, row_start = line.top, line.bottom, 0
     for index in range(start, end):
         if get_box(handle, index, left, right, bottom, top):
+            at = index - start
+            # A glyph far left of the one before it and below it starts a new row.
+            if lefts and left.value < after - 2 * line.size and top.value < row_low:
+                rows.append(GlyphRow(row_start, row_low, row_high))
+                row_low, row_high, row_start = line.top, line.bottom, at
             lefts.append(left.value)
             after = right.value
-            if top.value > bottom.value and not line.text[index - start].isspace():
+            if top.value > bottom.value and not line.text[at].isspace():
                 low, high = min(low, bottom.value), max(high, top.value)
+                row_low, row_high = min(row_low, bottom.value), max(row_high, top.value)
         else:
             lefts.append(after)
     if high <= low:
         return line
-    return replace(line, glyph_lefts=lefts, glyph_bottom=low, glyph_top=high)
+    if rows:
+        rows.append(GlyphRow(row_start, row_low, row_high))
+    return replace(
+        line, glyph_lefts=lefts, glyph_bottom=low, glyph_top=high, glyph_rows=tuple(rows)
+    )
 
 
 def _described(

@@ -91,7 +91,7 @@ def _render(page: _Page) -> PageText:
         elif index not in skip:
             text = line.text.rstrip()
             offset += _put(out, joint)
-            boxes.append(_line_box(line, offset, text, number))
+            boxes += _line_boxes(line, offset, text, number)
             offset += _put(out, text)
             joint = "\n"
     return PageText("".join(out), tuple(boxes))
@@ -102,13 +102,32 @@ def _put(out: list[str], piece: str) -> int:
     return len(piece)
 
 
-def _line_box(line: TextLine, start: int, text: str, page: int) -> TextBox:
-    """The box of `line` whose (stripped) `text` starts at `start`: its glyphs' extent."""
+def _line_boxes(line: TextLine, start: int, text: str, page: int) -> list[TextBox]:
+    """The boxes of `line` whose (stripped) `text` starts at `start`: its glyphs' extent, one
+    box per row of glyphs when the line wraps."""
     edges: tuple[float, ...] = ()
     if line.angle == 0.0 and line.glyph_lefts is not None:
         edges = tuple(round(x, 2) for x in line.glyph_lefts[: len(text)])
-    bottom, top = _extent(line)
-    return TextBox(start, start + len(text), page, line.left, bottom, line.right, top, edges)
+    if not line.glyph_rows or not edges:
+        bottom, top = _extent(line)
+        return [TextBox(start, start + len(text), page, line.left, bottom, line.right, top,
+                        edges)]  # fmt: skip
+    boxes: list[TextBox] = []
+    rows = line.glyph_rows
+    for number, row in enumerate(rows):
+        first = min(row.start, len(text))
+        last = min(rows[number + 1].start if number + 1 < len(rows) else len(text), len(text))
+        if last <= first:
+            continue
+        row_edges = edges[first:last]
+        right = line.right if number + 1 == len(rows) else max(row_edges)
+        # The row's right edge: the last glyph's right is not kept; the next row's start is
+        # no help, so the widest left edge stands in, widened by one glyph of the line's size.
+        if number + 1 < len(rows):
+            right = min(line.right, right + line.size)
+        boxes.append(TextBox(start + first, start + last, page, min(row_edges), row.bottom,
+                             right, row.top, row_edges))  # fmt: skip
+    return boxes
 
 
 def _extent(line: TextLine) -> tuple[float, float]:
@@ -137,6 +156,6 @@ def _found_boxes(text: str, lines: Sequence[TextLine], page: int) -> list[TextBo
         at = text.find(stripped, cursor)
         if at < 0:
             continue
-        boxes.append(_line_box(line, at, stripped, page))
+        boxes += _line_boxes(line, at, stripped, page)
         cursor = at + len(stripped)
     return boxes

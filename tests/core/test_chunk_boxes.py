@@ -7,9 +7,11 @@ import re
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
+from PIL import Image, ImageChops, ImageDraw
 
 from content_core.chunking import ChunkingConfig
 from content_core.discovery import discover_pending
@@ -38,70 +40,108 @@ def _letters(text: str) -> str:
     return "".join(c for c in _TAG.sub(" ", text) if c.isalnum())
 
 
-def _chunks(tmp_path: Path, names: list[str]) -> tuple[list[dict[str, object]], dict[str, str]]:
+def _store(tmp_path: Path, config: ChunkingConfig) -> tuple[ContentStore, str]:
+    """The sample PDFs through normalisation and chunking under `config`."""
     folder = tmp_path / "pdfs"
     folder.mkdir()
-    for name in names:
-        shutil.copy(PDFS / name, folder / name)
+    for pdf in PDFS.glob("*.pdf"):
+        shutil.copy(pdf, folder / pdf.name)
     store = ContentStore(tmp_path / "store")
     source = LocalFolderSource(LocalFolderSourceConfig(folder=folder))
     [batch] = discover_pending(source, store, set(), time_budget_s=60, settle_s=0.0).discovered
     build_raw_files(store, batch)
     build_normalised_artifacts(store, batch, ProcessingConfig())
-    build_chunks(store, batch, ChunkingConfig())
-    chunks = store.read_rows(CHUNKS, batch).to_pylist()
-    texts = {r["artifact_id"]: r["text"] for r in store.read_rows(NORMALISED_ARTIFACTS, batch)
-             .to_pylist() if r["text"]}  # fmt: skip
-    return [c for c in chunks if c["content"] is not None], texts
+    build_chunks(store, batch, config)
+    return store, batch
 
 
-def _text_under(textpages: dict[int, object], boxes: list[dict[str, float]]) -> str:
+def _text_under(textpages: dict[int, Any], boxes: list[dict[str, float]]) -> str:
     out = []
     for box in boxes:
         page = textpages[int(box["page"])]
-        out.append(page.get_text_bounded(  # type: ignore[attr-defined]
+        out.append(page.get_text_bounded(
             left=box["x0"] + _INSET_PT, bottom=box["y0"] + _INSET_PT,
             right=box["x1"] - _INSET_PT, top=box["y1"] - _INSET_PT,
         ))  # fmt: skip
     return "".join(out)
 
 
-def test_the_text_under_each_chunks_boxes_is_the_chunks_text(tmp_path: Path) -> None:
-    names = sorted(p.name for p in PDFS.glob("*.pdf"))
-    chunks, texts = _chunks(tmp_path, names)
+@pytest.mark.parametrize(
+    "config",
+    [ChunkingConfig(), ChunkingConfig(chunk_size=96, chunk_overlap=24)],
+    ids=["default", "small-chunks"],
+)
+def test_the_text_under_each_chunks_boxes_is_the_chunks_text(
+    tmp_path: Path, config: ChunkingConfig
+) -> None:
+    store, batch = _store(tmp_path, config)
+    artifacts = {r["artifact_id"]: r for r in store.read_rows(NORMALISED_ARTIFACTS, batch)
+                 .to_pylist() if r["text"]}  # fmt: skip
     documents: dict[str, pdfium.PdfDocument] = {}
-    textpages: dict[str, dict[int, object]] = {}
     checked = matched = 0
     causes: Counter[str] = Counter()
-    for chunk in chunks:
-        text = texts[str(chunk["artifact_id"])][chunk["source_start"] : chunk["source_end"]]
-        boxes = chunk["boxes"] or []
-        if not _letters(text):
+    for chunk in store.read_rows(CHUNKS, batch).to_pylist():
+        if chunk["content"] is None:
+            continue
+        artifact = artifacts[chunk["artifact_id"]]
+        text = artifact["text"][chunk["source_start"] : chunk["source_end"]]
+        # Pages read by OCR have no text layer to read back: test_ocr_boxes_hold_the_ink.
+        ocr = {page["page"] for page in artifact["ocr_pages"] or ()}
+        if not _letters(text) or ocr & set(range(chunk["page_start"], chunk["page_end"] + 1)):
             continue
         path = str(chunk["path"])
         if path not in documents:
             documents[path] = pdfium.PdfDocument(PDFS / path)
-            textpages[path] = {}
-        pages = textpages[path]
-        for box in boxes:
-            number = int(box["page"])
-            if number not in pages:
-                page = documents[path][number - 1]
-                page.set_rotation(0)  # boxes are in the unrotated frame
-                pages[number] = page.get_textpage()
+        textpages = {}
+        for number in {int(box["page"]) for box in chunk["boxes"]}:
+            page = documents[path][number - 1]
+            page.set_rotation(0)  # boxes are in the unrotated frame
+            textpages[number] = page.get_textpage()
         checked += 1
-        if not boxes:
-            causes[f"no boxes: {path}"] += 1
-            continue
-        if _letters(_text_under(pages, boxes)) == _letters(text):
+        if not chunk["boxes"]:
+            causes[f"{path}: no boxes"] += 1
+        elif _letters(_text_under(textpages, chunk["boxes"])) == _letters(text):
             matched += 1
         else:
             causes[path] += 1
-    assert checked >= 20, "the sample PDFs give chunks with text"
+    assert checked >= 40, "the sample PDFs give chunks with text"
     share = matched / checked
-    print(f"chunks whose boxes hold their text: {matched}/{checked} = {share:.1%}; misses: "
-          f"{dict(causes)}")  # fmt: skip
+    print(f"\n{config.chunk_size}-token chunks whose boxes hold their text: "
+          f"{matched}/{checked} = {share:.1%}; misses: {dict(causes)}")  # fmt: skip
     assert share >= 0.98, causes
+
+
+def test_ocr_boxes_hold_the_ink(tmp_path: Path) -> None:
+    """On the pages of a scan read by OCR, every line box holds ink, and most ink lies in a
+    line box (the text layer cannot be read back there: there is none)."""
+    store, batch = _store(tmp_path, ChunkingConfig())
+    [scan] = [r for r in store.read_rows(NORMALISED_ARTIFACTS, batch).to_pylist()
+              if r["path"].startswith("MEDRPT") and r["text"]]  # fmt: skip
+    assert scan["ocr_pages"] and scan["text_boxes"]
+    document = pdfium.PdfDocument(PDFS / scan["path"])
+    scale = 2.0
+    for reading in scan["ocr_pages"]:
+        number = reading["page"]
+        page = document[number - 1]
+        image = page.render(scale=scale, grayscale=True).to_pil()
+        left, _, _, top = page.get_cropbox()
+        ink = image.point(lambda v: 255 if v < 128 else 0)
+        covered = Image.new("L", image.size, 0)
+        draw = ImageDraw.Draw(covered)
+        boxes = [b for b in scan["text_boxes"] if b["page"] == number]
+        assert boxes, f"page {number} read by OCR has line boxes"
+        for box in boxes:
+            area = ((box["x0"] - left) * scale, (top - box["y1"]) * scale,
+                    (box["x1"] - left) * scale, (top - box["y0"]) * scale)  # fmt: skip
+            assert ink.crop(tuple(round(v) for v in area)).getbbox() is not None, box
+            draw.rectangle(area, fill=255)
+        inked = ImageChops.multiply(ink, covered)
+        share = _count(inked) / max(_count(ink), 1)
+        assert share >= 0.8, f"page {number}: {share:.0%} of the ink lies in line boxes"
+
+
+def _count(image: Image.Image) -> int:
+    return int(image.histogram()[255])
 
 
 def test_a_chunk_starting_inside_a_line_is_boxed_from_its_first_glyph() -> None:
