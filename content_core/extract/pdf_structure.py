@@ -76,7 +76,7 @@ def _render(page: _Page) -> PageText:
             table = starts[index]
             offset += _put(out, "\n\n" if out else "")
             lines = [layout.lines[i] for i in sorted(table.lines)]
-            boxes.append(_block_box(lines, offset, offset + len(table.markdown), number))
+            boxes += _table_boxes(lines, table.markdown, offset, number)
             offset += _put(out, table.markdown)
             joint = "\n\n"
         elif index in page.headings:
@@ -144,6 +144,42 @@ def _block_box(lines: Sequence[TextLine], start: int, end: int, page: int) -> Te
         start, end, page, min(line.left for line in lines), min(b for b, _ in extents),
         max(line.right for line in lines), max(t for _, t in extents),
     )  # fmt: skip
+
+
+def _table_boxes(
+    lines: Sequence[TextLine], markdown: str, start: int, page: int
+) -> list[TextBox]:
+    """A box per row of the table rendered as `markdown` (Markdown or HTML) at `start`, when
+    its rows match the rows its lines sit in; else one box over the table."""
+    rendered: list[tuple[int, int]] = []
+    at = 0
+    for text in markdown.split("\n"):
+        markup = text.startswith("|") and not set(text) <= set("|-: ")
+        if markup or text.startswith("<tr"):
+            rendered.append((at, at + len(text)))
+        at += len(text) + 1
+    rows = _rows_of(lines)
+    if len(rows) != len(rendered):
+        return [_block_box(lines, start, start + len(markdown), page)]
+    return [
+        _block_box(row, start + first, start + last, page)
+        for row, (first, last) in zip(rows, rendered, strict=True)
+    ]
+
+
+def _rows_of(lines: Sequence[TextLine]) -> list[list[TextLine]]:
+    """`lines` grouped into rows, top to bottom: a line whose middle lies within the row's
+    height joins it."""
+    rows: list[list[TextLine]] = []
+    low = high = 0.0
+    for line in sorted(lines, key=lambda line: -line.top):
+        middle = (line.top + line.bottom) / 2
+        if rows and low <= middle <= high:
+            rows[-1].append(line)
+            continue
+        rows.append([line])
+        low, high = line.bottom, line.top
+    return rows
 
 
 def _found_boxes(text: str, lines: Sequence[TextLine], page: int) -> list[TextBox]:
