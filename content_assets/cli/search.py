@@ -90,6 +90,7 @@ def _json_line(hit: SearchHit) -> str:
             "media_type": hit.media_type,
             "content": hit.content,
             "parent_content": hit.parent_content,
+            "boxes": [box._asdict() for box in hit.boxes],
         },
         ensure_ascii=False,
     )

@@ -223,8 +223,8 @@ def _read_pages(
                 image = _render(page, _page_dpi(pdfium, page, config))
                 # The render's pixels from the crop box's top left; a page drawn turned by
                 # /Rotate is left without boxes (they would be in the turned frame).
-                left, _, right, top = (float(v) for v in page.get_cropbox())
-                upright = not page.get_rotation() and right > left
+                crop_left, _, crop_right, crop_top = (float(v) for v in page.get_cropbox())
+                upright = not page.get_rotation() and crop_right > crop_left
             finally:
                 page.close()
             result, rotation = cached_read(engine, image, config, cache_dir, deadline,
@@ -235,8 +235,8 @@ def _read_pages(
             notes.append(f"page {number}: OCR failed ({type(exc).__name__}: {exc})")
             continue
         texts[number - 1] = result.text
-        scale = image.width / (right - left) if upright else 0.0
-        boxes[number - 1] = [_in_points(line, number, left, top, scale)
+        scale = image.width / (crop_right - crop_left) if upright else 0.0
+        boxes[number - 1] = [_in_points(line, number, crop_left, crop_top, scale)
                              for line in result.lines] if upright else []  # fmt: skip
         read.append(OcrPage(page=number, confidence=round(result.confidence, 4),
                             rotation=rotation, reason=reason))

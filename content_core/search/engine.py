@@ -10,6 +10,7 @@ import duckdb
 
 from content_core.errors import SearchError
 from content_core.search.bm25 import STEMMER, bm25_ranking
+from content_core.search.hit_boxes import with_boxes
 from content_core.search.index import ensure_index, store_fingerprint
 from content_core.search.terms import DOCS_TABLE, INDEX_COLUMNS
 from content_core.search.types import SEARCH_MODES, SearchFilters, SearchHit, SearchMode
@@ -190,7 +191,7 @@ class Searcher:
                 continue
             values = dict(zip(INDEX_COLUMNS, row, strict=True))
             hits.append(SearchHit(score=score, **values))
-        return hits
+        return with_boxes(self.root, hits)
 
 
 def search(

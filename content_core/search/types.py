@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
-__all__ = ["SEARCH_MODES", "SearchFilters", "SearchHit", "SearchMode"]
+__all__ = ["SEARCH_MODES", "HitBox", "SearchFilters", "SearchHit", "SearchMode"]
 
 SearchMode = Literal["bm25", "vector", "hybrid"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("bm25", "vector", "hybrid")
@@ -49,11 +49,23 @@ class SearchFilters:
         return (" AND ".join(clauses) or "TRUE"), params
 
 
+class HitBox(NamedTuple):
+    """A rectangle of page `page` a hit's chunk covers (as `chunks.boxes`: PDF points, origin
+    at the bottom left; image pixels, origin at the top left, for an image)."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     """One chunk a search returned, best first; `parent_content` is the enclosing section's
     text when the hierarchical chunker made the chunk, else None; `title` is its document's
-    declared title (indexed with the chunk), if it has one."""
+    declared title (indexed with the chunk), if it has one; `boxes` is where the chunk lies on
+    its pages (empty for formats without boxes)."""
 
     chunk_id: str
     score: float
@@ -67,6 +79,7 @@ class SearchHit:
     parent_content: str | None = None
     batch_id: str | None = None
     title: str | None = None
+    boxes: tuple[HitBox, ...] = ()
 
     @property
     def source(self) -> str:

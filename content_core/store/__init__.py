@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from content_core.store.rows import AgenticExtractionRow as AgenticExtractionRow
     from content_core.store.rows import ArtifactRow as ArtifactRow
     from content_core.store.rows import BatchRow as BatchRow
-    from content_core.store.rows import ChunkEmbeddingRow as ChunkEmbeddingRow
     from content_core.store.rows import ChunkBox as ChunkBox
+    from content_core.store.rows import ChunkEmbeddingRow as ChunkEmbeddingRow
     from content_core.store.rows import ChunkRow as ChunkRow
     from content_core.store.rows import Col as Col
     from content_core.store.rows import CompressedContextRow as CompressedContextRow
