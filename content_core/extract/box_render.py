@@ -18,6 +18,8 @@ __all__ = ["render_boxes"]
 _FILL = (255, 200, 0, 90)
 _OUTLINE = (220, 60, 0, 255)
 _GAP_PX = 8
+# Boxes hug the glyphs: they are drawn this much larger, so that the outline clears the ink.
+_PAD_PT = 1.0
 # A page wider than this is drawn smaller (a poster would make a huge PNG).
 _MAX_WIDTH_PX = 2400
 
@@ -62,9 +64,10 @@ def _pdf_page(data: bytes, number: int, boxes: Sequence[PageBox], scale: float) 
         raise CorruptFileError(f"PDFium cannot render page {number}: {exc}") from exc
     finally:
         document.close()
+    pad = _PAD_PT
     rects = [
-        ((box.x0 - left) * scale, (top - box.y1) * scale,
-         (box.x1 - left) * scale, (top - box.y0) * scale)
+        ((box.x0 - pad - left) * scale, (top - box.y1 - pad) * scale,
+         (box.x1 + pad - left) * scale, (top - box.y0 + pad) * scale)
         for box in boxes if box.page == number
     ]  # fmt: skip
     return _highlighted(image, rects)
@@ -78,7 +81,8 @@ def _image(data: bytes, boxes: Sequence[PageBox]) -> PilImage:
             image = opened.convert("RGB")
     except (OSError, UnidentifiedImageError, Image.DecompressionBombError) as exc:
         raise CorruptFileError(f"cannot read the image: {exc}") from exc
-    return _highlighted(image, [(b.x0, b.y0, b.x1, b.y1) for b in boxes])
+    pad = _PAD_PT
+    return _highlighted(image, [(b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad) for b in boxes])
 
 
 def _highlighted(
