@@ -118,7 +118,9 @@ def _page_text(
             text = str(textpage.get_text_range())
             if has_rtl(text):
                 # PDFium keeps Arabic and Hebrew close to visual order: put them in reading order.
-                layout = PageLayout(index, logical_text(_placed_chars(pdfium.raw, textpage)))
+                drawn = read_layout(pdfium.raw, page, textpage, text, index).lines
+                logical = logical_text(_placed_chars(pdfium.raw, textpage))
+                layout = PageLayout(index, logical, rtl_lines=drawn)
             else:
                 layout = read_layout(pdfium.raw, page, textpage, text, index)
         finally:

@@ -121,6 +121,9 @@ class PageLayout:
     """Top edge of the page's visible box (0 when unknown), in the lines' frame."""
     bottom: float = 0.0
     """Bottom edge of the page's visible box."""
+    rtl_lines: tuple[TextLine, ...] = ()
+    """The lines as drawn of a page with right-to-left text, whose `text` is in logical order
+    and which has no `lines`: they only place its lines on the page, one for one."""
 
 
 @dataclass(frozen=True, slots=True)

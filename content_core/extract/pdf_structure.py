@@ -62,6 +62,8 @@ def _table_lines(page: _Page) -> set[int]:
 def _render(page: _Page) -> PageText:
     layout = page.layout
     number = layout.index + 1
+    if layout.rtl_lines:
+        return PageText(layout.text, tuple(_rtl_boxes(layout.text, layout.rtl_lines, number)))
     if not page.tables and not page.headings:
         return PageText(layout.text, tuple(_found_boxes(layout.text, layout.lines, number)))
     starts = {table.first: table for table in page.tables}
@@ -180,6 +182,25 @@ def _rows_of(lines: Sequence[TextLine]) -> list[list[TextLine]]:
         rows.append([line])
         low, high = line.bottom, line.top
     return rows
+
+
+def _rtl_boxes(text: str, drawn: Sequence[TextLine], page: int) -> list[TextBox]:
+    """A box per line of a right-to-left page's (logical) `text`, from its `drawn` lines one
+    for one; none when their counts differ. No glyph edges: the order is not the drawing's."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for line in text.split("\n"):
+        stripped = line.rstrip()
+        if stripped.strip():
+            spans.append((at, at + len(stripped)))
+        at += len(line) + 1
+    if len(spans) != len(drawn):
+        return []
+    boxes: list[TextBox] = []
+    for (start, end), line in zip(spans, drawn, strict=True):
+        bottom, top = _extent(line)
+        boxes.append(TextBox(start, end, page, line.left, bottom, line.right, top))
+    return boxes
 
 
 def _found_boxes(text: str, lines: Sequence[TextLine], page: int) -> list[TextBox]:

@@ -71,6 +71,11 @@ class OcrResult:
     lines: tuple[OcrLine, ...] = ()
 
 
+# A word is looked for this far past the end of the one before it (the engine's page text
+# may hold a few characters its words do not, a paragraph break).
+_MAX_SKIP_CHARS = 16
+
+
 class _Word(NamedTuple):
     """A word (or a detected run of words) the engine read, and its box in pixels."""
 
@@ -83,15 +88,16 @@ class _Word(NamedTuple):
 
 def placed_lines(text: str, lines: list[list[_Word]]) -> tuple[OcrLine, ...]:
     """The boxes of `lines` (each its words in order) found one after the other in `text`; a
-    word not found in `text` ends the search (its line and those after stay unplaced)."""
+    word not found near where the one before it ended is left out."""
     out: list[OcrLine] = []
     cursor = 0
     for words in lines:
         found: list[tuple[int, _Word]] = []
         for word in words:
-            at = text.find(word.text, cursor) if word.text else -1
+            window = cursor + len(word.text) + _MAX_SKIP_CHARS
+            at = text.find(word.text, cursor, window) if word.text else -1
             if at < 0:
-                return tuple(out)
+                continue
             found.append((at, word))
             cursor = at + len(word.text)
         if not found:
