@@ -189,11 +189,11 @@ def _rtl_boxes(text: str, drawn: Sequence[TextLine], page: int) -> list[TextBox]
     for one; none when their counts differ. No glyph edges: the order is not the drawing's."""
     spans: list[tuple[int, int]] = []
     at = 0
-    for line in text.split("\n"):
-        stripped = line.rstrip()
+    for piece in text.split("\n"):
+        stripped = piece.rstrip()
         if stripped.strip():
             spans.append((at, at + len(stripped)))
-        at += len(line) + 1
+        at += len(piece) + 1
     if len(spans) != len(drawn):
         return []
     boxes: list[TextBox] = []
