@@ -276,6 +276,12 @@ def _moved_boxes(
     deleted = [m.start() for m in _DELETED.finditer(raw)]
     cleaned = clean_text(raw)
     lead = len(cleaned) - len(cleaned.lstrip("\n"))
+    if not deleted and not lead:  # the common case: nothing moves
+        return [
+            box._replace(start=box.start + offset, end=min(box.end, length) + offset)
+            for box in boxes
+            if box.start < min(box.end, length)
+        ]
 
     def moved(index: int) -> int:
         return min(max(index - bisect_left(deleted, index) - lead, 0), length) + offset

@@ -109,7 +109,7 @@ def _line_boxes(line: TextLine, start: int, text: str, page: int) -> list[TextBo
     box per row of glyphs when the line wraps."""
     edges: tuple[float, ...] = ()
     if line.angle == 0.0 and line.glyph_lefts is not None:
-        edges = tuple(round(x, 2) for x in line.glyph_lefts[: len(text)])
+        edges = tuple(line.glyph_lefts[: len(text)])
     if not line.glyph_rows or not edges:
         bottom, top = _extent(line)
         return [TextBox(start, start + len(text), page, line.left, bottom, line.right, top,
