@@ -18,6 +18,7 @@ from content_core.discovery import discover_pending
 from content_core.extract import TextBox, extract_text, span_boxes
 from content_core.pipeline import build_chunks, build_normalised_artifacts, build_raw_files
 from content_core.pipeline.config import ProcessingConfig
+from content_core.search import Searcher
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
 from content_core.store import CHUNKS, NORMALISED_ARTIFACTS, ContentStore
 
@@ -235,3 +236,13 @@ def test_touching_lines_of_one_column_merge_into_a_block(
 def test_a_span_without_lines_has_no_boxes() -> None:
     assert span_boxes([], 0, 10) == []
     assert span_boxes([TextBox(0, 5, 1, 0, 0, 10, 10)], 6, 9) == []
+
+
+def test_search_hits_carry_their_chunks_boxes(tmp_path: Path) -> None:
+    store, batch = _store(tmp_path, ChunkingConfig())
+    hits = Searcher(store.root).search("dense passage retriever", 3, "bm25")
+    assert hits and hits[0].path == "multi-column-2p.pdf"
+    boxes = {c["chunk_id"]: c["boxes"] for c in store.read_rows(CHUNKS, batch).to_pylist()}
+    for hit in hits:
+        assert [box._asdict() for box in hit.boxes] == boxes[hit.chunk_id]
+    assert all(hit.boxes for hit in hits if hit.media_type == "application/pdf")
