@@ -10,7 +10,6 @@ from pathlib import Path
 import duckdb
 
 from content_core.search.types import HitBox, SearchHit
-from content_core.store import CHUNKS, ContentStore
 
 __all__ = ["with_boxes"]
 
@@ -18,6 +17,9 @@ __all__ = ["with_boxes"]
 def with_boxes(root: Path, hits: Sequence[SearchHit]) -> list[SearchHit]:
     """`hits` with their chunks' boxes (`chunks.boxes`); a hit whose batch file is gone, or
     was written before boxes existed, keeps none."""
+    # Imported here: the store brings pyarrow, which the CLI's query path never loads.
+    from content_core.store import CHUNKS, ContentStore
+
     store = ContentStore(root)
     files = sorted({str(store.table_path(CHUNKS, hit.batch_id)) for hit in hits if hit.batch_id})
     files = [file for file in files if Path(file).exists()]
