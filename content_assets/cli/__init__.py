@@ -30,6 +30,7 @@ examples:
   content-pipeline ingest examples/inbox
   content-pipeline query "SELECT path, text_status FROM current_normalised_artifacts"
   content-pipeline search "archive migration" --k 5
+  content-pipeline show CHUNK_ID --png chunk.png
   content-pipeline status
 
 run `content-pipeline COMMAND --help` for a command's options and examples."""
@@ -51,6 +52,10 @@ examples:
   content-pipeline search "archive migration"
   content-pipeline search "quarterly revenue" --mode bm25 --k 3
   content-pipeline search "scope" --path-prefix reports/ --page 1-3 --format jsonl""",
+    "show": """\
+examples:
+  content-pipeline show 3f2a...c1
+  content-pipeline show 3f2a...c1 --png chunk.png""",
     "status": """\
 examples:
   content-pipeline status
@@ -131,6 +136,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_search_parser(commands)
 
+    from content_assets.cli.show import add_show_parser
+
+    add_show_parser(commands)
+
     commands.add_parser("status", help="batches per source, files and rows, last sensor tick")
 
     retry = commands.add_parser("retry", help="run the failed batches again")
@@ -162,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
         command.formatter_class = _HelpFormatter
         command.epilog = _COMMAND_EXAMPLES[name]
         # search reads the index in a store's folder; it has none for an s3:// store
-        where = "a folder" if name == "search" else "a folder or s3://bucket/prefix"
+        where = "a folder" if name in ("search", "show") else "a folder or s3://bucket/prefix"
         command.add_argument(
             "--store", type=store_arg, default=None, help=store_help.format(where=where)
         )
@@ -213,6 +222,10 @@ def _command(args: argparse.Namespace) -> int:
         from content_assets.cli.search import search_command
 
         return search_command(args, args.store)
+    if args.command == "show":
+        from content_assets.cli.show import show_command
+
+        return show_command(args, args.store)
     import pydantic
 
     try:

@@ -108,6 +108,7 @@ def _json_line(hit: SearchHit) -> str:
             "parent_content": hit.parent_content,
             "more_in_document": hit.more_in_document,
             "also_in": list(hit.also_in),
+            "boxes": [box._asdict() for box in hit.boxes],
         },
         ensure_ascii=False,
     )

@@ -53,8 +53,12 @@ from content_core.extract.base import Extractor as Extractor
 from content_core.extract.base import PageFurniture as PageFurniture
 from content_core.extract.base import PageSpan as PageSpan
 from content_core.extract.base import SniffInfo as SniffInfo
+from content_core.extract.base import TextBox as TextBox
 from content_core.extract.base import build_text as build_text
 from content_core.extract.base import clean_text as clean_text
+from content_core.extract.box_render import render_boxes as render_boxes
+from content_core.extract.boxes import PageBox as PageBox
+from content_core.extract.boxes import span_boxes as span_boxes
 from content_core.extract.registry import ExtractorRegistry as ExtractorRegistry
 from content_core.formats import default_formats
 

@@ -7,9 +7,10 @@ DuckDB and JSON consumers reject (NUL, lone surrogates) and computes page spans.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -26,6 +27,7 @@ __all__ = [
     "PageFurniture",
     "PageSpan",
     "SniffInfo",
+    "TextBox",
     "build_text",
     "clean_text",
 ]
@@ -75,6 +77,27 @@ class PageFurniture(BaseModel):
     text: str
 
 
+class TextBox(NamedTuple):
+    """Where one line (or one block: a table, a heading) of the text lies on its page.
+
+    `text[start:end]` is the line; `page` is 1-based; `x0 < x1` and `y0 < y1` bound it in PDF
+    points in the page's unrotated frame with the origin at the bottom left, as PDF draws
+    (pixels of the image, origin at the top left, for an OCR'd image: y grows downwards).
+    `edges` holds the left edge of each character of the line (`end - start` values) when the
+    glyphs' places are known, so that a span starting or ending inside the line can be boxed
+    exactly; it is empty for blocks and lines without glyph boxes.
+    """
+
+    start: int
+    end: int
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    edges: tuple[float, ...] = ()
+
+
 class ExtractedText(BaseModel):
     """The text of one blob, with a span per page where the format has pages.
 
@@ -85,6 +108,8 @@ class ExtractedText(BaseModel):
     `dc:title` of DOCX and ODF, the PDF's `/Title`), on one line; None when it declares none.
     `furniture` holds the lines taken out of the pages' text as page furniture (running heads,
     page numbers, margin stamps, watermarks: PDF only), so that nothing is lost.
+    `text_boxes` places the lines of page text on their pages (PDF text layer; see `TextBox`),
+    in text order; empty for formats without pages or where the places are unknown.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -94,6 +119,18 @@ class ExtractedText(BaseModel):
     handler: str
     title: str | None = None
     furniture: tuple[PageFurniture, ...] = ()
+    text_boxes: tuple[TextBox, ...] = ()
+
+    def page_boxes(self, page: int) -> list[TextBox]:
+        """The boxes of page `page` with offsets into that page's own text (its span's)."""
+        span = next((s for s in self.pages if s.page == page), None)
+        if span is None:
+            return []
+        return [
+            box._replace(start=box.start - span.start, end=box.end - span.start)
+            for box in self.text_boxes
+            if box.page == page
+        ]
 
 
 # One set of limits: extraction reads the limits normalisation runs under (the old separate
@@ -189,10 +226,13 @@ def build_text(
     paged: bool,
     title: str | None = None,
     furniture: Sequence[PageFurniture] = (),
+    boxes: Sequence[Sequence[TextBox]] = (),
 ) -> ExtractedText:
     """Clean `parts`, join them with `PAGE_SEPARATOR` and record one span per part if `paged`;
     `title` (the document's declared title) is put on one line and cut (`_clean_title`);
-    `furniture` is kept with its text cleaned as the pages' is.
+    `furniture` is kept with its text cleaned as the pages' is. `boxes` (paged only) holds
+    each part's line boxes with offsets into the part as given; they come out with offsets
+    into the joined text, moved as cleaning moves the characters.
 
     Parts are stripped of surrounding blank lines; an empty page still gets its (empty) span
     so that page numbers keep matching the document.
@@ -205,6 +245,7 @@ def build_text(
         )
     spans: list[PageSpan] = []
     pieces: list[str] = []
+    placed: list[TextBox] = []
     offset = 0
     for number, part in enumerate(cleaned, start=1):
         if number > 1:
@@ -212,8 +253,51 @@ def build_text(
             offset += len(PAGE_SEPARATOR)
         pieces.append(part)
         spans.append(PageSpan(page=number, start=offset, end=offset + len(part)))
+        if number <= len(boxes) and boxes[number - 1]:
+            placed += _moved_boxes(parts[number - 1], len(part), boxes[number - 1], offset)
         offset += len(part)
     kept = tuple(item.model_copy(update={"text": clean_text(item.text)}) for item in furniture)
     return ExtractedText(
-        text="".join(pieces), pages=tuple(spans), handler=handler, title=title, furniture=kept
-    )
+        text="".join(pieces), pages=tuple(spans), handler=handler, title=title, furniture=kept,
+        text_boxes=tuple(placed),
+    )  # fmt: skip
+
+
+# What `clean_text` deletes: the CR of a CRLF and the bad characters other than surrogates
+# (those become U+FFFD, one for one).
+_DELETED = re.compile("\r(?=\n)|[\x00-\x08\x0b\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+def _moved_boxes(
+    raw: str, length: int, boxes: Sequence[TextBox], offset: int
+) -> list[TextBox]:
+    """`boxes` with offsets into `raw` moved to offsets into `clean_text(raw).strip("\n")`
+    (`length` long) placed at `offset`; a box whose text was all removed is dropped."""
+    deleted = [m.start() for m in _DELETED.finditer(raw)]
+    cleaned = clean_text(raw)
+    lead = len(cleaned) - len(cleaned.lstrip("\n"))
+    if not deleted and not lead:  # the common case: nothing moves
+        return [
+            box._replace(start=box.start + offset, end=min(box.end, length) + offset)
+            for box in boxes
+            if box.start < min(box.end, length)
+        ]
+
+    def moved(index: int) -> int:
+        return min(max(index - bisect_left(deleted, index) - lead, 0), length) + offset
+
+    out: list[TextBox] = []
+    for box in boxes:
+        start, end = moved(box.start), moved(box.end)
+        if end <= start:
+            continue
+        edges = box.edges
+        if edges and deleted:
+            edges = tuple(
+                x for i, x in enumerate(edges, start=box.start)
+                if deleted[min(bisect_left(deleted, i), len(deleted) - 1)] != i
+            )  # fmt: skip
+        if edges and len(edges) != end - start:
+            edges = ()
+        out.append(box._replace(start=start, end=end, edges=edges))
+    return out

@@ -86,7 +86,7 @@ class PdfiumExtractor:
             # whole document (body size, bookmarks) and run on the body's lines in order.
             reading = read_pages([layout for layout, _ in read])
             texts = structure_pages(reading.pages, read_outline(document))
-            pages = [text + fields for text, (_, fields) in zip(texts, read, strict=True)]
+            pages = [page.text + fields for page, (_, fields) in zip(texts, read, strict=True)]
             # The document information dictionary's /Title; PDFium does not read XMP.
             title = document.get_metadata_value("Title")
         except pdfium.PdfiumError as exc:
@@ -98,7 +98,7 @@ class PdfiumExtractor:
                 document.close()
         return build_text(
             pages, handler=self.name, paged=True, title=title or xmp_title(blob.data),
-            furniture=reading.furniture,
+            furniture=reading.furniture, boxes=[page.boxes for page in texts],
         )  # fmt: skip
 
 
@@ -118,7 +118,9 @@ def _page_text(
             text = str(textpage.get_text_range())
             if has_rtl(text):
                 # PDFium keeps Arabic and Hebrew close to visual order: put them in reading order.
-                layout = PageLayout(index, logical_text(_placed_chars(pdfium.raw, textpage)))
+                drawn = read_layout(pdfium.raw, page, textpage, text, index).lines
+                logical = logical_text(_placed_chars(pdfium.raw, textpage))
+                layout = PageLayout(index, logical, rtl_lines=drawn)
             else:
                 layout = read_layout(pdfium.raw, page, textpage, text, index)
         finally:

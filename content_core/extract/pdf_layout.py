@@ -12,10 +12,18 @@ import functools
 import math
 import re
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["OutlineEntry", "PageLayout", "Ruling", "TextLine", "read_layout", "read_outline"]
+__all__ = [
+    "GlyphRow",
+    "OutlineEntry",
+    "PageLayout",
+    "Ruling",
+    "TextLine",
+    "read_layout",
+    "read_outline",
+]
 
 # Font weights at and above this are bold (CSS scale: 400 regular, 700 bold).
 _BOLD_WEIGHT = 600
@@ -39,6 +47,16 @@ _MAX_RUN_EM_PER_CHAR = 0.62
 
 
 @dataclass(frozen=True, slots=True)
+class GlyphRow:
+    """A row of glyphs of a text line that PDFium did not break where the page does: the
+    characters from `start` (an index into the line's text) on, up to the next row's."""
+
+    start: int
+    bottom: float
+    top: float
+
+
+@dataclass(frozen=True, slots=True)
 class TextLine:
     """One line of the page's text as PDFium orders it, with its look and its glyph boxes."""
 
@@ -59,6 +77,15 @@ class TextLine:
     angle: float = 0.0
     """Rotation of the line's text, in degrees counter-clockwise (0 upright, 90 set bottom to
     top as an arXiv stamp in the left margin is)."""
+    glyph_lefts: array[float] | None = None
+    """Left edge of each character's glyph (its tight box), where spans of the text that
+    start or end inside the line are boxed; None when unknown."""
+    glyph_bottom: float | None = None
+    """Bottom of the line's glyphs (their tight boxes: `bottom` is the font's descent)."""
+    glyph_top: float | None = None
+    """Top of the line's glyphs."""
+    glyph_rows: tuple[GlyphRow, ...] = ()
+    """The rows the line's glyphs sit in when they wrap onto more than one (else empty)."""
 
     @property
     def left(self) -> float:
@@ -94,6 +121,9 @@ class PageLayout:
     """Top edge of the page's visible box (0 when unknown), in the lines' frame."""
     bottom: float = 0.0
     """Bottom edge of the page's visible box."""
+    rtl_lines: tuple[TextLine, ...] = ()
+    """The lines as drawn of a page with right-to-left text, whose `text` is in logical order
+    and which has no `lines`: they only place its lines on the page, one for one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +177,7 @@ def _lines(raw: Any, textpage: Any, text: str) -> list[TextLine]:
         line_end = end - 1 if end > start and text[end - 1] == "\r" else end
         line = _line(raw, textpage, text, start, line_end, rect)
         if line is not None:
-            lines.append(line)
+            lines.append(_with_glyphs(raw, textpage, line, start, line_end))
         start = end + 1
     return lines
 
@@ -209,6 +239,40 @@ def _single_run_line(raw: Any, textpage: Any, text: str, start: int, end: int) -
     lefts, rights = array("d", [left.value]) * width, array("d", [right.value]) * width
     return _described(
         raw, textpage, text[start:end], visible, lefts, rights, top.value, bottom.value
+    )
+
+
+def _with_glyphs(raw: Any, textpage: Any, line: TextLine, start: int, end: int) -> TextLine:
+    """`line` (the characters `start` to `end`) with its glyphs' tight extent: the left edge
+    of each character and the bottom and top of the visible ones. A character without a box
+    (a made-up space) starts where the one before it ended."""
+    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    get_box, handle = raw.FPDFText_GetCharBox, textpage.raw
+    lefts = array("d")
+    after = line.left
+    low, high = line.top, line.bottom
+    rows: list[GlyphRow] = []
+    row_low, row_high, row_start = line.top, line.bottom, 0
+    for index in range(start, end):
+        if get_box(handle, index, left, right, bottom, top):
+            at = index - start
+            # A glyph far left of the one before it and below it starts a new row.
+            if lefts and left.value < after - 2 * line.size and top.value < row_low:
+                rows.append(GlyphRow(row_start, row_low, row_high))
+                row_low, row_high, row_start = line.top, line.bottom, at
+            lefts.append(left.value)
+            after = right.value
+            if top.value > bottom.value and not line.text[at].isspace():
+                low, high = min(low, bottom.value), max(high, top.value)
+                row_low, row_high = min(row_low, bottom.value), max(row_high, top.value)
+        else:
+            lefts.append(after)
+    if high <= low:
+        return line
+    if rows:
+        rows.append(GlyphRow(row_start, row_low, row_high))
+    return replace(
+        line, glyph_lefts=lefts, glyph_bottom=low, glyph_top=high, glyph_rows=tuple(rows)
     )
 
 

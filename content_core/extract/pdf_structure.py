@@ -6,7 +6,8 @@
   aligned columns separated by wide gaps (no rules, or horizontal rules only).
 
 A page on which nothing is found keeps its text-layer text exactly. Each page's Markdown
-stays that page's part, so page spans (and the chunkers' offsets) keep matching.
+stays that page's part, so page spans (and the chunkers' offsets) keep matching; each part
+comes with the boxes of its lines (a table or a heading is one box, the extent of its lines).
 """
 
 from __future__ import annotations
@@ -14,12 +15,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from content_core.extract.base import TextBox
 from content_core.extract.pdf_headings import Heading, find_headings
-from content_core.extract.pdf_layout import OutlineEntry, PageLayout
+from content_core.extract.pdf_layout import OutlineEntry, PageLayout, TextLine
 from content_core.extract.pdf_ruled_tables import ruled_tables
 from content_core.extract.pdf_tables import Table, aligned_tables, continue_tables
 
-__all__ = ["structure_pages"]
+__all__ = ["PageText", "structure_pages"]
+
+
+@dataclass(frozen=True, slots=True)
+class PageText:
+    """A page's text and where its lines lie (offsets into `text`, see `TextBox`)."""
+
+    text: str
+    boxes: tuple[TextBox, ...]
 
 
 @dataclass(slots=True)
@@ -29,8 +39,11 @@ class _Page:
     headings: dict[int, Heading] = field(default_factory=dict)
 
 
-def structure_pages(layouts: Sequence[PageLayout], outline: Sequence[OutlineEntry]) -> list[str]:
-    """Return each page's text with headings as `#` lines and tables as Markdown tables."""
+def structure_pages(
+    layouts: Sequence[PageLayout], outline: Sequence[OutlineEntry]
+) -> list[PageText]:
+    """Return each page's text with headings as `#` lines and tables as Markdown tables, and
+    its line boxes."""
     pages = [_Page(layout) for layout in layouts]
     for page in pages:
         page.tables = ruled_tables(page.layout)
@@ -46,27 +59,160 @@ def _table_lines(page: _Page) -> set[int]:
     return {i for table in page.tables for i in table.lines}
 
 
-def _render(page: _Page) -> str:
+def _render(page: _Page) -> PageText:
+    layout = page.layout
+    number = layout.index + 1
+    if layout.rtl_lines:
+        return PageText(layout.text, tuple(_rtl_boxes(layout.text, layout.rtl_lines, number)))
     if not page.tables and not page.headings:
-        return page.layout.text
+        return PageText(layout.text, tuple(_found_boxes(layout.text, layout.lines, number)))
     starts = {table.first: table for table in page.tables}
     skip = _table_lines(page) | {i for h in page.headings.values() for i in h.lines[1:]}
-    blocks: list[str] = []
-    paragraph: list[str] = []
-    for index, line in enumerate(page.layout.lines):
-        block = None
+    out: list[str] = []
+    boxes: list[TextBox] = []
+    offset = 0
+    # A block after another is set off by a blank line; a line of a paragraph by a newline.
+    joint = ""
+    for index, line in enumerate(layout.lines):
         if index in starts:
-            block = starts[index].markdown
+            table = starts[index]
+            offset += _put(out, "\n\n" if out else "")
+            lines = [layout.lines[i] for i in sorted(table.lines)]
+            boxes += _table_boxes(lines, table.markdown, offset, number)
+            offset += _put(out, table.markdown)
+            joint = "\n\n"
         elif index in page.headings:
             heading = page.headings[index]
-            block = "#" * (heading.level or 1) + " " + " ".join(heading.text.split())
+            marks = "#" * (heading.level or 1) + " "
+            text = " ".join(heading.text.split())
+            offset += _put(out, ("\n\n" if out else "") + marks)
+            lines = [layout.lines[i] for i in heading.lines]
+            boxes.append(_block_box(lines, offset, offset + len(text), number))
+            offset += _put(out, text)
+            joint = "\n\n"
         elif index not in skip:
-            paragraph.append(line.text.rstrip())
-        if block is not None:
-            if paragraph:
-                blocks.append("\n".join(paragraph))
-                paragraph = []
-            blocks.append(block)
-    if paragraph:
-        blocks.append("\n".join(paragraph))
-    return "\n\n".join(blocks)
+            text = line.text.rstrip()
+            offset += _put(out, joint)
+            boxes += _line_boxes(line, offset, text, number)
+            offset += _put(out, text)
+            joint = "\n"
+    return PageText("".join(out), tuple(boxes))
+
+
+def _put(out: list[str], piece: str) -> int:
+    out.append(piece)
+    return len(piece)
+
+
+def _line_boxes(line: TextLine, start: int, text: str, page: int) -> list[TextBox]:
+    """The boxes of `line` whose (stripped) `text` starts at `start`: its glyphs' extent, one
+    box per row of glyphs when the line wraps."""
+    edges: tuple[float, ...] = ()
+    if line.angle == 0.0 and line.glyph_lefts is not None:
+        edges = tuple(line.glyph_lefts[: len(text)])
+    if not line.glyph_rows or not edges:
+        bottom, top = _extent(line)
+        return [TextBox(start, start + len(text), page, line.left, bottom, line.right, top,
+                        edges)]  # fmt: skip
+    boxes: list[TextBox] = []
+    rows = line.glyph_rows
+    for number, row in enumerate(rows):
+        first = min(row.start, len(text))
+        last = min(rows[number + 1].start if number + 1 < len(rows) else len(text), len(text))
+        if last <= first:
+            continue
+        row_edges = edges[first:last]
+        right = line.right if number + 1 == len(rows) else max(row_edges)
+        # The row's right edge: the last glyph's right is not kept; the next row's start is
+        # no help, so the widest left edge stands in, widened by one glyph of the line's size.
+        if number + 1 < len(rows):
+            right = min(line.right, right + line.size)
+        boxes.append(TextBox(start + first, start + last, page, min(row_edges), row.bottom,
+                             right, row.top, row_edges))  # fmt: skip
+    return boxes
+
+
+def _extent(line: TextLine) -> tuple[float, float]:
+    """Bottom and top of the line's glyphs (of its font's descent and ascent if unknown)."""
+    if line.glyph_bottom is None or line.glyph_top is None:
+        return line.bottom, line.top
+    return line.glyph_bottom, line.glyph_top
+
+
+def _block_box(lines: Sequence[TextLine], start: int, end: int, page: int) -> TextBox:
+    """One box over `lines` (a table, a heading) for the text from `start` to `end`."""
+    extents = [_extent(line) for line in lines]
+    return TextBox(
+        start, end, page, min(line.left for line in lines), min(b for b, _ in extents),
+        max(line.right for line in lines), max(t for _, t in extents),
+    )  # fmt: skip
+
+
+def _table_boxes(
+    lines: Sequence[TextLine], markdown: str, start: int, page: int
+) -> list[TextBox]:
+    """A box per row of the table rendered as `markdown` (Markdown or HTML) at `start`, when
+    its rows match the rows its lines sit in; else one box over the table."""
+    rendered: list[tuple[int, int]] = []
+    at = 0
+    for text in markdown.split("\n"):
+        markup = text.startswith("|") and not set(text) <= set("|-: ")
+        if markup or text.startswith("<tr"):
+            rendered.append((at, at + len(text)))
+        at += len(text) + 1
+    rows = _rows_of(lines)
+    if len(rows) != len(rendered):
+        return [_block_box(lines, start, start + len(markdown), page)]
+    return [
+        _block_box(row, start + first, start + last, page)
+        for row, (first, last) in zip(rows, rendered, strict=True)
+    ]
+
+
+def _rows_of(lines: Sequence[TextLine]) -> list[list[TextLine]]:
+    """`lines` grouped into rows, top to bottom: a line whose middle lies within the row's
+    height joins it."""
+    rows: list[list[TextLine]] = []
+    low = high = 0.0
+    for line in sorted(lines, key=lambda line: -line.top):
+        middle = (line.top + line.bottom) / 2
+        if rows and low <= middle <= high:
+            rows[-1].append(line)
+            continue
+        rows.append([line])
+        low, high = line.bottom, line.top
+    return rows
+
+
+def _rtl_boxes(text: str, drawn: Sequence[TextLine], page: int) -> list[TextBox]:
+    """A box per line of a right-to-left page's (logical) `text`, from its `drawn` lines one
+    for one; none when their counts differ. No glyph edges: the order is not the drawing's."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for piece in text.split("\n"):
+        stripped = piece.rstrip()
+        if stripped.strip():
+            spans.append((at, at + len(stripped)))
+        at += len(piece) + 1
+    if len(spans) != len(drawn):
+        return []
+    boxes: list[TextBox] = []
+    for (start, end), line in zip(spans, drawn, strict=True):
+        bottom, top = _extent(line)
+        boxes.append(TextBox(start, end, page, line.left, bottom, line.right, top))
+    return boxes
+
+
+def _found_boxes(text: str, lines: Sequence[TextLine], page: int) -> list[TextBox]:
+    """The boxes of `lines` in the page `text` they make up in order (the text layer's own,
+    lines joined by CRLF, or `pdf_reading`'s reordering)."""
+    boxes: list[TextBox] = []
+    cursor = 0
+    for line in lines:
+        stripped = line.text.rstrip()
+        at = text.find(stripped, cursor)
+        if at < 0:
+            continue
+        boxes += _line_boxes(line, at, stripped, page)
+        cursor = at + len(stripped)
+    return boxes

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from content_core.errors import OcrUnavailableError
 from content_core.ocr.config import OcrConfig
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OcrEngine",
+    "OcrLine",
     "OcrResult",
     "RapidOcrEngine",
     "TesseractEngine",
@@ -45,12 +46,78 @@ _RAPID_LANGUAGES = {
 
 
 @dataclass(frozen=True, slots=True)
+class OcrLine:
+    """Where `text[start:end]`, a line the engine read, lies on the image: pixels, origin at
+    the top left (x0 < x1, y0 < y1); `edges` is the left edge of each character (inside a word
+    spread evenly over the word's width)."""
+
+    start: int
+    end: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    edges: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class OcrResult:
     """What an engine read on one image: its text (lines joined by newlines) and the mean
-    confidence of its lines or words, from 0 to 1 (0 when nothing was read)."""
+    confidence of its lines or words, from 0 to 1 (0 when nothing was read); `lines` places
+    its lines on the image (empty when the engine gave no boxes)."""
 
     text: str
     confidence: float
+    lines: tuple[OcrLine, ...] = ()
+
+
+# A word is looked for this far past the end of the one before it (the engine's page text
+# may hold a few characters its words do not, a paragraph break).
+_MAX_SKIP_CHARS = 16
+
+
+class _Word(NamedTuple):
+    """A word (or a detected run of words) the engine read, and its box in pixels."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+def placed_lines(text: str, lines: list[list[_Word]]) -> tuple[OcrLine, ...]:
+    """The boxes of `lines` (each its words in order) found one after the other in `text`; a
+    word not found near where the one before it ended is left out."""
+    out: list[OcrLine] = []
+    cursor = 0
+    for words in lines:
+        found: list[tuple[int, _Word]] = []
+        for word in words:
+            window = cursor + len(word.text) + _MAX_SKIP_CHARS
+            at = text.find(word.text, cursor, window) if word.text else -1
+            if at < 0:
+                continue
+            found.append((at, word))
+            cursor = at + len(word.text)
+        if not found:
+            continue
+        start = found[0][0]
+        end = found[-1][0] + len(found[-1][1].text)
+        edges: list[float] = []
+        after = found[0][1].x0
+        for at, word in found:
+            # The white space between two words starts where the word before it ended.
+            edges += [after] * (at - start - len(edges))
+            step = (word.x1 - word.x0) / max(len(word.text), 1)
+            edges += [word.x0 + step * k for k in range(len(word.text))]
+            after = word.x1
+        out.append(OcrLine(
+            start, end, min(w.x0 for _, w in found), min(w.y0 for _, w in found),
+            max(w.x1 for _, w in found), max(w.y1 for _, w in found),
+            tuple(round(x, 1) for x in edges),
+        ))  # fmt: skip
+    return tuple(out)
 
 
 class OcrEngine(Protocol):
@@ -108,11 +175,32 @@ class TesseractEngine:
             raise OcrUnavailableError(f"Tesseract failed to start: {exc}") from exc
 
     def recognise(self, image: PilImage) -> OcrResult:
-        """Return Tesseract's text and its mean word confidence (0..1)."""
+        """Return Tesseract's text, its mean word confidence (0..1) and its lines' boxes."""
         self._api.SetImage(image)
         text = str(self._api.GetUTF8Text()).strip()
         confidence = max(0, int(self._api.MeanTextConf())) / 100 if text else 0.0
-        return OcrResult(text=text, confidence=confidence)
+        return OcrResult(text=text, confidence=confidence,
+                         lines=placed_lines(text, self._words()) if text else ())
+
+    def _words(self) -> list[list[_Word]]:
+        """The words of the last recognition with their boxes, line by line."""
+        import tesserocr
+
+        level, line_level = tesserocr.RIL.WORD, tesserocr.RIL.TEXTLINE
+        lines: list[list[_Word]] = []
+        iterator = self._api.GetIterator()
+        if iterator is None:
+            return lines
+        for item in tesserocr.iterate_level(iterator, level):
+            box = item.BoundingBox(level)
+            word = item.GetUTF8Text(level)
+            if box is None or not word:
+                continue
+            if not lines or item.IsAtBeginningOf(line_level):
+                lines.append([])
+            x0, y0, x1, y1 = (float(v) for v in box)
+            lines[-1].append(_Word(str(word).strip(), x0, y0, x1, y1))
+        return lines
 
 
 class RapidOcrEngine:
@@ -152,31 +240,35 @@ class RapidOcrEngine:
         output = self._ocr(np.asarray(image.convert("RGB")))
         if not output.txts:
             return OcrResult(text="", confidence=0.0)
-        boxes = [[float(v) for v in box[:, 1]] + [float(box[:, 0].min())] for box in output.boxes]
+        words = [
+            _Word(str(text), float(box[:, 0].min()), float(box[:, 1].min()),
+                  float(box[:, 0].max()), float(box[:, 1].max()))
+            for box, text in zip(output.boxes, output.txts, strict=True)
+        ]  # fmt: skip
+        lines = _join_lines(words)
+        text = "\n".join(" ".join(word.text for word in line) for line in lines)
         return OcrResult(
-            text=_join_lines(boxes, list(output.txts)),
+            text=text,
             confidence=float(sum(output.scores) / len(output.scores)),
+            lines=placed_lines(text, lines),
         )
 
 
-def _join_lines(boxes: list[list[float]], texts: list[str]) -> str:
-    """Join detected boxes (y of 4 corners, then left x) into lines: a box whose vertical
-    centre lies within the previous box's height continues that line."""
-    items = sorted(
-        zip(boxes, texts, strict=True),
-        key=lambda item: ((min(item[0][:4]) + max(item[0][:4])) / 2, item[0][4]),
-    )
-    lines: list[list[tuple[float, str]]] = []
+def _join_lines(words: list[_Word]) -> list[list[_Word]]:
+    """Group detected boxes into lines, top to bottom, each left to right: a box whose
+    vertical centre lies within the previous box's height continues that line."""
+    items = sorted(words, key=lambda word: ((word.y0 + word.y1) / 2, word.x0))
+    lines: list[list[_Word]] = []
     last_top = last_bottom = -1.0
-    for box, text in items:
-        top, bottom = min(box[:4]), max(box[:4])
+    for word in items:
+        top, bottom = word.y0, word.y1
         centre = (top + bottom) / 2
         if lines and last_top <= centre <= last_bottom:
-            lines[-1].append((box[4], text))
+            lines[-1].append(word)
         else:
-            lines.append([(box[4], text)])
+            lines.append([word])
             last_top, last_bottom = top, bottom
-    return "\n".join(" ".join(text for _, text in sorted(line)) for line in lines)
+    return [sorted(line, key=lambda word: word.x0) for line in lines]
 
 
 def _tesseract_package(language: str) -> str:

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_core.errors import OcrUnavailableError
-from content_core.extract.base import ExtractedText, build_text
+from content_core.extract.base import ExtractedText, TextBox, build_text
 from content_core.ocr.config import OcrConfig
-from content_core.ocr.engines import OcrEngine, build_engine
+from content_core.ocr.engines import OcrEngine, OcrLine, build_engine
 from content_core.ocr.quality import PageQuality, drawn_text_quality, scan_quality, text_quality
 from content_core.ocr.readings import cached_read
 
@@ -109,6 +109,8 @@ def ocr_pdf(
     import pypdfium2 as pdfium
 
     texts = [extracted.text[span.start : span.end] for span in extracted.pages]
+    # Each page's line boxes, offsets into its text: the text layer's until OCR reads it.
+    boxes = [extracted.page_boxes(span.page) for span in extracted.pages]
     needed = {
         number: reason
         for number, text in enumerate(texts, start=1)
@@ -141,6 +143,7 @@ def ocr_pdf(
             model = str(config.vlm.model)
             for number, markdown in reading.texts.items():
                 texts[number - 1] = markdown
+                boxes[number - 1] = []
                 todo.pop(number, None)
                 read.append(OcrPage(page=number, confidence=0.0, rotation=0,
                                     reason=vlm_reason(model, hard[number].reason)))
@@ -149,16 +152,17 @@ def ocr_pdf(
                 engine = build_engine(config)
             except OcrUnavailableError as exc:
                 return _with_vlm(_unavailable(extracted, sorted(todo), exc, config), texts,
-                                 read, notes, config)
+                                 boxes, read, notes, config)
             if engine is None:
                 return _with_vlm(_unavailable(extracted, sorted(todo), None, config), texts,
-                                 read, notes, config)
-            read.extend(_read_pages(pdfium, document, engine, todo, texts, notes, config,
+                                 boxes, read, notes, config)
+            read.extend(_read_pages(pdfium, document, engine, todo, texts, boxes, notes, config,
                                     cache_dir, deadline, defer_claimed))
     finally:
         document.close()
     read.sort(key=lambda page: page.page)
-    rebuilt = build_text(texts, handler=extracted.handler, paged=True) if read else extracted
+    rebuilt = (build_text(texts, handler=extracted.handler, paged=True, boxes=boxes)
+               if read else extracted)  # fmt: skip
     return OcrOutcome(extracted=rebuilt, engine=_engines(engine, read, config),
                       pages=tuple(read), notes=tuple(notes))
 
@@ -197,13 +201,15 @@ def _read_pages(
     engine: OcrEngine,
     todo: dict[int, str],
     texts: list[str],
+    boxes: list[list[TextBox]],
     notes: list[str],
     config: OcrConfig,
     cache_dir: Path | None,
     deadline: float | None,
     defer_claimed: bool,
 ) -> list[OcrPage]:
-    """Read the pages of `todo` with `engine` into `texts`; notes for those left unread."""
+    """Read the pages of `todo` with `engine` into `texts` and their lines' boxes (in PDF
+    points) into `boxes`; notes for those left unread."""
     read: list[OcrPage] = []
     for number, reason in todo.items():
         if deadline is not None and time.monotonic() > deadline:
@@ -215,6 +221,10 @@ def _read_pages(
             page = document[number - 1]
             try:
                 image = _render(page, _page_dpi(pdfium, page, config))
+                # The render's pixels from the crop box's top left; a page drawn turned by
+                # /Rotate is left without boxes (they would be in the turned frame).
+                crop_left, _, crop_right, crop_top = (float(v) for v in page.get_cropbox())
+                upright = not page.get_rotation() and crop_right > crop_left
             finally:
                 page.close()
             result, rotation = cached_read(engine, image, config, cache_dir, deadline,
@@ -225,9 +235,21 @@ def _read_pages(
             notes.append(f"page {number}: OCR failed ({type(exc).__name__}: {exc})")
             continue
         texts[number - 1] = result.text
+        scale = image.width / (crop_right - crop_left) if upright else 0.0
+        boxes[number - 1] = [_in_points(line, number, crop_left, crop_top, scale)
+                             for line in result.lines] if upright else []  # fmt: skip
         read.append(OcrPage(page=number, confidence=round(result.confidence, 4),
                             rotation=rotation, reason=reason))
     return read
+
+
+def _in_points(line: OcrLine, page: int, left: float, top: float, scale: float) -> TextBox:
+    """`line`, in pixels of the page rendered at `scale` from (left, top), in PDF points."""
+    return TextBox(
+        line.start, line.end, page, left + line.x0 / scale, top - line.y1 / scale,
+        left + line.x1 / scale, top - line.y0 / scale,
+        tuple(round(left + x / scale, 2) for x in line.edges),
+    )  # fmt: skip
 
 
 def _engines(engine: OcrEngine | None, read: list[OcrPage], config: OcrConfig) -> str | None:
@@ -245,14 +267,14 @@ def _by_vlm(page: OcrPage) -> bool:
 
 
 def _with_vlm(
-    outcome: OcrOutcome, texts: list[str], read: list[OcrPage], notes: list[str],
-    config: OcrConfig,
+    outcome: OcrOutcome, texts: list[str], boxes: list[list[TextBox]], read: list[OcrPage],
+    notes: list[str], config: OcrConfig,
 ) -> OcrOutcome:
     """`outcome` (OCR could not run) with the pages the VLM read all the same."""
     if not read:
         return OcrOutcome(extracted=outcome.extracted, notes=(*notes, *outcome.notes),
                           unavailable=outcome.unavailable)
-    rebuilt = build_text(texts, handler=outcome.extracted.handler, paged=True)
+    rebuilt = build_text(texts, handler=outcome.extracted.handler, paged=True, boxes=boxes)
     read.sort(key=lambda page: page.page)
     return OcrOutcome(extracted=rebuilt, engine=_engines(None, read, config), pages=tuple(read),
                       notes=(*notes, *outcome.notes), unavailable=outcome.unavailable)
@@ -289,6 +311,7 @@ def ocr_image(
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
         return OcrOutcome(extracted=empty,
                           notes=(f"OCR: cannot decode the image ({type(exc).__name__}: {exc})",))
+    width = image.width
     if image.width * image.height > _MAX_PAGE_PIXELS:
         image.thumbnail((int((_MAX_PAGE_PIXELS * image.width / image.height) ** 0.5),
                          int((_MAX_PAGE_PIXELS * image.height / image.width) ** 0.5)))
@@ -299,8 +322,15 @@ def ocr_image(
         return OcrOutcome(extracted=empty, notes=(f"OCR failed ({type(exc).__name__}: {exc})",))
     page = OcrPage(page=1, confidence=round(result.confidence, 4), rotation=rotation,
                    reason="image")
-    return OcrOutcome(extracted=ExtractedText(text=result.text, handler=f"ocr:{engine.name}"),
-                      engine=engine.name, pages=(page,))
+    # Boxes in the pixels of the image as stored (it may have been read smaller).
+    scale = width / image.width
+    boxes = tuple(
+        TextBox(line.start, line.end, 1, line.x0 * scale, line.y0 * scale, line.x1 * scale,
+                line.y1 * scale, tuple(round(x * scale, 1) for x in line.edges))
+        for line in result.lines
+    )  # fmt: skip
+    extracted = ExtractedText(text=result.text, handler=f"ocr:{engine.name}", text_boxes=boxes)
+    return OcrOutcome(extracted=extracted, engine=engine.name, pages=(page,))
 
 
 def _unavailable(

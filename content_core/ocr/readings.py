@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from content_core.ocr.claims import read_once
 from content_core.ocr.config import OcrConfig
-from content_core.ocr.engines import OcrEngine, OcrResult
+from content_core.ocr.engines import OcrEngine, OcrLine, OcrResult
 from content_core.ocr.orientation import orient, rotated
 
 if TYPE_CHECKING:
@@ -24,7 +24,8 @@ __all__ = ["cached_read", "read_upright"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_FORMAT = "ocr-page-v1"
+# v2: readings carry their lines' boxes.
+_CACHE_FORMAT = "ocr-page-v2"
 
 
 def read_upright(
@@ -32,16 +33,35 @@ def read_upright(
 ) -> tuple[OcrResult, int]:
     """Read `image` at the likelier upright rotation, and at the opposite one when that
     reading's confidence is under `min_confidence`; return the better reading and its
-    rotation."""
+    rotation. The lines' boxes are in `image`'s own frame."""
     candidates = orient(image)
     if candidates is None:
         return OcrResult(text="", confidence=0.0), 0
     first, second = candidates
     best = engine.recognise(rotated(image, first)), first
-    if best[0].confidence >= min_confidence:
-        return best
-    other = engine.recognise(rotated(image, second)), second
-    return other if other[0].confidence > best[0].confidence else best
+    if best[0].confidence < min_confidence:
+        other = engine.recognise(rotated(image, second)), second
+        best = other if other[0].confidence > best[0].confidence else best
+    result, turn = best
+    if turn % 360 and result.lines:
+        lines = tuple(_unturned(line, turn, image.width, image.height) for line in result.lines)
+        result = OcrResult(text=result.text, confidence=result.confidence, lines=lines)
+    return result, turn
+
+
+def _unturned(line: OcrLine, degrees: int, width: int, height: int) -> OcrLine:
+    """`line`, read on the image turned counter-clockwise by `degrees`, in the frame of the
+    image before it was turned (its glyph edges no longer run along x: dropped)."""
+
+    def back(u: float, v: float) -> tuple[float, float]:
+        if degrees % 360 == 90:
+            return width - v, u
+        if degrees % 360 == 180:
+            return width - u, height - v
+        return v, height - u
+
+    (ax, ay), (bx, by) = back(line.x0, line.y0), back(line.x1, line.y1)
+    return OcrLine(line.start, line.end, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
 
 
 def cached_read(
@@ -79,9 +99,15 @@ def _cached(cache: ExtractionCache, key: str) -> tuple[OcrResult, int] | None:
         return None
     try:
         stored = json.loads(hit.output_json)
-        return OcrResult(text=str(stored["text"]), confidence=float(stored["confidence"])), (
-            int(stored["rotation"])
+        lines = tuple(
+            OcrLine(int(a), int(b), float(x0), float(y0), float(x1), float(y1),
+                    tuple(float(x) for x in edges))
+            for a, b, x0, y0, x1, y1, edges in stored["lines"]
+        )  # fmt: skip
+        result = OcrResult(
+            text=str(stored["text"]), confidence=float(stored["confidence"]), lines=lines
         )
+        return result, int(stored["rotation"])
     except (ValueError, KeyError, TypeError):
         logger.warning("ignoring unreadable OCR cache entry %s", key)
         return None
@@ -92,7 +118,11 @@ def _store(
 ) -> None:
     from content_core.cache import CachedOutput
 
-    payload = {"text": result.text, "confidence": result.confidence, "rotation": rotation}
+    payload = {
+        "text": result.text, "confidence": result.confidence, "rotation": rotation,
+        "lines": [[line.start, line.end, line.x0, line.y0, line.x1, line.y1, line.edges]
+                  for line in result.lines],
+    }  # fmt: skip
     try:
         cache.put(key, CachedOutput(output_json=json.dumps(payload), model=engine.name))
     except OSError as exc:  # a full or read-only disk costs a re-read later, not the page

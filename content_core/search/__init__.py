@@ -17,6 +17,7 @@ from content_core.search.highlight import highlight as highlight
 from content_core.search.highlight import snippet as snippet
 from content_core.search.memory import InMemoryStore as InMemoryStore
 from content_core.search.types import SEARCH_MODES as SEARCH_MODES
+from content_core.search.types import HitBox as HitBox
 from content_core.search.types import SearchFilters as SearchFilters
 from content_core.search.types import SearchHit as SearchHit
 from content_core.search.types import SearchMode as SearchMode

@@ -17,6 +17,7 @@ from content_core.search.collapse import (
     collapse_search,
     near_duplicate_groups,
 )
+from content_core.search.hit_boxes import with_boxes
 from content_core.search.index import ensure_index, store_fingerprint
 from content_core.search.segment import register_tokenizer
 from content_core.search.terms import DOCS_TABLE, INDEX_COLUMNS
@@ -191,8 +192,11 @@ class Searcher:
         (`search.collapse`), else the `k` best chunks."""
         if per_document:
             fetch = functools.partial(self._hits, query, mode=mode, filters=filters)
-            return collapse_search(fetch, k, self.near_duplicates())
-        return self._hits(query, k, mode, filters)[0]
+            hits = collapse_search(fetch, k, self.near_duplicates())
+        else:
+            hits = self._hits(query, k, mode, filters)[0]
+        # Looked up for the hits shown only (the chunks files of their batches).
+        return with_boxes(self.root, hits)
 
     def _hits(
         self, query: str, k: int, mode: SearchMode, filters: SearchFilters | None

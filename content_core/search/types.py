@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
-__all__ = ["SEARCH_MODES", "SearchFilters", "SearchHit", "SearchMode"]
+__all__ = ["SEARCH_MODES", "HitBox", "SearchFilters", "SearchHit", "SearchMode"]
 
 SearchMode = Literal["bm25", "vector", "hybrid"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("bm25", "vector", "hybrid")
@@ -49,12 +49,24 @@ class SearchFilters:
         return (" AND ".join(clauses) or "TRUE"), params
 
 
+class HitBox(NamedTuple):
+    """A rectangle of page `page` a hit's chunk covers (as `chunks.boxes`: PDF points, origin
+    at the bottom left; image pixels, origin at the top left, for an image)."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     """One chunk a search returned, best first; `parent_content` is the enclosing section's
     text when the hierarchical chunker made the chunk, else None; `title` is its document's
     declared title (indexed with the chunk), if it has one; `more_in_document` and `also_in`
-    are set when hits are collapsed per document (`search.collapse`)."""
+    are set when hits are collapsed per document (`search.collapse`); `boxes` is where the
+    chunk lies on its pages (empty for formats without boxes)."""
 
     chunk_id: str
     score: float
@@ -72,6 +84,7 @@ class SearchHit:
     # and the files folded into this hit (copies, near-duplicates) as `source_id:path`.
     more_in_document: int = 0
     also_in: tuple[str, ...] = ()
+    boxes: tuple[HitBox, ...] = ()
 
     @property
     def source(self) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from content_core.store.rows import AgenticExtractionRow as AgenticExtractionRow
     from content_core.store.rows import ArtifactRow as ArtifactRow
     from content_core.store.rows import BatchRow as BatchRow
+    from content_core.store.rows import ChunkBox as ChunkBox
     from content_core.store.rows import ChunkEmbeddingRow as ChunkEmbeddingRow
     from content_core.store.rows import ChunkRow as ChunkRow
     from content_core.store.rows import Col as Col
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from content_core.store.rows import PageRange as PageRange
     from content_core.store.rows import RawFileRow as RawFileRow
     from content_core.store.rows import TableRow as TableRow
+    from content_core.store.rows import TextLineBox as TextLineBox
     from content_core.store.store import ContentStore as ContentStore
     from content_core.store.tables import AGENTIC_EXTRACTIONS as AGENTIC_EXTRACTIONS
     from content_core.store.tables import BATCHES as BATCHES

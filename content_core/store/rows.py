@@ -20,6 +20,7 @@ __all__ = [
     "ArtifactRow",
     "BatchRow",
     "ChunkEmbeddingRow",
+    "ChunkBox",
     "ChunkRow",
     "Col",
     "CompressedContextRow",
@@ -33,6 +34,7 @@ __all__ = [
     "TABLE_ROWS",
     "RawFileRow",
     "TableRow",
+    "TextLineBox",
 ]
 
 KEY_COLUMNS = ("batch_id", "source_id", "path", "path_bytes")
@@ -127,6 +129,45 @@ _PAGE_FURNITURE = pa.list_(
         ]
     )
 )
+class TextLineBox(NamedTuple):
+    """Where `text[start:end]` (a line, or a table or heading block) lies on page `page`:
+    x0 < x1, y0 < y1 in PDF points, origin at the bottom left of the unrotated page (image
+    pixels, origin at the top left, for an image); `edges` has the left edge of each
+    character when known."""
+
+    start: int
+    end: int
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    edges: tuple[float, ...]
+
+
+class ChunkBox(NamedTuple):
+    """A rectangle of page `page` that a chunk covers, in its artifact's text_boxes frame."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+_BOX_FIELDS = [pa.field(name, pa.float32()) for name in ("x0", "y0", "x1", "y1")]
+_TEXT_BOXES = pa.list_(
+    pa.struct(
+        [
+            pa.field("start", pa.int64()),
+            pa.field("end", pa.int64()),
+            pa.field("page", pa.int32()),
+            *_BOX_FIELDS,
+            pa.field("edges", pa.list_(pa.float32())),
+        ]
+    )
+)
+_CHUNK_BOXES = pa.list_(pa.struct([pa.field("page", pa.int32()), *_BOX_FIELDS]))
 _OCR_PAGES = pa.list_(
     pa.struct(
         [
@@ -340,6 +381,17 @@ class NormalisedArtifactRow(ArtifactRow):
         Col("a hash of the configuration and package version that made the row: rows with "
             "the same raw_sha256 and fingerprint are reused, not made again"),
     ]
+    # Empty in rows written before the column existed, as in rows of formats without pages.
+    text_boxes: Annotated[
+        tuple[TextLineBox, ...],
+        Col(
+            "where each line of page text lies on its page: start, end (offsets into text), "
+            "page, x0, y0, x1, y1 (PDF points, origin at the bottom left of the unrotated "
+            "page) and edges (the left edge of each character, when known); a table or "
+            "heading is one box; empty without a PDF text layer",
+            arrow=_TEXT_BOXES,
+        ),
+    ] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -413,6 +465,17 @@ class ChunkRow(ArtifactRow):
             "`o200k_base`), from the chunking settings; null on rows written before it was "
             "recorded"),
     ] = None
+    # Empty in rows written before the column existed, as in chunks of formats without boxes.
+    boxes: Annotated[
+        tuple[ChunkBox, ...],
+        Col(
+            "where the chunk lies on its pages: page, x0, y0, x1, y1 per line it covers (cut "
+            "where it starts or ends inside a line), touching lines of one column merged; "
+            "PDF points, origin at the bottom left as in normalised_artifacts.text_boxes; "
+            "empty for formats without boxes",
+            arrow=_CHUNK_BOXES,
+        ),
+    ] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

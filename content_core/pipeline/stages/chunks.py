@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from content_core.chunking import Chunk, Chunker, ChunkingConfig
+from content_core.extract import TextBox, span_boxes
 from content_core.pipeline.checks import (
     CHUNK_KEYS,
     ERROR_ROWS,
@@ -30,6 +31,7 @@ from content_core.pipeline.stages._documents import (
 from content_core.sandbox import TaskFailure, run_task
 from content_core.store import (
     CHUNKS,
+    ChunkBox,
     ChunkRow,
     ContentStore,
 )
@@ -42,6 +44,21 @@ def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
     starts = [p["start"] for p in pages]
     index = max(bisect.bisect_right(starts, offset) - 1, 0)
     return pages[index]["page"]
+
+
+def _text_boxes(doc: Mapping[str, Any]) -> list[TextBox]:
+    """The artifact's line boxes (none in rows written before text_boxes existed)."""
+    return [
+        TextBox(b["start"], b["end"], b["page"], b["x0"], b["y0"], b["x1"], b["y1"],
+                tuple(b["edges"] or ()))
+        for b in doc.get("text_boxes") or ()
+    ]  # fmt: skip
+
+
+def _chunk_boxes(
+    lines: Sequence[TextBox], text: str, start: int, end: int
+) -> tuple[ChunkBox, ...]:
+    return tuple(ChunkBox(*box) for box in span_boxes(lines, start, end, text))
 
 
 def _chunk_id(artifact_id: str, fingerprint: str, index: int) -> str:
@@ -150,6 +167,7 @@ def _write(
             )
             continue
         pages = doc["pages"] or []
+        lines = _text_boxes(doc)
         for chunk in chunks:
             metadata = dict(chunk.metadata)
             # Table chunks, and pieces of rows too large for the budget (cut on purpose).
@@ -180,6 +198,7 @@ def _write(
                     chunker_fingerprint=fingerprint,
                     metadata=json.dumps(metadata, sort_keys=True, default=str),
                     encoding=config.encoding_name,
+                    boxes=_chunk_boxes(lines, doc["text"], chunk.source_start, chunk.source_end),
                 )
             )
     count = store.write_rows(CHUNKS, batch_id, rows)

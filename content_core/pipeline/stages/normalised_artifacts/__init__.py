@@ -38,6 +38,7 @@ from content_core.store import (
     NormalisedArtifactRow,
     OcrReading,
     PageRange,
+    TextLineBox,
     rows_from_table,
 )
 
@@ -89,6 +90,7 @@ def _artifact_row(
         page_furniture=tuple(FurnitureLine(f.page, f.kind, f.text) for f in record.page_furniture),
         raw_sha256=raw["sha256"],
         fingerprint=fingerprint,
+        text_boxes=tuple(TextLineBox(*box) for box in record.text_boxes),
     )
 
 

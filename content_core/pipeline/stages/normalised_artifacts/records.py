@@ -17,7 +17,7 @@ from content_core.binary.config import BinaryConfig
 from content_core.binary.normalizer import failure_id
 from content_core.binary.pdf_handles import OpenedPdf, PdfHandles
 from content_core.errors import ContentError
-from content_core.extract import ExtractedText, PageFurniture, PageSpan, extract_text
+from content_core.extract import ExtractedText, PageFurniture, PageSpan, TextBox, extract_text
 from content_core.formats import default_formats
 from content_core.ocr import OcrOutcome, OcrPage, OcrRun, is_picture
 from content_core.store.blobs import BlobStore
@@ -52,7 +52,8 @@ class ArtifactRecord(BaseModel):
     the title a document declares in its own metadata (HTML `<title>`, DOCX/ODF `dc:title`,
     PDF `/Title` or XMP), never one guessed from its name or first heading. `page_furniture`
     holds the lines taken out of a PDF's page text as page furniture (running heads, page
-    numbers, margin stamps, watermarks), pages read by OCR aside.
+    numbers, margin stamps, watermarks), pages read by OCR aside. `text_boxes` places the lines
+    of its text on its pages (`TextBox`), where the extraction knows them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -74,6 +75,7 @@ class ArtifactRecord(BaseModel):
     ocr_pages: tuple[OcrPage, ...] = ()
     title: str | None = None
     page_furniture: tuple[PageFurniture, ...] = ()
+    text_boxes: tuple[TextBox, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
@@ -225,7 +227,10 @@ def _with_text(
             kept = tuple(item for item in furniture if item.page not in read)
             made = made.model_copy(update={"page_furniture": kept})
         return made
-    return base.model_copy(update={"text": _clean(extracted.text), "pages": extracted.pages})
+    return base.model_copy(update={
+        "text": _clean(extracted.text), "pages": extracted.pages,
+        "text_boxes": extracted.text_boxes,
+    })
 
 
 def _own_text(
@@ -270,7 +275,8 @@ def _with_ocr(base: ArtifactRecord, outcome: OcrOutcome, *, text: bool) -> Artif
         "ocr_pages": outcome.pages,
     }
     if text:
-        update.update(text=_clean(outcome.extracted.text), pages=outcome.extracted.pages)
+        update.update(text=_clean(outcome.extracted.text), pages=outcome.extracted.pages,
+                      text_boxes=outcome.extracted.text_boxes)
     if outcome.unavailable is not None:
         error = outcome.unavailable
         update.update(error_type=error.error_type, error_message=_clean(error.message),
