@@ -3,6 +3,7 @@ run on the same known-answer set, in one process, one after another.
 
     .venv/bin/python bench/bench_embedders.py [--store DIR] [--queries 240] [--runs 3]
         [--slow-sample 64] [--only NAME ...] [--cache DIR]
+        [--timing-only NAME ...]
 
 The corpus (tests/corpus) is ingested once (as `bench_search.py recall` does: OCR off) unless
 --store names a built store. The queries are bench_search's known-answer set (the MANIFEST
@@ -31,6 +32,7 @@ import argparse
 import csv
 import hashlib
 import importlib.metadata
+import math
 import re
 import statistics
 import sys
@@ -288,12 +290,14 @@ def measure(candidate: Candidate, corpus: Corpus, args: argparse.Namespace) -> d
 
     row["load_s"] = _median_s(load, args.runs)
     model = load()
-    matrix = _cached_matrix(candidate.name, model, corpus, args.cache)
-    row["dims"] = matrix.shape[1]
     sample = corpus.texts[: args.slow_sample] if candidate.slow else corpus.texts
     row["ms_per_1000"] = _median_s(lambda: _embed_all(model, sample), args.runs) / len(sample)
     row["ms_per_1000"] *= 1e6
     row["query_ms"] = _median_s(lambda: model.query(corpus.queries[0][0]), 9) * 1e3
+    row["dims"] = len(model.query("dimension probe"))
+    if candidate.name in (args.timing_only or ()):
+        return row
+    matrix = _cached_matrix(candidate.name, model, corpus, args.cache)
     vector_hits = hybrid_hits = other_hits = 0
     for (query, paths), keyword in zip(corpus.queries, corpus.bm25, strict=True):
         scores = matrix @ model.query(query)
@@ -331,11 +335,14 @@ def print_table(rows: list[dict[str, Any]], corpus: Corpus) -> None:
         if "missing" in row:
             print(f"| {row['model']} | | | | | | {row['missing']} | | | |")
             continue
+        if "vector_r5" not in row:  # --timing-only: recall not measured
+            row.update(vector_r5=math.nan, non_ascii_r5=math.nan, hybrid_r5=math.nan)
+            row["recall_per_ms"] = 1 / (row["ms_per_1000"] / 1000)  # at recall 1, its bound
         print(
             f"| {row['model']} | {row['dims']} | {row['size_mb']:.1f} | {row['load_s']:.2f} "
             f"| {row['ms_per_1000']:,.0f} | {row['query_ms']:.2f} | {row['vector_r5']:.3f} "
             f"| {row['non_ascii_r5']:.3f} | {row['hybrid_r5']:.3f} "
-            f"| {row['recall_per_ms']:.4f} |"
+            f"| {'<= ' if math.isnan(row['vector_r5']) else ''}{row['recall_per_ms']:.4f} |"
         )
 
 
@@ -346,6 +353,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--slow-sample", type=int, default=64)
     parser.add_argument("--only", nargs="*", default=None, help="model names to run")
+    parser.add_argument(
+        "--timing-only", nargs="*", default=None,
+        help="model names timed but not embedding the corpus (recall/ms shown at recall 1)",
+    )
     parser.add_argument(
         "--cache", type=Path, default=None, help="keep each model's chunk vectors here"
     )
