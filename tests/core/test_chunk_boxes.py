@@ -20,7 +20,7 @@ from content_core.pipeline import build_chunks, build_normalised_artifacts, buil
 from content_core.pipeline.config import ProcessingConfig
 from content_core.search import Searcher
 from content_core.sources import LocalFolderSource, LocalFolderSourceConfig
-from content_core.store import CHUNKS, NORMALISED_ARTIFACTS, ContentStore
+from content_core.store import CHUNKS, NORMALISED_ARTIFACTS, ContentStore, compact_store
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -246,3 +246,8 @@ def test_search_hits_carry_their_chunks_boxes(tmp_path: Path) -> None:
     for hit in hits:
         assert [box._asdict() for box in hit.boxes] == boxes[hit.chunk_id]
     assert all(hit.boxes for hit in hits if hit.media_type == "application/pdf")
+    # Compacted, the batch's chunks file is gone: its rows are read back from the packed file.
+    compact_store(store, min_files=1)
+    assert not store.table_path(CHUNKS, batch).exists()
+    packed = Searcher(store.root).search("dense passage retriever", 3, "bm25")
+    assert [hit.boxes for hit in packed] == [hit.boxes for hit in hits]
