@@ -231,7 +231,10 @@ class RAG:
         else:
             assert self._searcher is not None
             with self._lock:
-                hits = self._searcher.search(query, k or self.k, how, filters)
+                # Chunks, not documents: a context wants a document's best passages.
+                hits = self._searcher.search(
+                    query, k or self.k, how, filters, per_document=False
+                )
         return [_with_parent_text(hit) for hit in hits]
 
     async def asearch(

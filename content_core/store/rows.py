@@ -425,9 +425,9 @@ class ChunkRow(ArtifactRow):
     ]
     token_count: Annotated[
         OptInt32,
-        Col("exact tokens of content in `encoding` (cl100k_base unless the chunking settings "
-            "name another encoding or an OpenAI model), breadcrumb and repeated table header "
-            "included"),
+        Col("exact tokens of content in the encoding the encoding column names (cl100k_base "
+            "unless the chunking settings name another encoding or an OpenAI model), "
+            "breadcrumb and repeated table header included"),
     ]
     overlap_tokens: Annotated[
         OptInt32, Col("tokens at the chunk's start that repeat the end of the chunk before")

@@ -274,8 +274,28 @@ def table_rows(
     skip = _VOLATILE | ignore
     return {
         table: sorted(
-            repr(sorted((k, v) for k, v in row.items() if k not in skip))
+            repr(sorted((k, v) for k, v in _oriented(table, row).items() if k not in skip))
             for row in store.query(f"SELECT * FROM {table}").to_pylist()
         )
         for table in ("batches", *PIPELINE_TABLES)
     }
+
+
+# The columns naming each side of a document_similarity pair row.
+_SIDES = (("source_id", "path", "path_bytes", "artifact_id", "batch_id"),
+          ("other_source_id", "other_path", None, "other_artifact_id", "other_batch_id"))
+
+
+def _oriented(table: str, row: dict[str, object]) -> dict[str, object]:
+    """A document_similarity pair is written by whichever of its two batches ran later, so
+    runs in another order hold it the other way round: one orientation (the lesser document
+    first) and no batch of the writer, so equal pairs compare equal."""
+    if table != "document_similarity" or row.get("other_path") is None:
+        return row
+    this, other = ([row[c] if c else None for c in side] for side in _SIDES)
+    first, second = sorted([this, other], key=lambda side: (side[0], side[1], side[3]))
+    keep = {k: v for k, v in row.items() if k not in {c for side in _SIDES for c in side if c}}
+    names = ("source_id", "path", "artifact_id")
+    keep.update({f"a_{n}": first[i] for n, i in zip(names, (0, 1, 3), strict=True)})
+    keep.update({f"b_{n}": second[i] for n, i in zip(names, (0, 1, 3), strict=True)})
+    return keep

@@ -20,6 +20,7 @@ from content_core.search.similarity import (
     shingles,
 )
 from content_core.store import DOCUMENT_SIMILARITY, ContentStore, DocumentSimilarityRow
+from content_core.store.locks import state_lock
 
 __all__ = ["build_document_similarity"]
 
@@ -60,16 +61,44 @@ def build_document_similarity(store: ContentStore, batch_id: str) -> StageReport
     new = [(doc, sig) for doc in docs if (sig := signatures[doc["artifact_id"]]) is not None]
     new.sort(key=lambda item: (item[0]["source_id"], item[0]["path"], item[0]["artifact_id"]))
     keys = sorted({key for row in rows for key in row.band_keys})
-    old = _candidates(store, batch_id, keys)
+    # One batch at a time reads the store's signatures and writes its own, so of two batches
+    # run at once (workers, a backfill) the later sees the earlier and records their pairs.
+    with state_lock(store.root, DOCUMENT_SIMILARITY):
+        old = _candidates(store, batch_id, keys)
+        count = _write_pairs(store, batch_id, rows, new, old)
+    return StageReport(
+        table=DOCUMENT_SIMILARITY,
+        batch_id=batch_id,
+        rows=count,
+        figures={
+            "documents": len(docs),
+            "pairs": len(rows) - len(docs),
+            "store_candidates": len(old),
+            "threshold": THRESHOLD,
+        },
+        preview_markdown=preview(
+            [row for row in rows if row.other_path is not None],
+            ["path", "other_path", "jaccard"],
+        ),
+    )
+
+
+def _write_pairs(
+    store: ContentStore,
+    batch_id: str,
+    rows: list[DocumentSimilarityRow],
+    new: Sequence[tuple[Mapping[str, Any], tuple[int, ...]]],
+    old: Sequence[Mapping[str, Any]],
+) -> int:
+    """Append to `rows` (the batch's signature rows) one row per near-duplicate pair of the
+    batch's documents `new` with each other and with the store's candidates `old`; write."""
     signed = [Signed(doc["artifact_id"], sig) for doc, sig in new]
     signed_old = [Signed(doc["artifact_id"], doc["signature"]) for doc in old]
     others: list[Mapping[str, Any]] = [doc for doc, _ in new] + list(old)
-    pairs = 0
     for a, b, score in near_pairs(signed, signed_old):
         doc, other = new[a][0], others[b]
         if (doc["source_id"], doc["path"]) == (other["source_id"], other["path"]):
             continue  # two artifacts of one file: one document to search
-        pairs += 1
         rows.append(
             DocumentSimilarityRow(
                 **_doc_keys(batch_id, doc),
@@ -84,22 +113,7 @@ def build_document_similarity(store: ContentStore, batch_id: str) -> StageReport
                 fingerprint=SIMILARITY_FINGERPRINT,
             )
         )
-    count = store.write_rows(DOCUMENT_SIMILARITY, batch_id, rows)
-    return StageReport(
-        table=DOCUMENT_SIMILARITY,
-        batch_id=batch_id,
-        rows=count,
-        figures={
-            "documents": len(docs),
-            "pairs": pairs,
-            "store_candidates": len(old),
-            "threshold": THRESHOLD,
-        },
-        preview_markdown=preview(
-            [row for row in rows if row.other_path is not None],
-            ["path", "other_path", "jaccard"],
-        ),
-    )
+    return store.write_rows(DOCUMENT_SIMILARITY, batch_id, rows)
 
 
 def _candidates(store: ContentStore, batch_id: str, keys: Sequence[int]) -> list[dict[str, Any]]:
