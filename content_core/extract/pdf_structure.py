@@ -12,6 +12,7 @@ comes with the boxes of its lines (a table or a heading is one box, the extent o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -60,6 +61,19 @@ def _table_lines(page: _Page) -> set[int]:
 
 
 def _render(page: _Page) -> PageText:
+    rendered = _rendered(page)
+    return PageText(rendered.text, _on_page(rendered.boxes, page.layout))
+
+
+def _on_page(boxes: Sequence[TextBox], layout: PageLayout) -> tuple[TextBox, ...]:
+    """The `boxes` that lie at least partly on the page's visible box: text drawn outside it
+    (page numbers set below the crop box, one over another) has no place to show."""
+    if layout.top <= layout.bottom:
+        return tuple(boxes)
+    return tuple(box for box in boxes if box.y1 > layout.bottom and box.y0 < layout.top)
+
+
+def _rendered(page: _Page) -> PageText:
     layout = page.layout
     number = layout.index + 1
     if layout.rtl_lines:
@@ -162,11 +176,50 @@ def _table_boxes(
         at += len(text) + 1
     rows = _rows_of(lines)
     if len(rows) != len(rendered):
+        rows = _rows_by_text(lines, [markdown[a:b] for a, b in rendered])
+    if len(rows) != len(rendered):
         return [_block_box(lines, start, start + len(markdown), page)]
-    return [
-        _block_box(row, start + first, start + last, page)
-        for row, (first, last) in zip(rows, rendered, strict=True)
-    ]
+    boxes: list[TextBox] = []
+    for row, (first, last) in zip(rows, rendered, strict=True):
+        boxes += _row_boxes(row, markdown[first:last], start + first, page)
+    return boxes
+
+
+def _row_boxes(row: Sequence[TextLine], text: str, start: int, page: int) -> list[TextBox]:
+    """The boxes of a table row rendered as `text` at `start`: one per line of its cells, in
+    text order, when each line's text is found in the row (a chunk that splits a long cell
+    is boxed by its lines); else one box over the row."""
+    boxes: list[TextBox] = []
+    used: list[tuple[int, int]] = []
+    for line in row:
+        stripped = line.text.strip()
+        at = text.find(stripped) if stripped else -1
+        while at >= 0 and any(a < at + len(stripped) and at < b for a, b in used):
+            at = text.find(stripped, at + 1)
+        if at < 0:
+            return [_block_box(row, start, start + len(text), page)]
+        used.append((at, at + len(stripped)))
+        boxes += _line_boxes(line, start + at, stripped, page)
+    return sorted(boxes, key=lambda box: box.start)
+
+
+_MARKUP = re.compile(r"<[^>]*>|[|\s]")
+
+
+def _rows_by_text(lines: Sequence[TextLine], rendered: Sequence[str]) -> list[list[TextLine]]:
+    """`lines` grouped by the `rendered` row whose text holds theirs, top to bottom (a row
+    whose cells wrap onto several lines); empty when a line is in no row or a row gets none."""
+    texts = [_MARKUP.sub("", row) for row in rendered]
+    rows: list[list[TextLine]] = [[] for _ in texts]
+    at = 0
+    for line in sorted(lines, key=lambda line: -line.top):
+        text = _MARKUP.sub("", line.text)
+        found = next((i for i in range(at, len(texts)) if text in texts[i]), None)
+        if found is None:
+            return []
+        rows[found].append(line)
+        at = found
+    return rows if all(rows) else []
 
 
 def _rows_of(lines: Sequence[TextLine]) -> list[list[TextLine]]:
