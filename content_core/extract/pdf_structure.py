@@ -101,7 +101,7 @@ def _rendered(page: _Page) -> PageText:
             text = " ".join(heading.text.split())
             offset += _put(out, ("\n\n" if out else "") + marks)
             lines = [layout.lines[i] for i in heading.lines]
-            boxes.append(_block_box(lines, offset, offset + len(text), number))
+            boxes += _row_boxes(lines, text, offset, number)
             offset += _put(out, text)
             joint = "\n\n"
         elif index not in skip:
@@ -186,9 +186,9 @@ def _table_boxes(
 
 
 def _row_boxes(row: Sequence[TextLine], text: str, start: int, page: int) -> list[TextBox]:
-    """The boxes of a table row rendered as `text` at `start`: one per line of its cells, in
-    text order, when each line's text is found in the row (a chunk that splits a long cell
-    is boxed by its lines); else one box over the row."""
+    """The boxes of a table row (or a heading) rendered as `text` at `start`: one per line of
+    it, in text order, when each line's text is found in `text` (a chunk that starts or ends
+    inside it is boxed by its lines); else one box over all of `row`."""
     boxes: list[TextBox] = []
     used: list[tuple[int, int]] = []
     for line in row:
