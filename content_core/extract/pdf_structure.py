@@ -196,11 +196,57 @@ def _row_boxes(row: Sequence[TextLine], text: str, start: int, page: int) -> lis
         at = text.find(stripped) if stripped else -1
         while at >= 0 and any(a < at + len(stripped) and at < b for a, b in used):
             at = text.find(stripped, at + 1)
-        if at < 0:
+        if at >= 0:
+            used.append((at, at + len(stripped)))
+            boxes += _line_boxes(line, start + at, stripped, page)
+            continue
+        pieces = _cell_pieces(line, text, start, page)
+        if not pieces:
             return [_block_box(row, start, start + len(text), page)]
-        used.append((at, at + len(stripped)))
-        boxes += _line_boxes(line, start + at, stripped, page)
+        boxes += pieces
     return sorted(boxes, key=lambda box: box.start)
+
+
+def _cell_pieces(line: TextLine, text: str, start: int, page: int) -> list[TextBox]:
+    """The boxes of a one-row `line` that crosses cells of the row rendered as `text` at
+    `start`: its characters found in order among the row's (markup and white space aside), a
+    box per run that no markup interrupts; empty when the line is not found so."""
+    if line.glyph_rows or line.angle != 0.0 or len(line.lefts) != len(line.text):
+        return []
+    kept = [(i, c) for i, c in enumerate(line.text) if not c.isspace()]
+    places = [m.start() for m in re.finditer(r"\S", _MARKUP.sub(_blank, text))]
+    chars = "".join(text[i] for i in places)
+    at = chars.find("".join(c for _, c in kept))
+    if at < 0 or not kept:
+        return []
+    runs: list[list[tuple[int, int]]] = []
+    for k, (index, _) in enumerate(kept):
+        place = places[at + k]
+        if runs and not set(text[runs[-1][-1][1] + 1 : place]) & set("<>|"):
+            runs[-1].append((index, place))
+        else:
+            runs.append([(index, place)])
+    bottom, top = _extent(line)
+    return [_piece(line, text, run, start, page, bottom, top) for run in runs]
+
+
+def _piece(
+    line: TextLine, text: str, run: Sequence[tuple[int, int]], start: int, page: int,
+    bottom: float, top: float,
+) -> TextBox:
+    """The box of one `run` of (line index, row offset) pairs: with its glyphs' left edges
+    when its text in the row is the line's own, character for character."""
+    (first, at), (last, end) = run[0], run[-1]
+    lefts = line.glyph_lefts if line.glyph_lefts is not None else line.lefts
+    edges = tuple(lefts[first : last + 1]) if text[at : end + 1] == line.text[first : last + 1] \
+        else ()
+    return TextBox(start + at, start + end + 1, page, line.lefts[first], bottom,
+                   max(line.rights[i] for i, _ in run), top, edges)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """White space as long as the markup `match` found (offsets keep their places)."""
+    return " " * len(match.group(0))
 
 
 _MARKUP = re.compile(r"<[^>]*>|[|\s]")
