@@ -52,15 +52,19 @@ from bench.bench_vectors import DIM, unit_vectors  # noqa: E402
 from content_core.embeddings import EmbedderConfig, WordLlamaEmbedder  # noqa: E402
 from content_core.search import SEARCH_MODES, Searcher, SearchFilters  # noqa: E402
 from content_core.search.bm25 import bm25_ranking  # noqa: E402
+from content_core.search.collapse import DocumentKey, chunk_copies, collapse_search  # noqa: E402
 from content_core.search.engine import VECTOR_WEIGHT, reciprocal_rank_fusion  # noqa: E402
 from content_core.search.matrix import VectorMatrix  # noqa: E402
 from content_core.search.segment import active_tokenizer  # noqa: E402
 from content_core.search.terms import (  # noqa: E402
+    DOCS_TABLE,
+    INDEX_COLUMNS,
     apply_rows,
     bound_memory,
     create_tables,
     index_counts,
 )
+from content_core.search.types import SearchHit  # noqa: E402
 from content_core.search.vector import VECTORS_TABLE, rank_vectors  # noqa: E402
 from content_core.store import load_extension  # noqa: E402
 from tests.fixtures.corpus import CORPUS, KnownAnswer, manifest_rows, search_queries  # noqa: E402
@@ -347,7 +351,55 @@ def bm25_latency(connection: duckdb.DuckDBPyConnection, path: Path, queries: lis
     )
     # Searches run on connections of their own, without the build's memory limit.
     connection.execute("RESET memory_limit")
-    _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
+    _time_modes(connection, "bm25", queries, lambda q, k: bm25_ranking(connection, q, k, FILTERS))
+
+
+Ranking = Callable[[str, int], list[tuple[str, float]]]
+
+
+def _per_document(
+    connection: duckdb.DuckDBPyConnection, rank: Ranking
+) -> Callable[[str], list[SearchHit]]:
+    """A search of `rank` collapsed per document as `Searcher.search` runs it by default:
+    `k * COLLAPSE_DEPTH` chunks ranked, their index rows read (`Searcher._hits`), collapsed
+    (`collapse_search`, a deeper fetch while fewer than k documents), k = 10; no
+    near-duplicate groups (the synthetic files have none)."""
+    groups: dict[DocumentKey, DocumentKey] = {}
+    columns = ", ".join(INDEX_COLUMNS)
+
+    def search(query: str) -> list[SearchHit]:
+        def fetch(n: int) -> tuple[list[SearchHit], dict[str, list[DocumentKey]], int]:
+            ranked = rank(query, n)
+            if not ranked:
+                return [], {}, 0
+            rows = connection.execute(
+                f"SELECT {columns} FROM {DOCS_TABLE} WHERE chunk_id IN (SELECT unnest(?)) "
+                "ORDER BY docid",
+                [[key for key, _ in ranked]],
+            ).fetchall()
+            by_id: dict[str, tuple[object, ...]] = {}
+            for found in rows:
+                by_id.setdefault(found[0], found)
+            hits = [
+                SearchHit(score=score, **dict(zip(INDEX_COLUMNS, by_id[key], strict=True)))
+                for key, score in ranked
+                if key in by_id
+            ]
+            return hits, chunk_copies(rows, INDEX_COLUMNS), len(ranked)
+
+        return collapse_search(fetch, 10, groups)
+
+    return search
+
+
+def _time_modes(connection: duckdb.DuckDBPyConnection, mode: str, queries: list[str],
+                rank: Ranking) -> None:
+    """p50/p95 of the plain ranking (k = 10), then of the search collapsed per document."""
+    _time_queries(mode, queries, lambda q: rank(q, 10))
+    search = _per_document(connection, rank)
+    _time_queries(f"{mode}/doc", queries, search)
+    documents = [len({(h.source_id, h.path) for h in search(q)}) for q in queries[:20]]
+    print(f"{mode}/doc: documents per result (first 20 queries) {statistics.mean(documents):.1f}")
 
 
 def _time_queries(mode: str, queries: list[str], run: Callable[[str], object]) -> None:
@@ -386,7 +438,7 @@ def load_vectors(connection: duckdb.DuckDBPyConnection, count: int) -> None:
         )
         connection.register("block", block)
         connection.execute(
-            f"INSERT INTO {VECTORS_TABLE} SELECT 'c' || i, 's' || (i % 7), "
+            f"INSERT INTO {VECTORS_TABLE} SELECT 'c1-' || i, 's' || (i % 7), "
             "'doc' || (i // 20) || '.txt', NULL, NULL, 'text/plain', embedding FROM block"
         )
         connection.unregister("block")
@@ -408,7 +460,7 @@ def load_matrix(connection: duckdb.DuckDBPyConnection, count: int) -> VectorMatr
         matrix.append(
             pa.table(
                 {
-                    "chunk_id": pc.binary_join_element_wise("c", text, ""),
+                    "chunk_id": pc.binary_join_element_wise("c1-", text, ""),
                     "source_id": pc.binary_join_element_wise(
                         "s", pc.cast(pc.remainder(i, 7), pa.string()), ""
                     ),
@@ -436,7 +488,7 @@ def _int8_ranking(
     top = np.argpartition(-scores, rescore)[:rescore]
     exact = matrix._mapped()[np.sort(top)] @ query
     best = np.sort(top)[np.argsort(-exact)[:k]]
-    return [f"c{i}" for i in best]
+    return [f"c1-{i}" for i in best]
 
 
 def vector_forms(
@@ -503,18 +555,19 @@ def vector_latency(
     )
     depth = 50  # the engine's fusion depth
 
-    def vector(query: str, k: int = 10) -> list[tuple[str, float]]:
+    def vector(query: str, k: int) -> list[tuple[str, float]]:
         [embedded] = embedder.embed([query])
         return matrix.ranking(embedded, k, FILTERS)
 
-    def hybrid(query: str) -> list[tuple[str, float]]:
-        keyword = bm25_ranking(connection, query, depth, FILTERS)
+    def hybrid(query: str, k: int) -> list[tuple[str, float]]:
+        deep = max(k, depth)
+        keyword = bm25_ranking(connection, query, deep, FILTERS)
         return reciprocal_rank_fusion(
-            [keyword, vector(query, depth)], 10, weights=(1.0, VECTOR_WEIGHT)
+            [keyword, vector(query, deep)], k, weights=(1.0, VECTOR_WEIGHT)
         )
 
-    _time_queries("vector", queries, vector)
-    _time_queries("hybrid", queries, hybrid)
+    _time_modes(connection, "vector", queries, vector)
+    _time_modes(connection, "hybrid", queries, hybrid)
     if forms:
         vector_forms(connection, matrix, embedder, queries[:50], count)
     matrix.close()
@@ -533,7 +586,9 @@ def latency_main(args: argparse.Namespace) -> None:
         bound_memory(connection, Path(tmp) / "spill")
         load_extension(connection, "fts")
         if reuse:  # --db of an earlier run: time the queries only
-            _time_queries("bm25", queries, lambda q: bm25_ranking(connection, q, 10, FILTERS))
+            _time_modes(
+                connection, "bm25", queries, lambda q, k: bm25_ranking(connection, q, k, FILTERS)
+            )
         else:
             started = time.perf_counter()
             synthetic_chunks(connection, args.chunks)
@@ -556,6 +611,12 @@ _FIGURES = {
     "vector p95 ms": r"^vector\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
     "hybrid p50 ms": r"^hybrid\s*: \d+ queries p50 ([\d.]+)",
     "hybrid p95 ms": r"^hybrid\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
+    "bm25/doc p50 ms": r"^bm25/doc\s*: \d+ queries p50 ([\d.]+)",
+    "bm25/doc p95 ms": r"^bm25/doc\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
+    "vector/doc p50 ms": r"^vector/doc\s*: \d+ queries p50 ([\d.]+)",
+    "vector/doc p95 ms": r"^vector/doc\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
+    "hybrid/doc p50 ms": r"^hybrid/doc\s*: \d+ queries p50 ([\d.]+)",
+    "hybrid/doc p95 ms": r"^hybrid/doc\s*: \d+ queries p50 [\d.]+ ms\s+p95 ([\d.]+)",
     "process peak MB": r"peak RSS (\d+) MB(?!.*peak RSS)",
 }
 
