@@ -40,12 +40,14 @@ def is_picture(media_type: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ArtifactPart:
-    """One part of an artifact's message, the page it shows (PDF pages) and, for an image,
-    the SHA-256 of the image bytes in its data URL."""
+    """One part of an artifact's message, the page it shows (PDF pages), for an image the
+    SHA-256 of the image bytes in its data URL, and for a text part the offsets of its text in
+    the artifact's text (`span`, start and end)."""
 
     part: TextPart | ImageURLPart
     page: int | None = None
     image_sha256: str | None = None
+    span: tuple[int, int] | None = None
 
 
 def artifact_parts(
@@ -71,7 +73,7 @@ def artifact_parts(
         if media_type not in MODEL_IMAGE_TYPES:
             image_type, image = "image/png", _as_png(data, media_type)
         parts = [_image(image_type, image)]
-        return parts + ([ArtifactPart(TextPart(text=text))] if text else [])
+        return parts + ([_text(text)] if text else [])
     if media_type == PDF and handling.mode == "pages" and data is not None:
         spans = {page: (start, end) for page, start, end in pages}
         out: list[ArtifactPart] = []
@@ -79,9 +81,15 @@ def artifact_parts(
             out.append(_image(page.media_type, page.data, page.page))
             if handling.with_text and text and page.page in spans:
                 start, end = spans[page.page]
-                out.append(ArtifactPart(TextPart(text=text[start:end]), page=page.page))
+                out.append(
+                    ArtifactPart(TextPart(text=text[start:end]), page.page, span=(start, end))
+                )
         return out
-    return [ArtifactPart(TextPart(text=text))] if text else []
+    return [_text(text)] if text else []
+
+
+def _text(text: str) -> ArtifactPart:
+    return ArtifactPart(TextPart(text=text), span=(0, len(text)))
 
 
 def _image(media_type: str, data: bytes, page: int | None = None) -> ArtifactPart:

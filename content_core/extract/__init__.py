@@ -59,6 +59,7 @@ from content_core.extract.base import clean_text as clean_text
 from content_core.extract.box_render import render_boxes as render_boxes
 from content_core.extract.boxes import PageBox as PageBox
 from content_core.extract.boxes import span_boxes as span_boxes
+from content_core.extract.boxes import stored_text_boxes as stored_text_boxes
 from content_core.extract.registry import ExtractorRegistry as ExtractorRegistry
 from content_core.formats import default_formats
 

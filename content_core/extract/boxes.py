@@ -4,12 +4,12 @@ span starts or ends inside a line, merged into blocks where lines of one column 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from content_core.extract.base import TextBox
 
-__all__ = ["PageBox", "span_boxes"]
+__all__ = ["PageBox", "span_boxes", "stored_text_boxes"]
 
 # Lines merge into one block when the gap between them is at most this share of the smaller
 # line's height, their left edges are within this share of a height of each other, and the
@@ -31,6 +31,17 @@ class PageBox(NamedTuple):
     y0: float
     x1: float
     y1: float
+
+
+def stored_text_boxes(rows: Iterable[Mapping[str, Any]] | None) -> list[TextBox]:
+    """`TextBox`es of a `text_boxes` column read back from the store (none in rows written
+    before the column existed)."""
+    # Any: struct values as Arrow or DuckDB return them.
+    return [
+        TextBox(b["start"], b["end"], b["page"], b["x0"], b["y0"], b["x1"], b["y1"],
+                tuple(b["edges"] or ()))
+        for b in rows or ()
+    ]  # fmt: skip
 
 
 def span_boxes(

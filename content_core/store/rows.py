@@ -146,7 +146,8 @@ class TextLineBox(NamedTuple):
 
 
 class ChunkBox(NamedTuple):
-    """A rectangle of page `page` that a chunk covers, in its artifact's text_boxes frame."""
+    """A rectangle of page `page` that a chunk (or a message part's text) covers, in its
+    artifact's text_boxes frame."""
 
     page: int
     x0: float
@@ -526,6 +527,17 @@ class MessagePartRow(ArtifactRow):
         ErrorMessage,
         Col("why the artifact's parts could not be made: its one row has no part"),
     ] = None
+    # Empty in rows written before the column existed.
+    boxes: Annotated[
+        tuple[ChunkBox, ...],
+        Col(
+            "where a text part's text lies on its pages, as chunks.boxes (page, x0, y0, x1, "
+            "y1 per line, touching lines of one column merged, in the frame of "
+            "normalised_artifacts.text_boxes); empty for an image part and for formats "
+            "without boxes",
+            arrow=_CHUNK_BOXES,
+        ),
+    ] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -83,8 +83,16 @@ def test_message_parts_in_a_batch_run(tmp_path: Path, instance: dg.DagsterInstan
     media_type, data = _decode(str(jpeg["image_url"]))
     assert media_type == "image/jpeg" and data == (CORPUS / "jpeg/example.jpg").read_bytes()
 
-    # An image with OCR text: the image, then its text.
+    # An image with OCR text: the image, then its text, boxed where OCR read it (pixels).
     assert [r["part_type"] for r in by_path["DA-1p.png"]] == ["image_url", "text"]
+    image_part, ocr_part = store.query(
+        "SELECT boxes FROM current_message_parts WHERE path = 'DA-1p.png' ORDER BY part_index"
+    ).to_pylist()
+    assert image_part["boxes"] == [] and ocr_part["boxes"]
+    width, height = Image.open(CORPUS / "png/DA-1p.png").size
+    for box in ocr_part["boxes"]:
+        assert box["page"] == 1
+        assert 0 <= box["x0"] < box["x1"] <= width and 0 <= box["y0"] < box["y1"] <= height
 
     # TIFF: its first frame as PNG, and its PDF rendition's three pages.
     tiff = by_path["multipage.tiff"]
@@ -118,6 +126,7 @@ def test_message_parts_in_a_batch_run(tmp_path: Path, instance: dg.DagsterInstan
         "SELECT part_type, text FROM message_parts WHERE path = 'fake-memo.pdf'"
     ).to_pylist()
     assert memo_text["part_type"] == "text" and "20,000 bottles of water" in memo_text["text"]
+    _assert_boxes_cover_lines(store, "fake-memo.pdf", page=None)
     report = build_message_parts(store, batch, PdfHandling(mode="pages", with_text=True, dpi=50))
     assert report.failures == 0 and report.figures["pdf"] == "pages"
     memo_rows = store.query(
@@ -125,6 +134,7 @@ def test_message_parts_in_a_batch_run(tmp_path: Path, instance: dg.DagsterInstan
         "WHERE path = 'fake-memo.pdf' ORDER BY part_index"
     ).to_pylist()
     assert [(r["part_type"], r["page"]) for r in memo_rows] == [("image_url", 1), ("text", 1)]
+    _assert_boxes_cover_lines(store, "fake-memo.pdf", page=1)
 
     # An artifact past its time budget is one failure row; the others are made. (A page at
     # 300 DPI, 4 million pixels, takes far longer to render and encode than 20 ms.)
@@ -146,3 +156,32 @@ def test_message_parts_in_a_batch_run(tmp_path: Path, instance: dg.DagsterInstan
     assert message["role"] == "user"
     assert [p["type"] for p in message["content"]] == ["image_url", "text"]
     assert message["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def _assert_boxes_cover_lines(store: ContentStore, path: str, page: int | None) -> None:
+    """The boxes of `path`'s text part (of `page`, or its one text part) hold every line of
+    text its artifact has on those pages, and an image part has none."""
+    parts = store.query(
+        "SELECT part_type, page, boxes FROM current_message_parts WHERE path = ?", [path]
+    ).to_pylist()
+    assert all(p["boxes"] == [] for p in parts if p["part_type"] == "image_url")
+    (text_part,) = [p for p in parts if p["part_type"] == "text" and p["page"] == page]
+    boxes = text_part["boxes"]
+    assert boxes
+    (artifact,) = store.query(
+        "SELECT text, text_boxes FROM current_normalised_artifacts WHERE path = ?", [path]
+    ).to_pylist()
+    lines = [
+        line for line in artifact["text_boxes"]
+        if (page is None or line["page"] == page)
+        and any(c.isalnum() for c in artifact["text"][line["start"]:line["end"]])
+    ]  # fmt: skip
+    assert lines
+    tol = 0.01
+    for line in lines:
+        assert any(
+            box["page"] == line["page"]
+            and box["x0"] - tol <= line["x0"] and line["x1"] <= box["x1"] + tol
+            and box["y0"] - tol <= line["y0"] and line["y1"] <= box["y1"] + tol
+            for box in boxes
+        ), f"line {line} of {path} is in none of its text part's boxes"

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from content_core.chunking import Chunk, Chunker, ChunkingConfig
-from content_core.extract import TextBox, span_boxes
+from content_core.extract import TextBox, span_boxes, stored_text_boxes
 from content_core.pipeline.checks import (
     CHUNK_KEYS,
     ERROR_ROWS,
@@ -44,15 +44,6 @@ def _page_of(pages: Sequence[Mapping[str, int]], offset: int) -> int | None:
     starts = [p["start"] for p in pages]
     index = max(bisect.bisect_right(starts, offset) - 1, 0)
     return pages[index]["page"]
-
-
-def _text_boxes(doc: Mapping[str, Any]) -> list[TextBox]:
-    """The artifact's line boxes (none in rows written before text_boxes existed)."""
-    return [
-        TextBox(b["start"], b["end"], b["page"], b["x0"], b["y0"], b["x1"], b["y1"],
-                tuple(b["edges"] or ()))
-        for b in doc.get("text_boxes") or ()
-    ]  # fmt: skip
 
 
 def _chunk_boxes(
@@ -167,7 +158,7 @@ def _write(
             )
             continue
         pages = doc["pages"] or []
-        lines = _text_boxes(doc)
+        lines = stored_text_boxes(doc.get("text_boxes"))
         for chunk in chunks:
             metadata = dict(chunk.metadata)
             # Table chunks, and pieces of rows too large for the budget (cut on purpose).

@@ -7,6 +7,7 @@ from typing import Any
 
 from content_core.agents.pages import PdfHandling
 from content_core.agents.parts import is_picture
+from content_core.extract import span_boxes, stored_text_boxes
 from content_core.pipeline.checks import (
     ARTIFACT_KEYS,
     ERROR_ROWS,
@@ -22,6 +23,7 @@ from content_core.sandbox import TaskFailure
 from content_core.store import (
     MESSAGE_PARTS,
     NORMALISED_ARTIFACTS,
+    ChunkBox,
     ContentStore,
     MessagePartRow,
 )
@@ -85,8 +87,15 @@ def build_message_parts(
                 )
             )
             continue
+        lines = stored_text_boxes(artifact.get("text_boxes"))
         for index, item in enumerate(result):
             part = item.part
+            boxes: tuple[ChunkBox, ...] = ()
+            if lines and item.span is not None:
+                start, end = item.span
+                boxes = tuple(
+                    ChunkBox(*box) for box in span_boxes(lines, start, end, artifact["text"])
+                )
             rows.append(
                 MessagePartRow(
                     **keys,
@@ -97,6 +106,7 @@ def build_message_parts(
                     image_url=part.image_url.url if part.type == "image_url" else None,
                     image_sha256=item.image_sha256,
                     fingerprint=fingerprint,
+                    boxes=boxes,
                 )
             )
     count = store.write_rows(MESSAGE_PARTS, batch_id, rows)
@@ -111,6 +121,7 @@ def build_message_parts(
             "image_parts": sum(1 for r in rows if r.part_type == "image_url"),
             "text_parts": sum(1 for r in rows if r.part_type == "text"),
             "image_url_bytes": sum(len(r.image_url or "") for r in rows),
+            "boxed_text_parts": sum(1 for r in rows if r.boxes),
         },
         preview_markdown=preview(rows, ["path", "part_index", "part_type", "page", "text"]),
     )
