@@ -17,48 +17,44 @@ __all__ = ["with_boxes"]
 def with_boxes(root: Path, hits: Sequence[SearchHit]) -> list[SearchHit]:
     """`hits` with their chunks' boxes (`chunks.boxes`); a hit whose batch was written before
     boxes existed, or is gone, keeps none. A batch compacted into the store's packed files is
-    read back through the table's view (`ContentStore.read_rows`)."""
+    read back through the table's view (`table_select`), only its hits' rows and columns."""
     # Imported here: the store brings pyarrow, which the CLI's query path never loads.
     from content_core.store import CHUNKS, ContentStore
+    from content_core.store.catalog import table_select
 
     store = ContentStore(root)
+    files = {
+        batch: store.table_path(CHUNKS, batch) for batch in {h.batch_id for h in hits if h.batch_id}
+    }
+    present = sorted(str(file) for file in files.values() if file.exists())
+    packed = sorted(batch for batch, file in files.items() if not file.exists())
     wanted = [hit.chunk_id for hit in hits]
-    batches = sorted({hit.batch_id for hit in hits if hit.batch_id})
-    files = [store.table_path(CHUNKS, batch) for batch in batches]
     found: dict[str, tuple[HitBox, ...]] = {}
-    present = [str(file) for file in files if file.exists()]
     if present:
-        found.update(_boxes_in_files(present, wanted))
-    for batch, file in zip(batches, files, strict=True):
-        if not file.exists():  # compacted: the view reads the batch from its packed file
-            table = store.read_rows(CHUNKS, batch)
-            if "boxes" in table.column_names:
-                for chunk_id, boxes in zip(
-                    table.column("chunk_id").to_pylist(),
-                    table.column("boxes").to_pylist(),
-                    strict=True,
-                ):
-                    if chunk_id in wanted:
-                        found[str(chunk_id)] = _hit_boxes(boxes)
+        found |= _boxes("read_parquet(?, union_by_name = true)", [present], wanted)
+    if packed:
+        view = table_select(store.root, CHUNKS)
+        found |= _boxes(
+            f"(SELECT * FROM ({view}) WHERE batch_id IN (SELECT unnest(?)))", [packed], wanted
+        )
     return [
         dataclasses.replace(hit, boxes=found[hit.chunk_id]) if hit.chunk_id in found else hit
         for hit in hits
     ]
 
 
-def _boxes_in_files(files: list[str], chunk_ids: list[str]) -> dict[str, tuple[HitBox, ...]]:
-    """The boxes of `chunk_ids` in the chunks files `files` (none from files without them)."""
+def _boxes(
+    source: str, params: list[object], chunk_ids: list[str]
+) -> dict[str, tuple[HitBox, ...]]:
+    """The boxes of `chunk_ids` among the chunks rows of `source` (SQL taking `params`); none
+    when its files were written before boxes existed."""
     connection = duckdb.connect()
     try:
-        relation = connection.sql(
-            "SELECT * FROM read_parquet(?, union_by_name = true)", params=[files]
-        )
-        if "boxes" not in relation.columns:  # every file written before boxes existed
+        if "boxes" not in connection.sql(f"SELECT * FROM {source}", params=params).columns:
             return {}
         rows = connection.execute(
-            "SELECT chunk_id, boxes FROM read_parquet(?, union_by_name = true) "
-            "WHERE chunk_id IN (SELECT unnest(?))",
-            [files, chunk_ids],
+            f"SELECT chunk_id, boxes FROM {source} WHERE chunk_id IN (SELECT unnest(?))",
+            [*params, chunk_ids],
         ).fetchall()
     except duckdb.Error:  # a file half-replaced by a rerun: the hits stand without boxes
         return {}
