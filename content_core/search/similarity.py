@@ -32,6 +32,7 @@ __all__ = [
     "minhash",
     "near_pairs",
     "shingles",
+    "signature_of",
 ]
 
 SHINGLE_WORDS = 3
@@ -66,7 +67,11 @@ def shingles(text: str) -> list[str]:
 def minhash(text: str) -> tuple[int, ...] | None:
     """The MinHash signature of `text` (`NUM_PERM` unsigned 32-bit values), None when it has
     no words."""
-    items = shingles(text)
+    return signature_of(shingles(text))
+
+
+def signature_of(items: Sequence[str]) -> tuple[int, ...] | None:
+    """The MinHash signature of a text's `shingles`, None when there are none."""
     if not items:
         return None
     sketch = RMinHash(num_perm=NUM_PERM, seed=_SEED)

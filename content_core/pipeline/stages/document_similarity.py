@@ -15,9 +15,9 @@ from content_core.search.similarity import (
     THRESHOLD,
     Signed,
     band_keys,
-    minhash,
     near_pairs,
     shingles,
+    signature_of,
 )
 from content_core.store import DOCUMENT_SIMILARITY, ContentStore, DocumentSimilarityRow
 from content_core.store.locks import state_lock
@@ -41,8 +41,9 @@ def build_document_similarity(store: ContentStore, batch_id: str) -> StageReport
     counts: dict[str, int] = {}
     for doc in docs:
         if doc["artifact_id"] not in signatures:
-            counts[doc["artifact_id"]] = len(shingles(doc["text"]))
-            signatures[doc["artifact_id"]] = minhash(doc["text"])
+            items = shingles(doc["text"])
+            counts[doc["artifact_id"]] = len(items)
+            signatures[doc["artifact_id"]] = signature_of(items)
     rows = [
         DocumentSimilarityRow(
             **_doc_keys(batch_id, doc),
